@@ -1,1 +1,57 @@
-"""engine package."""
+"""The Solstice rules engine: pure, deterministic, no I/O, no clock, no randomness of its own.
+
+Typical use::
+
+    from engine import RandomStream, random_config, new_game, legal_actions, apply, to_move
+    stream = RandomStream(seed)
+    config = random_config(3, stream)
+    state = new_game(config, deck_order=stream.sample(config.card_ids(), len(config.card_ids())))
+"""
+
+from engine.actions import (
+    Action,
+    Capture,
+    Choose,
+    Discard,
+    Dispatch,
+    Pick,
+    Shuffle,
+    action_from_dict,
+    action_to_dict,
+    parse_action,
+)
+from engine.cards import CARD_BY_LABEL, CARDS, PLANETS, Card, Planet
+from engine.cleanup import final_scores, ranking, winner
+from engine.config import GameConfig, random_config
+from engine.errors import (
+    EngineError,
+    IllegalActionError,
+    MalformedActionError,
+    NotWaitingError,
+    RuleViolationError,
+)
+from engine.game import (
+    CHANCE,
+    apply,
+    apply_in_place,
+    chance_request,
+    is_over,
+    legal_actions,
+    new_game,
+    pending_decision,
+    reveal,
+    reveal_in_place,
+    to_move,
+)
+from engine.randomness import RandomStream
+from engine.state import Decision, GameState, Phase
+
+__all__ = [
+    "CARDS", "CARD_BY_LABEL", "CHANCE", "PLANETS", "Action", "Capture", "Card", "Choose",
+    "Decision", "Discard", "Dispatch", "EngineError", "GameConfig", "GameState",
+    "IllegalActionError", "MalformedActionError", "NotWaitingError", "Phase", "Pick", "Planet",
+    "RandomStream", "RuleViolationError", "Shuffle", "action_from_dict", "action_to_dict",
+    "apply", "apply_in_place", "chance_request", "final_scores", "is_over", "legal_actions",
+    "new_game", "parse_action", "pending_decision", "random_config", "ranking", "reveal",
+    "reveal_in_place", "to_move", "winner",
+]

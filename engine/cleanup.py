@@ -1,0 +1,99 @@
+"""Check the End of Game, Clean Up, and final scoring (rulings 22 and 23)."""
+
+from __future__ import annotations
+
+from engine.actions import Shuffle
+from engine.cards import HAND_SIZE, MAX_CASUALTIES, WIN_VP
+from engine.flow import seat_name, step
+from engine.state import GameState, Phase
+
+
+@step("end_round")
+def end_round(s: GameState) -> None:
+    if max(s.vp) >= WIN_VP or max(s.casualties) >= MAX_CASUALTIES:
+        s.phase = Phase.OVER
+        final = final_scores(s)
+        s.add_log("Game over: " + ", ".join(
+            f"{seat_name(s, seat)} {final[seat]}" for seat in range(s.n))
+            + f"; {seat_name(s, winner(s))} wins")
+        return
+    # Claims that acted this round are discarded; this round's claims stay in front of their
+    # holders. Everything played or discarded goes under the deck, shuffled.
+    for claim in [c for c in s.claims if c[2] < s.round]:
+        s.claims.remove(claim)
+        s.discard.append(claim[0])
+    for p in range(len(s.planets)):
+        s.discard += s.planets[p]
+        s.planets[p] = []
+    s.chance = ("reshuffle", len(s.discard))
+    s.step = ("deal",)
+
+
+def apply_reshuffle(s: GameState, action: Shuffle) -> None:
+    """Put this round's discards under the deck in a shuffled order, as new slots."""
+    old = s.discard
+    s.discard = []
+    if action.perm is None:
+        s.omniscient = False
+        fresh = [s.new_slot(-1, 0) for _ in old]
+    else:
+        fresh = [s.new_slot(s.card_of[old[i]], 0) for i in action.perm]
+    s.deck += fresh
+
+
+@step("deal")
+def deal(s: GameState) -> None:
+    for seat in range(s.n):
+        if s.prisoner[seat] >= 0:
+            s.hands[seat].append(s.prisoner[seat])
+            s.prisoner[seat] = -1
+    for i in range(s.n):
+        seat = (s.first_player + i) % s.n
+        bit = 1 << seat
+        while len(s.hands[seat]) < HAND_SIZE and s.deck:
+            slot = s.deck.pop(0)
+            s.known[slot] |= bit
+            s.hands[seat].append(slot)
+    s.first_player = next_first_player(s)
+    s.round += 1
+    reset_round(s)
+    s.step = ("start_round",)
+
+
+def reset_round(s: GameState) -> None:
+    planets = len(s.config.planets)
+    s.vision_up = [False] * planets
+    s.planet_started = [False] * planets
+    s.stopped = [False] * planets
+    s.duchess_scored = [False] * planets
+    s.initial_sf = [(-1, -1)] * planets
+    s.planet_discarded = [[] for _ in range(planets)]
+    s.sentry_planet = -1
+    s.captured = [False] * s.n
+
+
+def next_first_player(s: GameState) -> int:
+    """Most VP; ties go to the tied seat nearest the current first player's left, the current
+    first player last."""
+    best = max(s.vp)
+    for i in range(1, s.n + 1):
+        seat = (s.first_player + i) % s.n
+        if s.vp[seat] == best:
+            return seat
+    return s.first_player
+
+
+def final_scores(s: GameState) -> list[int]:
+    return [s.vp[seat] - s.casualties[seat] for seat in range(s.n)]
+
+
+def ranking(s: GameState) -> list[int]:
+    """Seats from winner to last: final score, then fewer casualties, then turn order from
+    the current first player."""
+    final = final_scores(s)
+    return sorted(range(s.n), key=lambda seat: (-final[seat], s.casualties[seat],
+                                                (seat - s.first_player) % s.n))
+
+
+def winner(s: GameState) -> int:
+    return ranking(s)[0]

@@ -1,0 +1,180 @@
+"""Dispatch Cards: turns, planet limits, disclosures, face-up events, prisoners."""
+
+from __future__ import annotations
+
+from engine.actions import Capture, Discard, Dispatch
+from engine.cards import CARDS, PLANET_LIMIT
+from engine.disclosure import describe_claim, legal_claims, plausible_claims
+from engine.errors import IllegalActionError, RuleViolationError
+from engine.flow import ask, make_public, seat_name, step
+from engine.state import GameState, Phase
+
+
+def planet_limit(s: GameState, p: int) -> int:
+    blockade = any(CARDS[s.card_of[slot]].name == "Blockade"
+                   for slot in s.planets[p] if s.face_up[slot] and s.card_of[slot] >= 0)
+    return PLANET_LIMIT - 1 if blockade else PLANET_LIMIT
+
+
+def open_planets(s: GameState) -> list[int]:
+    return [p for p in range(len(s.planets)) if len(s.planets[p]) < planet_limit(s, p)]
+
+
+@step("start_dispatch")
+def start_dispatch(s: GameState) -> None:
+    s.phase = Phase.DISPATCH
+    s.captured = [False] * s.n
+    s.turn = s.first_player
+    s.add_log(f"Dispatch: {seat_name(s, s.turn)} plays first")
+    if not s.hands[s.turn]:
+        next_turn(s)
+
+
+def next_turn(s: GameState) -> None:
+    for i in range(1, s.n + 1):
+        seat = (s.turn + i * s.direction) % s.n
+        if s.hands[seat]:
+            s.turn = seat
+            return
+    s.turn = -1
+    s.step = ("start_resolve",)
+
+
+def dispatch_seat(s: GameState) -> int:
+    """Seat whose dispatch turn it is, or -1."""
+    if s.phase is not Phase.DISPATCH or s.step is not None or s.decision or s.awaiting:
+        return -1
+    return s.turn
+
+
+def _check_turn(s: GameState, seat: int, slot: int) -> None:
+    if dispatch_seat(s) != seat:
+        raise IllegalActionError(seat, "cannot play now: it is not its dispatch turn")
+    if slot not in s.hands[seat]:
+        raise IllegalActionError(seat, f"cannot play slot {slot}: it is not in its hand")
+
+
+def apply_dispatch(s: GameState, action: Dispatch) -> None:
+    seat, slot, p = action.seat, action.slot, action.planet
+    _check_turn(s, seat, slot)
+    if not 0 <= p < len(s.planets):
+        raise IllegalActionError(seat, f"cannot dispatch to planet {p}: no such planet")
+    name = s.planet_name(p)
+    limit = planet_limit(s, p)
+    if len(s.planets[p]) >= limit:
+        raise IllegalActionError(
+            seat, f"cannot dispatch to {name}: planet is full ({len(s.planets[p])}/{limit})")
+    vision = s.vision_up[p]
+    if s.card_of[slot] >= 0:
+        allowed = legal_claims(s.card_of[slot], name, vision)
+        if action.claim not in allowed:
+            raise IllegalActionError(
+                seat, f"cannot dispatch {s.label(slot)} to {name} as "
+                      f"{describe_claim(action.claim)}: allowed {', '.join(allowed)}")
+    elif action.claim not in plausible_claims(name, vision):
+        raise IllegalActionError(seat, f"cannot claim {action.claim!r} at {name}")
+    s.hands[seat].remove(slot)
+    s.planets[p].append(slot)
+    s.dispatcher[slot] = seat
+    s.claim[slot] = action.claim
+    s.claim_vision[slot] = vision
+    s.known[slot] |= 1 << seat
+    if action.claim == "up":
+        s.face_up[slot] = True
+        s.step = ("face_up_dispatch", slot, p)
+    else:
+        shown = "" if action.claim == "none" else f", disclosed as {action.claim}"
+        s.add_log(f"{seat_name(s, seat)} dispatches a card face down to {name}{shown}")
+        next_turn(s)
+
+
+def verify_claim(s: GameState, slot: int) -> None:
+    """Check a dispatch claim against the now-known card (ruling 7)."""
+    seat = s.dispatcher[slot]
+    if seat < 0 or not s.claim[slot]:
+        return
+    p_name = next(s.planet_name(p) for p in range(len(s.planets)) if slot in s.planets[p])
+    allowed = legal_claims(s.card_of[slot], p_name, s.claim_vision[slot])
+    if s.claim[slot] not in allowed:
+        raise RuleViolationError(
+            seat, f"dispatched {s.label(slot)} claiming {describe_claim(s.claim[slot])}")
+    s.claim[slot] = ""  # checked once
+
+
+@step("face_up_dispatch")
+def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
+    if not make_public(s, [slot]):
+        s.step = ("face_up_dispatch", slot, p)
+        return
+    verify_claim(s, slot)
+    seat = s.dispatcher[slot]
+    card = CARDS[s.card_of[slot]]
+    s.controller[slot] = s.owner(slot)
+    s.add_log(f"{seat_name(s, seat)} dispatches {card.label} face up to {s.planet_name(p)}")
+    face_down = [x for x in s.planets[p] if not s.face_up[x]]
+    if card.name == "Whispered Secrets":
+        s.vp[seat] += 1
+        s.add_log(f"Whispered Secrets: {seat_name(s, seat)} scores 1 VP")
+        if face_down:
+            ask(s, seat, "whispered_secrets", map(str, face_down), str(face_down[0]),
+                f"Whispered Secrets: reveal one face-down card on {s.planet_name(p)}",
+                ("reveal_cards", p))
+            return
+    elif card.name == "Vision":
+        ask(s, seat, "vision", ("reveal", "face_up"), "reveal",
+            f"Vision on {s.planet_name(p)}: reveal all cards here, or play all future cards "
+            "here face up", ("vision", p))
+        return
+    s.step = ("end_turn",)
+
+
+@step("vision")
+def vision(s: GameState, p: int, answer: str) -> None:
+    if answer == "face_up":
+        s.vision_up[p] = True
+        s.add_log(f"Vision: all future cards on {s.planet_name(p)} are played face up")
+        s.step = ("end_turn",)
+        return
+    face_down = [x for x in s.planets[p] if not s.face_up[x]]
+    s.step = ("reveal_cards", p, ",".join(map(str, face_down)))
+
+
+@step("reveal_cards")
+def reveal_cards(s: GameState, p: int, slots: str) -> None:
+    chosen = [int(x) for x in slots.split(",") if x]
+    if not make_public(s, chosen):
+        s.step = ("reveal_cards", p, slots)
+        return
+    for slot in chosen:
+        verify_claim(s, slot)
+        s.face_up[slot] = True
+        s.controller[slot] = s.owner(slot)
+        s.add_log(f"Revealed on {s.planet_name(p)}: {s.label(slot)}")
+    s.step = ("end_turn",)
+
+
+@step("end_turn")
+def end_turn(s: GameState) -> None:
+    next_turn(s)
+
+
+def apply_capture(s: GameState, action: Capture) -> None:
+    _check_turn(s, action.seat, action.slot)
+    if s.captured[action.seat]:
+        raise IllegalActionError(action.seat, "has already captured a prisoner this round")
+    s.hands[action.seat].remove(action.slot)
+    s.prisoner[action.seat] = action.slot
+    s.captured[action.seat] = True
+    s.add_log(f"{seat_name(s, action.seat)} captures a prisoner")
+    next_turn(s)
+
+
+def apply_discard(s: GameState, action: Discard) -> None:
+    _check_turn(s, action.seat, action.slot)
+    if open_planets(s) or not s.captured[action.seat]:
+        raise IllegalActionError(action.seat, "may only discard when every planet is full and "
+                                              "it has already captured a prisoner")
+    s.hands[action.seat].remove(action.slot)
+    s.discard.append(action.slot)
+    s.add_log(f"{seat_name(s, action.seat)} cannot play and discards a card")
+    next_turn(s)

@@ -1,0 +1,168 @@
+"""Draft Cards: simultaneous picks, passing, quotas, and the leftovers dealt face up."""
+
+from __future__ import annotations
+
+from engine.actions import Pick
+from engine.cards import CARDS, DRAFT_QUOTA
+from engine.errors import IllegalActionError
+from engine.flow import ask, make_public, seat_name, step
+from engine.state import GameState, Phase
+
+
+def active_claim(s: GameState, name: str) -> int:
+    """Seat holding the claimed ``name`` event that acts this round, or -1."""
+    for slot, seat, claimed_round in s.claims:
+        if claimed_round == s.round - 1 and CARDS[s.card_of[slot]].name == name:
+            return seat
+    return -1
+
+
+@step("start_round")
+def start_round(s: GameState) -> None:
+    s.phase = Phase.DRAFT
+    s.direction = 1 if s.round % 2 == 1 else -1
+    s.quota = [DRAFT_QUOTA] * s.n
+    messenger, poison = active_claim(s, "Messenger"), active_claim(s, "Poison")
+    if messenger >= 0:
+        s.quota[messenger] += 1
+    if poison >= 0:
+        s.quota[poison] -= 1
+    s.first_pick = s.n == 2
+    s.add_log(f"Round {s.round}: draft passes {'left' if s.direction == 1 else 'right'}")
+    s.step = ("pick_round",)
+
+
+def pick_count(s: GameState, seat: int) -> int:
+    """Cards ``seat`` must take this pick round (0 when it only passes)."""
+    need = s.quota[seat] - len(s.drafted[seat])
+    if need <= 0 or not s.hands[seat]:
+        return 0
+    return min(need, 2 if s.first_pick else 1, len(s.hands[seat]))
+
+
+@step("pick_round")
+def pick_round(s: GameState) -> None:
+    if not any(pick_count(s, seat) for seat in range(s.n)):
+        s.step = ("end_draft",)
+        return
+    s.picks = [None] * s.n
+
+
+def waiting_pickers(s: GameState) -> list[int]:
+    if s.phase is not Phase.DRAFT or s.step is not None or s.chance or s.decision:
+        return []
+    return [seat for seat in range(s.n) if s.picks[seat] is None and pick_count(s, seat)]
+
+
+def apply_pick(s: GameState, action: Pick) -> None:
+    seat = action.seat
+    if seat not in waiting_pickers(s):
+        if s.phase is Phase.DRAFT and s.picks and s.picks[seat] is not None:
+            raise IllegalActionError(seat, "has already picked this pick round")
+        raise IllegalActionError(seat, "cannot pick now")
+    need = pick_count(s, seat)
+    if len(action.slots) != need:
+        raise IllegalActionError(seat, f"must pick exactly {need} card(s), not "
+                                       f"{len(action.slots)}")
+    if len(set(action.slots)) != len(action.slots):
+        raise IllegalActionError(seat, "picked the same slot twice")
+    for slot in action.slots:
+        if slot not in s.hands[seat]:
+            raise IllegalActionError(seat, f"cannot pick slot {slot}: it is not in its hand")
+    s.picks[seat] = action.slots
+    if waiting_pickers(s):
+        return
+    for who in range(s.n):
+        chosen = s.picks[who]
+        if chosen:
+            for slot in chosen:
+                s.hands[who].remove(slot)
+                s.drafted[who].append(slot)
+    s.first_pick = False
+    # Pass every hand on; the receiver sees the cards in it.
+    passed = [s.hands[(who - s.direction) % s.n] for who in range(s.n)]
+    s.hands = passed
+    for who in range(s.n):
+        bit = 1 << who
+        for slot in passed[who]:
+            s.known[slot] |= bit
+    s.picks = [None] * s.n
+    s.step = ("pick_round",)
+
+
+def non_desert_planets(s: GameState) -> list[int]:
+    return [p for p, name in enumerate(s.config.planets) if name != "Desert"]
+
+
+@step("end_draft")
+def end_draft(s: GameState) -> None:
+    leftovers = []
+    for seat in range(s.n):
+        leftovers += s.hands[seat]
+        s.hands[seat] = s.drafted[seat]
+        s.drafted[seat] = []
+    s.leftovers = leftovers
+    s.add_log(f"Draft over: {len(leftovers)} card(s) left over")
+    if len(leftovers) > 1:
+        s.chance = ("leftovers", len(leftovers))
+        s.step = ("deal_leftovers",)
+    else:
+        s.step = ("deal_leftovers",)
+
+
+def apply_leftover_shuffle(s: GameState, perm: tuple[int, ...]) -> None:
+    s.leftovers = [s.leftovers[i] for i in perm]
+
+
+@step("deal_leftovers")
+def deal_leftovers(s: GameState) -> None:
+    targets = non_desert_planets(s)
+    cards = s.leftovers
+    while len(cards) < len(targets) and s.deck:
+        slot = s.deck.pop(0)
+        cards.append(slot)
+    for extra in cards[len(targets):]:
+        s.discard.append(extra)
+    s.leftovers = cards[: len(targets)]
+    if not make_public(s, s.leftovers):
+        s.step = ("deal_leftovers",)
+        return
+    prophet = active_claim(s, "Prophecy")
+    if prophet >= 0:
+        s.step = ("prophecy_next",)
+        s.add_log(f"{seat_name(s, prophet)} places the leftovers (Prophecy)")
+        return
+    for p, slot in zip(targets, s.leftovers, strict=False):
+        place_leftover(s, slot, p)
+    s.leftovers = []
+    s.step = ("start_dispatch",)
+
+
+def place_leftover(s: GameState, slot: int, p: int) -> None:
+    s.planets[p].append(slot)
+    s.face_up[slot] = True
+    s.dispatcher[slot] = -1
+    s.controller[slot] = s.owner(slot)
+    card = CARDS[s.card_of[slot]]
+    if card.name == "Vision":
+        s.vision_up[p] = True
+    s.add_log(f"{card.label} is dealt face up to {s.planet_name(p)}")
+
+
+@step("prophecy_next")
+def prophecy_next(s: GameState) -> None:
+    if not s.leftovers:
+        s.step = ("start_dispatch",)
+        return
+    prophet = active_claim(s, "Prophecy")
+    slot = s.leftovers[0]
+    options = [s.planet_name(p) for p in non_desert_planets(s) if len(s.planets[p]) < 6]
+    ask(s, prophet, "prophecy", options, options[0],
+        f"Prophecy: choose the planet for {s.label(slot)}", ("prophecy_place",))
+
+
+@step("prophecy_place")
+def prophecy_place(s: GameState, answer: str) -> None:
+    slot = s.leftovers.pop(0)
+    place_leftover(s, slot, s.config.planets.index(answer))
+    s.step = ("prophecy_next",)

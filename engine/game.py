@@ -1,0 +1,220 @@
+"""The engine's public API: new_game, legal_actions, apply, reveal, to_move.
+
+``apply(state, action)`` returns a new state and leaves the old one untouched;
+``apply_in_place`` is the fast path for simulations and search (mutates, no copy). An illegal
+action raises IllegalActionError and leaves the state unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from engine import cleanup, dispatch, draft
+from engine import resolution as _resolution  # noqa: F401  (registers its steps)
+from engine.actions import Action, Capture, Choose, Discard, Dispatch, Pick, Shuffle
+from engine.cards import CARDS, HAND_SIZE
+from engine.config import GameConfig
+from engine.disclosure import legal_claims
+from engine.errors import IllegalActionError, NotWaitingError
+from engine.flow import advance
+from engine.state import Decision, GameState, Phase
+
+CHANCE = -1  # the "seat" of chance in to_move()
+
+
+def new_game(config: GameConfig, deck_order: Sequence[int] | None = None, *,
+             keep_log: bool = True) -> GameState:
+    """A game at the start of round 1, hands dealt.
+
+    ``deck_order`` is the shuffled deck (card ids, top first) when this state may know every
+    card (local games); None when the deck is hidden (network peers: mental poker).
+    """
+    ids = config.card_ids()
+    if deck_order is not None and sorted(deck_order) != list(ids):
+        raise ValueError("deck_order must be a permutation of the game's cards")
+    s = GameState.__new__(GameState)
+    s.config = config
+    s.n = config.n
+    s.omniscient = deck_order is not None
+    s.keep_log = keep_log
+    s.seat_of_faction = {f: i for i, f in enumerate(config.factions)}
+    s.all_mask = (1 << s.n) - 1
+    for name in ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision",
+                 "controller", "resolved", "claimer"):
+        setattr(s, name, [])
+    for i in range(len(ids)):
+        s.new_slot(deck_order[i] if deck_order is not None else -1, 0)
+    s.deck = list(range(len(ids)))
+    s.hands = [[] for _ in range(s.n)]
+    s.drafted = [[] for _ in range(s.n)]
+    s.planets = [[] for _ in config.planets]
+    s.prisoner = [-1] * s.n
+    s.claims = []
+    s.discard = []
+    s.leftovers = []
+    s.vp = [0] * s.n
+    s.casualties = [0] * s.n
+    s.first_player = config.first_player
+    s.round = 1
+    s.direction = 1
+    s.phase = Phase.DRAFT
+    s.quota = [0] * s.n
+    s.picks = [None] * s.n
+    s.first_pick = False
+    s.turn = -1
+    s.decision = None
+    s.chance = None
+    s.awaiting = []
+    s.log = []
+    cleanup.reset_round(s)
+    for seat in range(s.n):
+        for _ in range(HAND_SIZE):
+            slot = s.deck.pop(0)
+            s.hands[seat].append(slot)
+            s.known[slot] |= 1 << seat
+    s.step = ("start_round",)
+    advance(s)
+    return s
+
+
+def to_move(s: GameState) -> list[int]:
+    """Seats that must act now (several during a draft pick), [CHANCE], or [] when the game is
+    over or waiting for reveals."""
+    if s.awaiting or s.phase is Phase.OVER:
+        return []
+    if s.chance is not None:
+        return [CHANCE]
+    if s.decision is not None:
+        return [s.decision.seat]
+    seat = dispatch.dispatch_seat(s)
+    if seat >= 0:
+        return [seat]
+    return draft.waiting_pickers(s)
+
+
+def is_over(s: GameState) -> bool:
+    return s.phase is Phase.OVER
+
+
+def pending_decision(s: GameState) -> Decision | None:
+    return s.decision
+
+
+def legal_actions(s: GameState, seat: int) -> list[Action]:
+    """Every legal action of ``seat`` now (empty if it has nothing to do). Needs the seat's own
+    cards to be known to this state. For chance, use ``chance_request``."""
+    if s.awaiting or s.phase is Phase.OVER or s.chance is not None:
+        return []
+    if s.decision is not None:
+        if s.decision.seat != seat:
+            return []
+        return [Choose(seat, option) for option in s.decision.options]
+    if dispatch.dispatch_seat(s) == seat:
+        hand = s.hands[seat]
+        actions: list[Action] = []
+        targets = dispatch.open_planets(s)
+        for slot in hand:
+            cid = s.card_of[slot]
+            for p in targets:
+                for claim in legal_claims(cid, s.config.planets[p], s.vision_up[p]):
+                    actions.append(Dispatch(seat, slot, p, claim))
+        if not s.captured[seat]:
+            actions += [Capture(seat, slot) for slot in hand]
+        if not actions:
+            actions = [Discard(seat, slot) for slot in hand]
+        return actions
+    if seat in draft.waiting_pickers(s):
+        need = draft.pick_count(s, seat)
+        hand = s.hands[seat]
+        if need == 1:
+            return [Pick(seat, (slot,)) for slot in hand]
+        return [Pick(seat, (a, b)) for i, a in enumerate(hand) for b in hand[i + 1:]]
+    return []
+
+
+def chance_request(s: GameState) -> tuple[str, int] | None:
+    """What chance must supply: ("leftovers" | "reshuffle", k) -> Shuffle(permutation of k)."""
+    return s.chance
+
+
+def apply(s: GameState, action: Action) -> GameState:
+    """A new state with ``action`` applied; ``s`` is unchanged."""
+    new = s.clone()
+    apply_in_place(new, action)
+    return new
+
+
+def apply_in_place(s: GameState, action: Action) -> None:
+    """Apply ``action`` to ``s``. On an illegal action ``s`` is left unchanged."""
+    if s.phase is Phase.OVER:
+        raise IllegalActionError(action.seat, "cannot act: the game is over")
+    if s.awaiting:
+        raise IllegalActionError(action.seat, f"cannot act: waiting for slots {s.awaiting} "
+                                              "to be revealed")
+    if isinstance(action, Shuffle):
+        _apply_shuffle(s, action)
+    elif s.chance is not None:
+        raise IllegalActionError(action.seat, "cannot act: waiting for a chance outcome")
+    elif isinstance(action, Choose):
+        _apply_choose(s, action)
+    elif isinstance(action, Pick):
+        draft.apply_pick(s, action)
+    elif isinstance(action, Dispatch):
+        dispatch.apply_dispatch(s, action)
+    elif isinstance(action, Capture):
+        dispatch.apply_capture(s, action)
+    elif isinstance(action, Discard):
+        dispatch.apply_discard(s, action)
+    else:
+        raise IllegalActionError(None, f"unknown action {action!r}")
+    advance(s)
+
+
+def _apply_choose(s: GameState, action: Choose) -> None:
+    d = s.decision
+    if d is None or d.seat != action.seat:
+        raise IllegalActionError(action.seat, "has no decision to make")
+    if action.option not in d.options:
+        raise IllegalActionError(action.seat, f"cannot choose {action.option!r} for {d.kind}: "
+                                              f"options are {', '.join(d.options)}")
+    s.decision = None
+    s.step = (*d.then, action.option)
+
+
+def _apply_shuffle(s: GameState, action: Shuffle) -> None:
+    if s.chance is None:
+        raise IllegalActionError(None, "no shuffle is pending")
+    kind, k = s.chance
+    if action.perm is not None and sorted(action.perm) != list(range(k)):
+        raise IllegalActionError(None, f"shuffle must be a permutation of range({k})")
+    if kind == "leftovers":
+        if action.perm is None:
+            raise IllegalActionError(None, "the leftover shuffle is public: give a permutation")
+        draft.apply_leftover_shuffle(s, action.perm)
+    else:
+        cleanup.apply_reshuffle(s, action)
+    s.chance = None
+
+
+def reveal(s: GameState, cards: Mapping[int, int]) -> GameState:
+    """A new state that knows ``cards`` (slot -> card id), e.g. opened by the deck."""
+    new = s.clone()
+    reveal_in_place(new, cards)
+    return new
+
+
+def reveal_in_place(s: GameState, cards: Mapping[int, int]) -> None:
+    """Learn the cards in some slots. Slots the game is waiting for let it continue."""
+    game_ids = set(s.config.card_ids())
+    for slot, cid in cards.items():
+        if not 0 <= slot < len(s.card_of):
+            raise NotWaitingError(f"no slot {slot}")
+        if cid not in game_ids:
+            raise NotWaitingError(f"card {cid} is not in this game")
+        if s.card_of[slot] >= 0 and s.card_of[slot] != cid:
+            raise NotWaitingError(f"slot {slot} already holds {CARDS[s.card_of[slot]].label}")
+    for slot, cid in cards.items():
+        s.card_of[slot] = cid
+    s.awaiting = [slot for slot in s.awaiting if s.card_of[slot] < 0]
+    if not s.awaiting:
+        advance(s)

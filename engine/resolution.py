@@ -1,0 +1,454 @@
+"""Resolve Planets: reveal, arrange by initiative, resolve every card (rulings 9-21).
+
+Each card's effect is a step; effects that need a choice ask a decision whose answer continues
+in another step, and every effect returns to ``("resolve", p)`` which picks the next card.
+"""
+
+from __future__ import annotations
+
+from engine.cards import CARDS
+from engine.dispatch import verify_claim
+from engine.errors import RuleViolationError
+from engine.flow import ask, make_public, seat_name, step
+from engine.state import GameState, Phase
+from engine.strength import favored, sentry_holder, strongest, strongest_and_favored, totals
+
+
+def _name(s: GameState, slot: int) -> str:
+    return CARDS[s.card_of[slot]].name
+
+
+def _alive_named(s: GameState, p: int, name: str) -> bool:
+    return any(CARDS[s.card_of[x]].name == name for x in s.planets[p])
+
+
+@step("start_resolve")
+def start_resolve(s: GameState) -> None:
+    s.phase = Phase.RESOLVE
+    s.add_log("Resolve planets")
+    holder = sentry_holder(s)
+    if holder >= 0:
+        names = list(s.config.planets)
+        ask(s, holder, "sentry", names, names[0],
+            "Sentry: choose the planet where you gain 1 strength and 1 favor",
+            ("place_sentry",))
+        return
+    s.step = ("resolve", 0)
+
+
+@step("place_sentry")
+def place_sentry(s: GameState, answer: str) -> None:
+    s.sentry_planet = s.config.planets.index(answer)
+    s.add_log(f"{seat_name(s, sentry_holder(s))} places the Sentry on {answer}")
+    s.step = ("resolve", 0)
+
+
+def sort_key(s: GameState, slot: int) -> tuple[int, int, int, int]:
+    card = CARDS[s.card_of[slot]]
+    if card.faction is None:
+        return (card.initiative, 1, card.order, 0)
+    return (card.initiative, 0, (s.controller[slot] - s.first_player) % s.n, 0)
+
+
+def next_card(s: GameState, p: int) -> int:
+    """The next unresolved card on planet p, applying the Assassin tie rules; -1 if none."""
+    pending = [x for x in s.planets[p] if not s.resolved[x]]
+    if not pending:
+        return -1
+    best = min(pending, key=lambda x: sort_key(s, x))
+    if _name(s, best) != "Assassin":
+        return best
+    assassins = [x for x in pending if _name(s, x) == "Assassin"]
+    if len(assassins) == 1:
+        return best
+    strength, _, _, peace = totals(s, p)
+    owners = {s.controller[x] for x in assassins}
+    values = {k: strength[k] for k in owners}
+    target = min(values.values()) if peace else max(values.values())
+    top = [k for k, v in values.items() if v == target]
+    if len(top) != 1:
+        for x in assassins:
+            s.resolved[x] = True
+        s.add_log("Assassins tie for strongest: no more Assassins resolve")
+        return next_card(s, p)
+    return next(x for x in assassins if s.controller[x] == top[0])
+
+
+@step("resolve")
+def resolve(s: GameState, p: int) -> None:
+    if p >= len(s.planets):
+        s.step = ("end_round",)
+        return
+    if not s.planet_started[p]:
+        face_down = [x for x in s.planets[p] if not s.face_up[x]]
+        if not make_public(s, face_down):
+            s.step = ("resolve", p)
+            return
+        for slot in face_down:
+            verify_claim(s, slot)
+            s.face_up[slot] = True
+            s.controller[slot] = s.owner(slot)
+        s.planet_started[p] = True
+        s.initial_sf[p] = strongest_and_favored(s, p)
+        st, fv = s.initial_sf[p]
+        s.add_log(f"{s.planet_name(p)}: " + ", ".join(s.label(x) or "?" for x in s.planets[p])
+                  + f"; strongest {seat_name(s, st) if st >= 0 else 'none'}, favored "
+                  f"{seat_name(s, fv) if fv >= 0 else 'none'}")
+    slot = -1 if s.stopped[p] else next_card(s, p)
+    if slot < 0:
+        finish_planet(s, p)
+        return
+    s.resolved[slot] = True
+    s.step = ("resolve", p)
+    effect = EFFECTS.get(_name(s, slot))
+    if effect is not None:
+        effect(s, p, slot)
+
+
+def finish_planet(s: GameState, p: int) -> None:
+    for slot in list(s.planets[p]):
+        if s.claimer[slot] >= 0:
+            s.planets[p].remove(slot)
+            s.claims.append((slot, s.claimer[slot], s.round))
+            s.add_log(f"{seat_name(s, s.claimer[slot])} claims {_name(s, slot)}")
+            s.claimer[slot] = -1
+    s.step = ("resolve", p + 1)
+
+
+def score(s: GameState, seat: int, vp: int, why: str) -> None:
+    s.vp[seat] += vp
+    s.add_log(f"{seat_name(s, seat)} scores {vp} VP ({why})")
+
+
+def remove_from_planet(s: GameState, p: int, slot: int) -> None:
+    s.planets[p].remove(slot)
+    s.discard.append(slot)
+    s.planet_discarded[p].append(slot)
+    s.claimer[slot] = -1
+
+
+def kill(s: GameState, p: int, slot: int) -> None:
+    """Kill: discard the card; an action card gives its printed owner a casualty."""
+    remove_from_planet(s, p, slot)
+    owner = s.owner(slot)
+    if owner >= 0:
+        s.casualties[owner] += 1
+        s.add_log(f"{s.label(slot)} is killed; {seat_name(s, owner)} takes a casualty")
+    else:
+        s.add_log(f"{s.label(slot)} is killed")
+
+
+# -- targeted kills: Honor Guards absorbs, Legions may be sacrificed ------------------------
+
+def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) -> None:
+    guards = [x for x in s.planets[p] if _name(s, x) == "Honor Guards" and x != target]
+    if guards:
+        kill(s, p, guards[0])
+        s.add_log("Honor Guards absorbs the kill")
+        s.step = ("after_kill", p, killer, cause, "absorbed")
+        return
+    card = CARDS[s.card_of[target]]
+    if card.faction is not None:
+        victim = s.controller[target]
+        legions = [x for x in s.planets[p] if x != target and _name(s, x) == "Legions"
+                   and s.controller[x] == victim]
+        if legions:
+            ask(s, victim, "sacrifice", ("yes", "no"), "no",
+                f"{card.label} is about to be killed: sacrifice your Legions instead?",
+                ("sacrifice", p, target, legions[0], killer, cause))
+            return
+    kill(s, p, target)
+    s.step = ("after_kill", p, killer, cause, "killed")
+
+
+@step("sacrifice")
+def sacrifice(s: GameState, p: int, target: int, legions: int, killer: int, cause: str,
+              answer: str) -> None:
+    if answer == "yes":
+        s.add_log(f"{seat_name(s, s.controller[legions])} sacrifices its Legions")
+        kill(s, p, legions)
+    else:
+        kill(s, p, target)
+    s.step = ("after_kill", p, killer, cause, "killed")
+
+
+@step("after_kill")
+def after_kill(s: GameState, p: int, killer: int, cause: str, outcome: str) -> None:
+    if outcome == "killed":
+        if cause.startswith("assassin:"):
+            score(s, killer, int(cause.split(":")[1]), "Assassin kill")
+        elif cause == "mercenaries":
+            score(s, killer, 2, "Mercenaries kill")
+    s.step = ("resolve", p)
+
+
+# -- action cards -----------------------------------------------------------------------------
+
+def _diplomat(s: GameState, p: int, slot: int) -> None:
+    k = s.controller[slot]
+    if favored(s, p) == k:
+        score(s, k, CARDS[s.card_of[slot]].vp, "Diplomat, favored")
+
+
+def _marshal(s: GameState, p: int, slot: int) -> None:
+    k = s.controller[slot]
+    if strongest(s, p) == k:
+        score(s, k, CARDS[s.card_of[slot]].vp, "Marshal, strongest")
+
+
+def _elder(s: GameState, p: int, slot: int) -> None:
+    k = s.controller[slot]
+    st, fv = strongest_and_favored(s, p)
+    card = CARDS[s.card_of[slot]]
+    if st == k:
+        score(s, k, card.vp, "Elder, strongest")
+    if fv == k:
+        score(s, k, card.vp2, "Elder, favored")
+
+
+def _duchess(s: GameState, p: int, slot: int) -> None:
+    k = s.controller[slot]
+    fv = favored(s, p)
+    duchesses = [x for x in s.planets[p] if _name(s, x) == "Duchess"]
+    if len(duchesses) > 1 and fv != k:
+        return
+    if _alive_named(s, p, "Planetary Siege"):
+        s.add_log("Planetary Siege: the Duchess cannot score")
+        return
+    vp = s.planet_vp(p) + (2 if _alive_named(s, p, "Hidden Base") else 0)
+    if fv == k:
+        vp += CARDS[s.card_of[slot]].vp
+    s.duchess_scored[p] = True
+    score(s, k, vp, f"Duchess scores {s.planet_name(p)}")
+
+
+def _assassin_targets(s: GameState, p: int, slot: int) -> list[int]:
+    k = s.controller[slot]
+    return [x for x in s.planets[p] if x != slot and (
+        (_name(s, x) == "Duchess" and s.controller[x] != k) or _name(s, x) == "Imposter")]
+
+
+def _assassin(s: GameState, p: int, slot: int) -> None:
+    k = s.controller[slot]
+    if _alive_named(s, p, "Mercenaries") and strongest(s, p) == k:
+        others = [x for x in s.planets[p] if x != slot]
+        ask(s, k, "mercenaries", ("no", *(s.label(x) or "" for x in others)), "no",
+            "Mercenaries: kill any one card for 2 VP instead of a Duchess? (no = usual kill)",
+            ("mercenaries", p, slot))
+        return
+    _assassin_kill(s, p, slot)
+
+
+def _assassin_kill(s: GameState, p: int, slot: int) -> None:
+    targets = _assassin_targets(s, p, slot)
+    if not targets:
+        return
+    ask(s, s.controller[slot], "assassin_target", [s.label(x) or "" for x in targets],
+        s.label(targets[0]) or "", "Assassin: choose the Duchess to kill",
+        ("assassin_target", p, slot))
+
+
+@step("mercenaries")
+def mercenaries(s: GameState, p: int, slot: int, answer: str) -> None:
+    s.step = ("resolve", p)
+    if answer == "no":
+        _assassin_kill(s, p, slot)
+        return
+    target = _slot_by_label(s, p, answer)
+    s.add_log(f"{seat_name(s, s.controller[slot])} uses Mercenaries on {answer}")
+    targeted_kill(s, p, target, s.controller[slot], "mercenaries")
+
+
+@step("assassin_target")
+def assassin_target(s: GameState, p: int, slot: int, answer: str) -> None:
+    target = _slot_by_label(s, p, answer)
+    vp = CARDS[s.card_of[slot]].vp
+    targeted_kill(s, p, target, s.controller[slot], f"assassin:{vp}")
+
+
+def _slot_by_label(s: GameState, p: int, label: str) -> int:
+    return next(x for x in s.planets[p] if s.label(x) == label)
+
+
+# -- events -------------------------------------------------------------------------------------
+
+def _ambush(s: GameState, p: int, slot: int) -> None:
+    k = strongest(s, p)
+    if k < 0:
+        return
+    others = [x for x in s.planets[p] if x != slot]
+    if not others:
+        return
+    ask(s, k, "ambush", ("no", *(s.label(x) or "" for x in others)), "no",
+        "Ambush: kill one card on this planet? (no VP)", ("ambush", p))
+
+
+@step("ambush")
+def ambush(s: GameState, p: int, answer: str) -> None:
+    s.step = ("resolve", p)
+    if answer != "no":
+        targeted_kill(s, p, _slot_by_label(s, p, answer), strongest(s, p), "ambush")
+
+
+def _peace_accords(s: GameState, p: int, slot: int) -> None:
+    k = favored(s, p)
+    if k >= 0:
+        score(s, k, 1, "Peace Accords, favored")
+
+
+def _transport(s: GameState, p: int, slot: int) -> None:
+    k = favored(s, p)
+    if k < 0:
+        return
+    score(s, k, 1, "Transport, favored")
+    last = p == len(s.planets) - 1
+    options = ["discard"] if last else [s.planet_name(q) for q in range(p + 1, len(s.planets))]
+    if not any(not s.resolved[x] for x in s.planets[p]):
+        return
+    ask(s, k, "transport", ("no", *options), "no",
+        "Transport: move unresolved cards to which planet? (no = keep them here)",
+        ("transport_to", p, k))
+
+
+@step("transport_to")
+def transport_to(s: GameState, p: int, k: int, answer: str) -> None:
+    s.step = ("resolve", p)
+    if answer != "no":
+        _transport_ask(s, p, k, answer)
+
+
+def _transport_ask(s: GameState, p: int, k: int, dest: str) -> None:
+    movable = [x for x in s.planets[p] if not s.resolved[x]]
+    if not movable:
+        return
+    ask(s, k, "transport_card", ("done", *(s.label(x) or "" for x in movable)), "done",
+        f"Transport to {dest}: choose a card to move, or done", ("transport_card", p, k, dest))
+
+
+@step("transport_card")
+def transport_card(s: GameState, p: int, k: int, dest: str, answer: str) -> None:
+    s.step = ("resolve", p)
+    if answer == "done":
+        return
+    slot = _slot_by_label(s, p, answer)
+    if dest == "discard":
+        remove_from_planet(s, p, slot)
+        s.add_log(f"Transport discards {answer}")
+    else:
+        q = s.config.planets.index(dest)
+        s.planets[p].remove(slot)
+        s.planets[q].append(slot)
+        s.controller[slot] = s.owner(slot)
+        s.add_log(f"Transport moves {answer} to {dest}")
+    _transport_ask(s, p, k, dest)
+
+
+def _prophecy_like(s: GameState, p: int, slot: int) -> None:
+    card = CARDS[s.card_of[slot]]
+    by_favor = card.name in ("Prophecy", "Messenger")
+    k = favored(s, p) if by_favor else strongest(s, p)
+    if k < 0:
+        return
+    if card.name != "Poison":
+        score(s, k, 1, f"{card.name}, {'favored' if by_favor else 'strongest'}")
+    s.claimer[slot] = k
+
+
+def _honor_guards(s: GameState, p: int, slot: int) -> None:
+    k = favored(s, p)
+    if k >= 0 and s.casualties[k] > 0:
+        s.casualties[k] -= 1
+        s.add_log(f"Honor Guards: {seat_name(s, k)} heals a casualty")
+
+
+def _medical_team(s: GameState, p: int, slot: int) -> None:
+    k = favored(s, p)
+    if k < 0:
+        return
+    if s.casualties[k] > 0:
+        s.casualties[k] -= 1
+        s.add_log(f"Medical Team: {seat_name(s, k)} heals a casualty")
+    else:
+        score(s, k, 2, "Medical Team, no casualties")
+
+
+def _imposter(s: GameState, p: int, slot: int) -> None:
+    if s.duchess_scored[p] or _alive_named(s, p, "Planetary Siege"):
+        return
+    k = favored(s, p)
+    if k >= 0:
+        score(s, k, s.planet_vp(p), "Imposter scores the planet")
+
+
+def _orbital_bombardment(s: GameState, p: int, slot: int) -> None:
+    s.stopped[p] = True
+    s.add_log("Orbital Bombardment: no more cards resolve here")
+
+
+def _famine(s: GameState, p: int, slot: int) -> None:
+    k = favored(s, p)
+    if k >= 0:
+        loss = min(2, s.vp[k])
+        s.vp[k] -= loss
+        s.add_log(f"Famine: {seat_name(s, k)} loses {loss} VP")
+
+
+def _quagmire(s: GameState, p: int, slot: int) -> None:
+    for x in [x for x in s.planets[p] if _name(s, x) == "Legions"]:
+        kill(s, p, x)
+
+
+def _prisoner_event(s: GameState, p: int, slot: int) -> None:
+    card = CARDS[s.card_of[slot]]
+    k = favored(s, p) if card.name in ("Mimic", "Escape") else strongest(s, p)
+    if k < 0 or s.prisoner[k] < 0:
+        return
+    prisoner = s.prisoner[k]
+    if card.name != "Escape" and s.card_of[prisoner] >= 0 and \
+            CARDS[s.card_of[prisoner]].faction is None:
+        return  # Mimic and Martyr take only non-event prisoners
+    prompt = {"Mimic": "Mimic: place your prisoner here and play it as your own?",
+              "Escape": "Escape: add your prisoner to this planet?",
+              "Martyr": "Martyr: kill your prisoner to score 1 VP?"}[card.name]
+    ask(s, k, card.name.lower(), ("yes", "no"), "no", prompt,
+        ("use_prisoner", p, k, card.name))
+
+
+@step("use_prisoner")
+def use_prisoner(s: GameState, p: int, k: int, event: str, answer: str) -> None:
+    if answer != "yes":
+        s.step = ("resolve", p)
+        return
+    prisoner = s.prisoner[k]
+    if not make_public(s, [prisoner]):
+        s.step = ("use_prisoner", p, k, event, answer)
+        return
+    card = CARDS[s.card_of[prisoner]]
+    if event != "Escape" and card.faction is None:
+        raise RuleViolationError(k, f"used an event prisoner ({card.label}) for {event}")
+    s.prisoner[k] = -1
+    s.face_up[prisoner] = True
+    if event == "Martyr":
+        s.discard.append(prisoner)
+        owner = s.owner(prisoner)
+        s.casualties[owner] += 1
+        s.add_log(f"Martyr: {seat_name(s, k)} kills its prisoner {card.label}; "
+                  f"{seat_name(s, owner)} takes a casualty")
+        score(s, k, 1, "Martyr")
+    else:
+        s.planets[p].append(prisoner)
+        s.controller[prisoner] = k if event == "Mimic" else s.owner(prisoner)
+        s.add_log(f"{event}: {seat_name(s, k)} adds its prisoner {card.label} to "
+                  f"{s.planet_name(p)}")
+    s.step = ("resolve", p)
+
+
+EFFECTS = {
+    "Diplomat": _diplomat, "Assassin": _assassin, "Duchess": _duchess, "Marshal": _marshal,
+    "Elder": _elder, "Ambush": _ambush, "Peace Accords": _peace_accords,
+    "Transport": _transport, "Prophecy": _prophecy_like, "Sentry": _prophecy_like,
+    "Messenger": _prophecy_like, "Poison": _prophecy_like, "Honor Guards": _honor_guards,
+    "Medical Team": _medical_team, "Imposter": _imposter,
+    "Orbital Bombardment": _orbital_bombardment, "Famine": _famine, "Quagmire": _quagmire,
+    "Mimic": _prisoner_event, "Escape": _prisoner_event, "Martyr": _prisoner_event,
+}

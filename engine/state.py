@@ -1,0 +1,235 @@
+"""The game state: every card is a slot, and every slot is in exactly one zone.
+
+A state may know the card in a slot or not (``card_of[slot] == -1``): a network peer knows only
+public cards and its own; a local game or a search bot's determinized copy knows all
+(``omniscient``). ``known[slot]`` is the bitmask of seats that have legitimately seen the slot.
+
+The state is mutable for speed (search bots apply hundreds of thousands of actions); the public
+API in ``engine.game`` is functional (``apply`` returns a new state) and ``clone`` is cheap
+because everything is flat lists of ints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from engine.cards import CARDS, PLANETS, Card
+from engine.config import GameConfig
+
+
+class Phase(StrEnum):
+    DRAFT = "draft"
+    DISPATCH = "dispatch"
+    RESOLVE = "resolve"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A pending choice for one seat. ``then`` is the engine step that receives the answer."""
+
+    seat: int
+    kind: str
+    options: tuple[str, ...]
+    default: str
+    prompt: str
+    then: tuple = field(repr=False, default=())
+
+
+class GameState:
+    __slots__ = (
+        "all_mask",
+        "awaiting",
+        "captured",
+        "card_of",
+        "casualties",
+        "chance",
+        "claim",
+        "claim_vision",
+        "claimer",
+        "claims",
+        "config",
+        "controller",
+        "decision",
+        "deck",
+        "direction",
+        "discard",
+        "dispatcher",
+        "drafted",
+        "duchess_scored",
+        "face_up",
+        "first_pick",
+        "first_player",
+        "hands",
+        "initial_sf",
+        "keep_log",
+        "known",
+        "leftovers",
+        "log",
+        "n",
+        "omniscient",
+        "phase",
+        "picks",
+        "planet_discarded",
+        "planet_started",
+        "planets",
+        "prisoner",
+        "quota",
+        "resolved",
+        "round",
+        "seat_of_faction",
+        "sentry_planet",
+        "step",
+        "stopped",
+        "turn",
+        "vision_up",
+        "vp",
+    )
+
+    config: GameConfig
+    n: int
+    omniscient: bool
+    keep_log: bool
+    # per slot
+    card_of: list[int]
+    known: list[int]
+    face_up: list[bool]
+    dispatcher: list[int]
+    claim: list[str]
+    claim_vision: list[bool]
+    controller: list[int]
+    resolved: list[bool]
+    claimer: list[int]
+    # zones
+    deck: list[int]
+    hands: list[list[int]]
+    drafted: list[list[int]]
+    planets: list[list[int]]
+    prisoner: list[int]
+    claims: list[tuple[int, int, int]]  # (slot, seat, round claimed)
+    discard: list[int]
+    leftovers: list[int]
+    # scores and table
+    vp: list[int]
+    casualties: list[int]
+    first_player: int
+    round: int
+    direction: int
+    phase: Phase
+    # draft
+    quota: list[int]
+    picks: list[tuple[int, ...] | None]
+    first_pick: bool
+    # dispatch
+    turn: int
+    captured: list[bool]
+    vision_up: list[bool]
+    # resolve
+    sentry_planet: int
+    planet_started: list[bool]
+    stopped: list[bool]
+    duchess_scored: list[bool]
+    initial_sf: list[tuple[int, int]]
+    planet_discarded: list[list[int]]
+    # control
+    step: tuple | None
+    decision: Decision | None
+    chance: tuple[str, int] | None
+    awaiting: list[int]
+    log: list[str]
+    seat_of_faction: dict[str, int]
+    all_mask: int
+
+    def card(self, slot: int) -> Card:
+        """The card in ``slot``; only for slots this state knows."""
+        return CARDS[self.card_of[slot]]
+
+    def label(self, slot: int) -> str | None:
+        cid = self.card_of[slot]
+        return CARDS[cid].label if cid >= 0 else None
+
+    def planet_name(self, p: int) -> str:
+        return self.config.planets[p]
+
+    def planet_vp(self, p: int) -> int:
+        return PLANETS[self.config.planets[p]].vp
+
+    def clone(self) -> GameState:
+        new = GameState.__new__(GameState)
+        for name in ("config", "n", "omniscient", "keep_log", "first_player", "round",
+                     "direction", "phase", "first_pick", "turn", "sentry_planet", "step",
+                     "decision", "chance", "seat_of_faction", "all_mask"):
+            setattr(new, name, getattr(self, name))
+        for name in ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision",
+                     "controller", "resolved", "claimer", "deck", "prisoner", "claims",
+                     "discard", "leftovers", "vp", "casualties", "quota", "picks", "captured",
+                     "vision_up", "planet_started", "stopped", "duchess_scored", "initial_sf",
+                     "awaiting", "log"):
+            setattr(new, name, getattr(self, name)[:])
+        new.hands = [h[:] for h in self.hands]
+        new.drafted = [d[:] for d in self.drafted]
+        new.planets = [p[:] for p in self.planets]
+        new.planet_discarded = [d[:] for d in self.planet_discarded]
+        return new
+
+    # -- zones ------------------------------------------------------------------------------
+
+    def zone_of(self, slot: int) -> str:
+        """Name of the zone holding ``slot`` (slow; for tests and error messages)."""
+        if slot in self.deck:
+            return "deck"
+        for s in range(self.n):
+            if slot in self.hands[s]:
+                return f"hand:{s}"
+            if slot in self.drafted[s]:
+                return f"drafted:{s}"
+            if self.prisoner[s] == slot:
+                return f"prisoner:{s}"
+        for p, cards in enumerate(self.planets):
+            if slot in cards:
+                return f"planet:{p}"
+        if any(c[0] == slot for c in self.claims):
+            return "claims"
+        if slot in self.discard:
+            return "discard"
+        if slot in self.leftovers:
+            return "leftovers"
+        return "retired"
+
+    def live_slots(self) -> list[int]:
+        """Every slot that holds a card now (each card of the game is in exactly one)."""
+        slots = list(self.deck)
+        for s in range(self.n):
+            slots += self.hands[s]
+            slots += self.drafted[s]
+            if self.prisoner[s] >= 0:
+                slots.append(self.prisoner[s])
+        for cards in self.planets:
+            slots += cards
+        slots += [c[0] for c in self.claims]
+        slots += self.discard
+        slots += self.leftovers
+        return slots
+
+    def new_slot(self, card_id: int, known: int) -> int:
+        slot = len(self.card_of)
+        self.card_of.append(card_id)
+        self.known.append(known)
+        self.face_up.append(False)
+        self.dispatcher.append(-1)
+        self.claim.append("")
+        self.claim_vision.append(False)
+        self.controller.append(-1)
+        self.resolved.append(False)
+        self.claimer.append(-1)
+        return slot
+
+    def owner(self, slot: int) -> int:
+        """Seat printed on the card in ``slot`` (-1 for events)."""
+        faction = CARDS[self.card_of[slot]].faction
+        return -1 if faction is None else self.seat_of_faction[faction]
+
+    def add_log(self, message: str) -> None:
+        if self.keep_log:
+            self.log.append(message)

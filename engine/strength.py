@@ -1,0 +1,70 @@
+"""Strength and favor on a planet, and who is strongest and favored (rulings 9 and 10)."""
+
+from __future__ import annotations
+
+from engine.cards import CARDS
+from engine.state import GameState
+
+PEACE_ACCORDS = next(c.id for c in CARDS if c.name == "Peace Accords")
+
+
+def totals(s: GameState, p: int) -> tuple[list[int], list[int], int, bool]:
+    """(strength per seat, favor per seat, neutral strength, Peace Accords present)."""
+    strength = [0] * s.n
+    favor = [0] * s.n
+    neutral = 0
+    peace = False
+    for slot in s.planets[p]:
+        card = CARDS[s.card_of[slot]]
+        if card.faction is None:
+            neutral += card.neutral_strength
+            if card.id == PEACE_ACCORDS:
+                peace = True
+        else:
+            k = s.controller[slot]
+            strength[k] += card.strength
+            favor[k] += card.favor
+    if s.sentry_planet == p:
+        holder = sentry_holder(s)
+        if holder >= 0:
+            strength[holder] += 1
+            favor[holder] += 1
+    return strength, favor, neutral, peace
+
+
+def sentry_holder(s: GameState) -> int:
+    for slot, seat, claimed_round in s.claims:
+        if claimed_round == s.round - 1 and CARDS[s.card_of[slot]].name == "Sentry":
+            return seat
+    return -1
+
+
+def _unique_best(values: list[int], floor: int) -> int:
+    best = max(values)
+    if best <= floor or values.count(best) != 1:
+        return -1
+    return values.index(best)
+
+
+def strongest_of(strength: list[int], neutral: int, peace: bool) -> int:
+    if peace:
+        candidates = [v for v in strength if v >= 1]
+        if not candidates:
+            return -1
+        least = min(candidates)
+        return strength.index(least) if candidates.count(least) == 1 else -1
+    return _unique_best(strength, max(neutral, 0))
+
+
+def strongest(s: GameState, p: int) -> int:
+    strength, _, neutral, peace = totals(s, p)
+    return strongest_of(strength, neutral, peace)
+
+
+def favored(s: GameState, p: int) -> int:
+    return _unique_best(totals(s, p)[1], 0)
+
+
+def strongest_and_favored(s: GameState, p: int) -> tuple[int, int]:
+    strength, favor, neutral, peace = totals(s, p)
+    return strongest_of(strength, neutral, peace), _unique_best(favor, 0)
