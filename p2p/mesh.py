@@ -1,0 +1,559 @@
+"""Trio lobby + full mesh: host or join a game, then exchange frames with every other peer.
+
+Usage (see protocol.md, "Lobby and join codes" and "Mesh and reconnects")::
+
+    async with open_node(identity, home=home, bind="0.0.0.0", port=0) as node:
+        lobby = node.host(players=3, name="alice")      # listening already; show lobby.code
+        mesh = await lobby.wait_mesh()                   # everyone joined and connected
+    # or: mesh = await node.join(code_text, name="bob")
+    # or, after a restart with the same home: mesh = await node.resume(game_id)
+
+    await mesh.send(index, payload); await mesh.broadcast(payload)
+    async for index, payload in mesh.incoming: ...
+    async for event in mesh.events: ...                  # PeerDisconnected / PeerReconnected ...
+
+Delivery is in order and at most once per connection. Frames sent to a disconnected peer are
+queued and delivered after it reconnects, but frames in flight when a connection broke may be
+lost: after ``PeerReconnected`` the session resynchronises (signed messages carry per-author
+sequence numbers, so each side can tell what the other is missing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
+from p2p.identity import Identity, default_home, short_id
+from p2p.lobby import (
+    HostLobby,
+    JoinCode,
+    JoinerLobby,
+    LobbyRefused,
+    Roster,
+    RosterEntry,
+    check_mesh_hello,
+    check_mesh_welcome,
+    decode_control,
+    encode_control,
+    mesh_hello,
+    mesh_welcome,
+    new_game_id,
+    refuse,
+)
+from p2p.transport import Connection, ConnectionLost, NetConfig, dial, serve
+
+log = logging.getLogger(__name__)
+_OUTBOX_SIZE = 1024
+_INCOMING_SIZE = 256
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class PeerConnected:
+    """First connection to this peer since the mesh started (in this process)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class PeerDisconnected:
+    """The connection broke; the dialing side re-dials until the grace period ends."""
+
+    index: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class PeerReconnected:
+    index: int
+
+
+@dataclass(frozen=True)
+class PeerLost:
+    """The peer stayed away for the whole grace period (the session decides what to do)."""
+
+    index: int
+
+
+MeshEvent = PeerConnected | PeerDisconnected | PeerReconnected | PeerLost
+
+
+class MeshFormationFailed(RemoteProtocolError):
+    """A roster peer did not connect within the grace period while the mesh was forming."""
+
+
+# --------------------------------------------------------------------------- roster storage
+
+
+def roster_path(home: Path, game_id: str) -> Path:
+    return Path(home) / "games" / game_id / "roster.json"
+
+
+def save_roster(home: Path, roster: Roster) -> Path:
+    """Store the signed roster so that a restarted peer can re-enter the mesh."""
+    path = roster_path(home, roster.game_id)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(roster.encode())
+    os.replace(tmp, path)  # atomic: a crash never leaves half a roster
+    return path
+
+
+def load_roster(home: Path, game_id: str) -> Roster:
+    """The stored roster of ``game_id`` (re-verified: the file is not trusted blindly)."""
+    path = roster_path(home, game_id)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise LocalProtocolError(f"no stored roster for game {game_id} in {home}") from exc
+    return Roster.decode(data)
+
+
+def saved_games(home: Path) -> list[str]:
+    """Game ids with a stored roster under ``home``."""
+    games = Path(home) / "games"
+    if not games.is_dir():
+        return []
+    return sorted(p.name for p in games.iterdir() if (p / "roster.json").is_file())
+
+
+# --------------------------------------------------------------------------- mesh
+
+
+class _Link:
+    """Our side of the relationship with one other peer, across reconnects."""
+
+    def __init__(self, entry: RosterEntry, dialer: bool) -> None:
+        self.entry = entry
+        self.dialer = dialer  # True if we dial them (our index is higher)
+        self.outbox_send, self.outbox_recv = trio.open_memory_channel[bytes](_OUTBOX_SIZE)
+        self.conn: Connection | None = None
+        self.scope: trio.CancelScope | None = None
+        self.generation = 0
+        self.ever_connected = False
+        self.lost = False
+        self.last_error = ""
+
+
+class Mesh:
+    """Authenticated connections to every other peer of one game's roster.
+
+    ``incoming`` yields ``(index, payload)``; ``events`` yields MeshEvent values. Indexes are
+    roster (join-order) indexes, not game seats.
+    """
+
+    def __init__(
+        self,
+        roster: Roster,
+        identity: Identity,
+        config: NetConfig,
+        nursery: trio.Nursery,
+    ) -> None:
+        index = roster.index_of(identity.peer_id)
+        if index is None:
+            raise LocalProtocolError(f"identity {identity.short_id} is not in the roster")
+        self.roster = roster
+        self.my_index = index
+        self.identity = identity
+        self.config = config
+        self._nursery = nursery
+        self._links = {
+            e.index: _Link(e, dialer=e.index < index) for e in roster.players if e.index != index
+        }
+        self._incoming_send, self.incoming = trio.open_memory_channel[tuple[int, bytes]](
+            _INCOMING_SIZE
+        )
+        # Events are rare and must never block a network task: unbounded.
+        self._events_send, self.events = trio.open_memory_channel[MeshEvent](math.inf)
+        self._changed = trio.Event()
+
+    # ---- public API
+
+    @property
+    def game_id(self) -> str:
+        return self.roster.game_id
+
+    def is_connected(self, index: int) -> bool:
+        return self._link(index).conn is not None
+
+    def waiting_for(self) -> tuple[int, ...]:
+        """Indexes of peers we currently have no connection to (for "waiting for X" UIs)."""
+        return tuple(i for i, link in sorted(self._links.items()) if link.conn is None)
+
+    def last_error(self, index: int) -> str:
+        """Why the last attempt to reach ``index`` failed ("" if none)."""
+        return self._link(index).last_error
+
+    async def send(self, index: int, payload: bytes) -> None:
+        """Queue ``payload`` for peer ``index`` (delivered in order; see module docstring)."""
+        await self._link(index).outbox_send.send(payload)
+
+    async def broadcast(self, payload: bytes) -> None:
+        for index in sorted(self._links):
+            await self.send(index, payload)
+
+    async def wait_all_connected(self) -> None:
+        """Return once every peer is connected; MeshFormationFailed if one is lost first."""
+        while True:
+            lost = [i for i, link in self._links.items() if link.lost and link.conn is None]
+            if lost:
+                link = self._links[lost[0]]
+                raise MeshFormationFailed(
+                    lost[0], f"did not connect within the grace period ({link.last_error})"
+                )
+            if not self.waiting_for():
+                return
+            await self._wait_changed()
+
+    def close(self) -> None:
+        """Drop every connection and stop re-dialing."""
+        for link in self._links.values():
+            link.lost = True
+            if link.scope is not None:
+                link.scope.cancel()
+
+    # ---- internals
+
+    def _link(self, index: int) -> _Link:
+        try:
+            return self._links[index]
+        except KeyError:
+            reason = f"no peer with index {index} (we are {self.my_index})"
+            raise LocalProtocolError(reason) from None
+
+    async def _wait_changed(self) -> None:
+        await self._changed.wait()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def _start(self) -> None:
+        for link in self._links.values():
+            if link.dialer:
+                self._nursery.start_soon(self._dial_loop, link)
+            else:
+                self._nursery.start_soon(self._grace_watch, link)
+
+    async def _run_connection(self, link: _Link, conn: Connection) -> None:
+        """Carry frames over ``conn`` until it breaks or a newer connection replaces it."""
+        if link.scope is not None:
+            link.scope.cancel()  # A re-dial won: the old connection is stale.
+        link.generation += 1
+        generation = link.generation
+        conn.seat = link.entry.index
+        reconnect = link.ever_connected
+        link.conn, link.ever_connected, link.lost, link.last_error = conn, True, False, ""
+        event: MeshEvent = (
+            PeerReconnected(link.entry.index) if reconnect else PeerConnected(link.entry.index)
+        )
+        self._events_send.send_nowait(event)
+        self._notify()
+        reason = "closed"
+        with trio.CancelScope() as scope:
+            link.scope = scope
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer, link, conn)
+                    await self._reader(link, conn)
+                    nursery.cancel_scope.cancel()
+            except* (P2PError, OSError) as group:
+                reason = "; ".join(str(e) for e in group.exceptions)
+        await conn.aclose()
+        if link.generation == generation:  # Not replaced: this peer really is gone for now.
+            link.conn, link.scope, link.last_error = None, None, reason
+            self._events_send.send_nowait(PeerDisconnected(link.entry.index, reason))
+            self._notify()
+
+    async def _reader(self, link: _Link, conn: Connection) -> None:
+        while (payload := await conn.receive_frame()) is not None:
+            await self._incoming_send.send((link.entry.index, payload))
+
+    async def _writer(self, link: _Link, conn: Connection) -> None:
+        async for payload in link.outbox_recv:
+            await conn.send_frame(payload)
+
+    async def _dial_loop(self, link: _Link) -> None:
+        """We have the higher index: dial, and re-dial with backoff after each drop."""
+        entry = link.entry
+        while not link.lost:
+            away_since = trio.current_time()
+            backoff = self.config.backoff_initial
+            conn: Connection | None = None
+            while conn is None:
+                try:
+                    conn = await self._dial_once(entry)
+                except (P2PError, OSError) as exc:
+                    link.last_error = str(exc)
+                    log.info("dialing peer %d failed: %s", entry.index, exc)
+                    if trio.current_time() - away_since >= self.config.grace_period:
+                        link.lost = True
+                        self._events_send.send_nowait(PeerLost(entry.index))
+                        self._notify()
+                        return
+                    await trio.sleep(backoff)
+                    backoff = min(backoff * 2, self.config.backoff_max)
+            await self._run_connection(link, conn)
+
+    async def _dial_once(self, entry: RosterEntry) -> Connection:
+        conn = await dial(
+            entry.address, entry.port, self.identity, entry.peer_id, self.config, entry.index
+        )
+        try:
+            await conn.send_frame(encode_control(mesh_hello(self.game_id, self.my_index)))
+            check_mesh_welcome(await conn.receive_first_frame(), self.roster, entry.index)
+        except BaseException:
+            await conn.aclose()
+            raise
+        return conn
+
+    async def _grace_watch(self, link: _Link) -> None:
+        """They dial us: declare them lost if they stay away longer than the grace period."""
+        while True:
+            while link.conn is not None:
+                await self._wait_changed()
+            with trio.move_on_after(self.config.grace_period):
+                while link.conn is None:
+                    await self._wait_changed()
+                continue
+            if not link.lost:
+                link.lost = True
+                self._events_send.send_nowait(PeerLost(link.entry.index))
+                self._notify()
+            while link.conn is None:
+                await self._wait_changed()
+
+    async def _accept(self, conn: Connection, first: bytes) -> None:
+        """A higher-index peer dialed us with a mesh-hello: pin it to the roster and serve it."""
+        index = check_mesh_hello(first, self.roster, self.my_index, conn.peer_id)
+        await conn.send_frame(encode_control(mesh_welcome(self.game_id, self.my_index)))
+        await self._run_connection(self._links[index], conn)
+
+
+# --------------------------------------------------------------------------- node
+
+
+class HostedLobby:
+    """A lobby this node hosts; ``code`` is ready as soon as the node listens."""
+
+    def __init__(self, node: Node, lobby: HostLobby, code: JoinCode) -> None:
+        self._node = node
+        self.lobby = lobby
+        self.code = code
+        self.roster: Roster | None = None
+        self.roster_ready = trio.Event()
+
+    def joined(self) -> tuple[RosterEntry, ...]:
+        return self.lobby.joined
+
+    async def wait_mesh(self) -> Mesh:
+        """Wait until the lobby is full, then until the full mesh is connected."""
+        with trio.fail_after(self._node.config.lobby_timeout):
+            await self.roster_ready.wait()
+        assert self.roster is not None
+        return await self._node._start_mesh(self.roster)
+
+
+class Node:
+    """One peer's listener, plus at most one lobby and one mesh at a time."""
+
+    def __init__(
+        self, identity: Identity, home: Path, bind: str, port: int, config: NetConfig,
+        nursery: trio.Nursery,
+    ) -> None:
+        self.identity = identity
+        self.home = home
+        self.bind = bind
+        self.port = port
+        self.config = config
+        self._nursery = nursery
+        self._hosted: HostedLobby | None = None
+        self._mesh: Mesh | None = None
+        self._mesh_ready = trio.Event()
+
+    def advertised_address(self, advertise: str | None = None) -> str:
+        if advertise:
+            return advertise
+        if self.bind not in ("", "0.0.0.0", "::"):
+            return self.bind
+        return _guess_lan_address()
+
+    def host(self, *, players: int, name: str, advertise: str | None = None) -> HostedLobby:
+        """Open a lobby for ``players`` peers (us included) and make its join code."""
+        if self._hosted is not None or self._mesh is not None:
+            raise LocalProtocolError("this node already hosts a lobby or runs a game")
+        address = self.advertised_address(advertise)
+        game_id = new_game_id()
+        me = RosterEntry(0, name, self.identity.public_bytes, address, self.port)
+        lobby = HostLobby(game_id, players, me)
+        code = JoinCode(address, self.port, game_id, self.identity.peer_id)
+        self._hosted = HostedLobby(self, lobby, code)
+        return self._hosted
+
+    async def join(self, code: JoinCode | str, *, name: str) -> Mesh:
+        """Join the game of ``code``: hello to the host, get the roster, form the mesh."""
+        if self._mesh is not None:
+            raise LocalProtocolError("this node already runs a game")
+        join_code = JoinCode.parse(code) if isinstance(code, str) else code
+        joiner = JoinerLobby(join_code, self.identity, name, self.port)
+        conn = await dial(
+            join_code.address, join_code.port, self.identity, join_code.host_id, self.config, 0
+        )
+        try:
+            await conn.send_frame(encode_control(joiner.hello()))
+            joiner.on_welcome(await conn.receive_first_frame())
+            with trio.fail_after(self.config.lobby_timeout):
+                frame = await conn.receive_frame()
+            if frame is None:
+                raise RemoteProtocolError(0, "the host closed the lobby before the game started")
+            roster = joiner.on_roster(frame)
+        finally:
+            await conn.aclose()
+        return await self._start_mesh(roster)
+
+    async def resume(self, game_id: str) -> Mesh:
+        """Re-enter the mesh of a game whose roster is stored in our home directory."""
+        if self._mesh is not None:
+            raise LocalProtocolError("this node already runs a game")
+        roster = load_roster(self.home, game_id)
+        index = roster.index_of(self.identity.peer_id)
+        if index is None:
+            raise LocalProtocolError(f"{self.identity.short_id} is not in game {game_id}")
+        if roster.players[index].port != self.port:
+            raise LocalProtocolError(
+                f"the roster says we listen on port {roster.players[index].port}, "
+                f"but this node listens on {self.port}"
+            )
+        return await self._start_mesh(roster)
+
+    async def _start_mesh(self, roster: Roster) -> Mesh:
+        save_roster(self.home, roster)
+        mesh = Mesh(roster, self.identity, self.config, self._nursery)
+        self._mesh = mesh
+        self._mesh_ready.set()
+        mesh._start()
+        await mesh.wait_all_connected()
+        return mesh
+
+    async def _on_connection(self, conn: Connection) -> None:
+        """Every incoming connection: a lobby hello or a mesh hello decides what it is."""
+        first = await conn.receive_first_frame()
+        kind = decode_control(first)["type"]
+        try:
+            if kind == "hello":
+                await self._lobby_member(conn, first)
+            elif kind == "mesh-hello":
+                with trio.move_on_after(self.config.first_read_timeout):
+                    await self._mesh_ready.wait()  # a fast peer may dial before we have it
+                if self._mesh is None:
+                    raise LobbyRefused(None, "no game is running here yet")
+                await self._mesh._accept(conn, first)
+            else:
+                raise LobbyRefused(None, f"unexpected first message {kind!r}")
+        except LobbyRefused as exc:
+            log.info("refused %r: %s", conn, exc.reason)
+            with contextlib.suppress(P2PError, OSError):
+                await conn.send_frame(encode_control(refuse(exc.reason)))
+            raise
+
+    async def _lobby_member(self, conn: Connection, hello: bytes) -> None:
+        hosted = self._hosted
+        if hosted is None or hosted.roster is not None:
+            raise LobbyRefused(None, "no lobby is open here")
+        entry = hosted.lobby.on_hello(conn.peer_key, conn.remote_address, hello)
+        log.info("%s (%s) joined the lobby", entry.name, short_id(entry.peer_id))
+        await conn.send_frame(encode_control(hosted.lobby.welcome(entry)))
+        if hosted.lobby.full:
+            # Made here, with no await since the admission, so that nobody can leave between
+            # "the lobby is full" and "the roster lists these players".
+            hosted.roster = hosted.lobby.roster(self.identity)
+            hosted.roster_ready.set()
+        with trio.CancelScope() as watch:
+
+            async def notice_leaving() -> None:
+                # Any frame or EOF from a waiting joiner means it left (or misbehaved).
+                with contextlib.suppress(P2PError, OSError):
+                    await conn.receive_frame()
+                if hosted.roster is None:
+                    hosted.lobby.leave(conn.peer_id)
+                    log.info("%s left the lobby", entry.name)
+                watch.cancel()
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(notice_leaving)
+                await hosted.roster_ready.wait()
+                assert hosted.roster is not None
+                await conn.send_frame(encode_control(HostLobby.roster_message(hosted.roster)))
+                nursery.cancel_scope.cancel()
+
+
+def _guess_lan_address() -> str:
+    """The address our default route would use (a UDP connect sends no packet)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed, nothing is sent
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+@contextlib.asynccontextmanager
+async def open_node(
+    identity: Identity,
+    *,
+    home: Path | str | None = None,
+    bind: str = "0.0.0.0",
+    port: int = 0,
+    config: NetConfig | None = None,
+) -> AsyncIterator[Node]:
+    """Listen on ``bind:port`` and yield a Node; leaving the block closes everything."""
+    cfg = config or NetConfig()
+    home_path = Path(home) if home is not None else default_home()
+    async with trio.open_nursery() as nursery:
+        node_box: list[Node] = []
+
+        async def handler(conn: Connection) -> None:
+            await node_box[0]._on_connection(conn)
+
+        bound = await nursery.start(
+            lambda task_status: serve(
+                identity, handler, bind=bind, port=port, config=cfg, task_status=task_status
+            )
+        )
+        node = Node(identity, home_path, bind, bound, cfg, nursery)
+        node_box.append(node)
+        try:
+            yield node
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+__all__ = [
+    "ConnectionLost",
+    "HostedLobby",
+    "Mesh",
+    "MeshEvent",
+    "MeshFormationFailed",
+    "NetConfig",
+    "Node",
+    "PeerConnected",
+    "PeerDisconnected",
+    "PeerLost",
+    "PeerReconnected",
+    "load_roster",
+    "open_node",
+    "roster_path",
+    "save_roster",
+    "saved_games",
+]
