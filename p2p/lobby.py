@@ -29,6 +29,7 @@ JOIN_CODE_PREFIX = "sol1-"
 ROSTER_DOMAIN = b"solstice/roster/v1\n"
 _CHECKSUM_BYTES = 4
 _HEX = frozenset("0123456789abcdef")
+_BASE32 = frozenset("abcdefghijklmnopqrstuvwxyz234567")
 
 
 class InvalidJoinCode(ValueError):
@@ -106,13 +107,15 @@ class JoinCode:
         code = text.strip().lower()
         if not code.startswith(JOIN_CODE_PREFIX):
             raise InvalidJoinCode(f"a join code starts with {JOIN_CODE_PREFIX!r}")
-        body = code[len(JOIN_CODE_PREFIX) :].upper()
-        try:
-            raw = base64.b32decode(body + "=" * (-len(body) % 8))
-        except ValueError as exc:
-            raise InvalidJoinCode("the join code contains characters it cannot hold") from exc
-        if len(raw) < 1:
+        body = code[len(JOIN_CODE_PREFIX) :]
+        if not body:
             raise InvalidJoinCode("the join code is empty")
+        if not set(body) <= _BASE32:
+            raise InvalidJoinCode("the join code contains characters it cannot hold")
+        try:
+            raw = base64.b32decode(body.upper() + "=" * (-len(body) % 8))
+        except ValueError as exc:  # a length no encoder produces
+            raise InvalidJoinCode("the join code is truncated or too long") from exc
         addr_len = {4: 4, 6: 16}.get(raw[0])
         if addr_len is None:
             raise InvalidJoinCode("the join code is damaged (unknown address family)")
@@ -128,9 +131,13 @@ class JoinCode:
         game_id = payload[pos + 2 : pos + 2 + GAME_ID_BYTES].hex()
         host_id = payload[pos + 2 + GAME_ID_BYTES :].hex()
         try:
-            return cls(address, port, game_id, host_id)
+            parsed = cls(address, port, game_id, host_id)
         except LocalProtocolError as exc:
             raise InvalidJoinCode(f"the join code is damaged: {exc}") from exc
+        # The last character carries unused bits; one code, one spelling.
+        if parsed.encode() != code:
+            raise InvalidJoinCode("the join code is mistyped (unused bits set)")
+        return parsed
 
     def __str__(self) -> str:
         return self.encode()
