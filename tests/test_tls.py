@@ -132,7 +132,9 @@ async def test_handshake_timeout_against_a_silent_server() -> None:
     with trio.fail_after(5):
         async with trio.open_nursery() as nursery:
             listeners = await nursery.start(
-                lambda task_status: trio.serve_tcp(silent, 0, host=LOOPBACK, task_status=task_status)
+                lambda task_status: trio.serve_tcp(
+                    silent, 0, host=LOOPBACK, task_status=task_status
+                )
             )
             port = listeners[0].socket.getsockname()[1]
             start = trio.current_time()
