@@ -42,10 +42,6 @@ class GameConfig:
             raise ConfigError(f"unknown planet(s): {', '.join(unknown)}")
         if len(set(self.planets)) != len(self.planets):
             raise ConfigError("a planet appears twice")
-        if "Desert" in self.planets and self.planets[-1] != "Desert":
-            raise ConfigError("the Desert is always placed last")
-        if len([p for p in self.planets if p != "Desert"]) != n:
-            raise ConfigError(f"{n} players need {n} planets besides the Desert")
         bad = [e for e in self.events if e not in EVENT_BY_NAME]
         if bad:
             raise ConfigError(f"unknown event(s): {', '.join(bad)}")
@@ -53,6 +49,14 @@ class GameConfig:
             raise ConfigError("an event appears twice")
         if not 0 <= self.first_player < n:
             raise ConfigError(f"first player must be a seat 0..{n - 1}")
+
+    def check_setup(self) -> None:
+        """The setup rules for a whole game (a resolution scenario may break them)."""
+        n = self.n
+        if "Desert" in self.planets and self.planets[-1] != "Desert":
+            raise ConfigError("the Desert is always placed last")
+        if len([p for p in self.planets if p != "Desert"]) != n:
+            raise ConfigError(f"{n} players need {n} planets besides the Desert")
 
     @property
     def n(self) -> int:

@@ -29,6 +29,7 @@ def new_game(config: GameConfig, deck_order: Sequence[int] | None = None, *,
     ``deck_order`` is the shuffled deck (card ids, top first) when this state may know every
     card (local games); None when the deck is hidden (network peers: mental poker).
     """
+    config.check_setup()
     ids = config.card_ids()
     if deck_order is not None and sorted(deck_order) != list(ids):
         raise ValueError("deck_order must be a permutation of the game's cards")

@@ -1,0 +1,98 @@
+"""Play one local game (engine only, no network) between bots, chance from a seeded stream."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bots.base import Bot, GameInfo, Turn
+from engine import (
+    CHANCE,
+    GameConfig,
+    GameState,
+    Shuffle,
+    apply_in_place,
+    chance_request,
+    final_scores,
+    is_over,
+    legal_actions,
+    new_game,
+    random_config,
+    ranking,
+    to_move,
+)
+from engine.randomness import RandomStream
+
+log = logging.getLogger("solstice.match")
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    config: GameConfig
+    scores: tuple[int, ...]       # final scores (VP minus casualties), per seat
+    vp: tuple[int, ...]
+    casualties: tuple[int, ...]
+    ranking: tuple[int, ...]      # seats, winner first
+    rounds: int
+    actions: int
+    faults: tuple[str, ...] = ()  # bot errors replaced by a random legal action
+
+    @property
+    def winner(self) -> int:
+        return self.ranking[0]
+
+
+def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
+               config: GameConfig | None = None, keep_log: bool = False,
+               on_state: Callable[[GameState], None] | None = None) -> MatchResult:
+    """Play a complete game; seat i is played by ``bots[i]``."""
+    stream = RandomStream(seed)
+    table = stream.fork("table")
+    if config is None:
+        config = random_config(len(bots), table)
+    deck = list(config.card_ids())
+    table.shuffle(deck)
+    state = new_game(config, deck, keep_log=keep_log)
+    chance = stream.fork("chance")
+    fallback = stream.fork("fallback")
+    for seat, bot in enumerate(bots):
+        bot.start(GameInfo(seat, config, stream.fork(f"bot{seat}").word().to_bytes(8, "big")))
+    faults: list[str] = []
+    actions = 0
+    while not is_over(state):
+        movers = to_move(state)
+        if movers == [CHANCE]:
+            _, k = chance_request(state)  # type: ignore[misc]
+            action = Shuffle(tuple(chance.permutation(k)))
+        else:
+            seat = movers[0]
+            legal = legal_actions(state, seat)
+            action = _ask(bots[seat], Turn(state, seat, legal), legal, fallback, faults)
+        apply_in_place(state, action)
+        actions += 1
+        if on_state is not None:
+            on_state(state)
+    result = MatchResult(config, tuple(final_scores(state)), tuple(state.vp),
+                         tuple(state.casualties), tuple(ranking(state)), state.round, actions,
+                         tuple(faults))
+    for seat, bot in enumerate(bots):
+        try:
+            bot.end({"seat": seat, "scores": list(result.scores), "winner": result.winner})
+        except Exception as exc:  # a bot's hook failing must not lose the result
+            log.warning("bot %s (seat %d) failed in end(): %s", bot.name, seat, exc)
+    return result
+
+
+def _ask(bot: Bot, turn: Turn, legal: list, fallback: RandomStream, faults: list[str]):
+    try:
+        action = bot.choose(turn)
+    except Exception as exc:
+        reason = f"{bot.name} (seat {turn.seat}) raised {type(exc).__name__}: {exc}"
+    else:
+        if action in legal:
+            return action
+        reason = f"{bot.name} (seat {turn.seat}) answered an illegal action {action!r}"
+    log.warning("%s; playing a random legal action instead", reason)
+    faults.append(reason)
+    return legal[fallback.randbelow(len(legal))]

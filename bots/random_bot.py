@@ -1,0 +1,16 @@
+"""``random``: a uniformly random legal action."""
+
+from __future__ import annotations
+
+from bots.base import Bot, GameInfo, Turn
+from engine import Action
+
+
+class RandomBot(Bot):
+    name = "random"
+
+    def start(self, info: GameInfo) -> None:
+        super().start(info)
+
+    def choose(self, turn: Turn) -> Action:
+        return turn.legal[self.rng.randbelow(len(turn.legal))]

@@ -1,0 +1,83 @@
+"""Canonical serialization of a state (round-trips) and its hash.
+
+``state_to_dict`` is plain data; ``canonical_json`` of it is the byte form. ``public_hash`` hashes
+the state with every card no seat has seen publicly removed, so that peers who know different
+secrets still agree on it: peers compare it at phase boundaries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from engine.canonical import canonical_json
+from engine.config import GameConfig
+from engine.state import Decision, GameState, Phase
+
+_LISTS = ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision", "controller",
+          "resolved", "claimer", "deck", "hands", "drafted", "planets", "prisoner", "discard",
+          "leftovers", "vp", "casualties", "quota", "captured", "vision_up", "planet_started",
+          "stopped", "duchess_scored", "planet_discarded", "awaiting")
+_SCALARS = ("first_player", "round", "direction", "first_pick", "turn", "sentry_planet",
+            "omniscient")
+
+
+def _step(value: tuple | None) -> list | None:
+    return None if value is None else list(value)
+
+
+def state_to_dict(s: GameState) -> dict[str, Any]:
+    data: dict[str, Any] = {"config": s.config.to_dict(), "phase": s.phase.value}
+    for name in _LISTS:
+        data[name] = getattr(s, name)
+    for name in _SCALARS:
+        data[name] = getattr(s, name)
+    data["claims"] = [list(c) for c in s.claims]
+    data["picks"] = [None if p is None else list(p) for p in s.picks]
+    data["initial_sf"] = [list(x) for x in s.initial_sf]
+    data["step"] = _step(s.step)
+    data["chance"] = None if s.chance is None else list(s.chance)
+    d = s.decision
+    data["decision"] = None if d is None else {
+        "seat": d.seat, "kind": d.kind, "options": list(d.options), "default": d.default,
+        "prompt": d.prompt, "then": list(d.then)}
+    return data
+
+
+def state_from_dict(data: dict[str, Any], *, keep_log: bool = True) -> GameState:
+    s = GameState.__new__(GameState)
+    s.config = GameConfig.from_dict(data["config"])
+    s.n = s.config.n
+    s.keep_log = keep_log
+    s.log = []
+    s.seat_of_faction = {f: i for i, f in enumerate(s.config.factions)}
+    s.all_mask = (1 << s.n) - 1
+    s.phase = Phase(data["phase"])
+    for name in _LISTS:
+        value = data[name]
+        setattr(s, name, [v[:] if isinstance(v, list) else v for v in value])
+    for name in _SCALARS:
+        setattr(s, name, data[name])
+    s.claims = [tuple(c) for c in data["claims"]]
+    s.picks = [None if p is None else tuple(p) for p in data["picks"]]
+    s.initial_sf = [tuple(x) for x in data["initial_sf"]]
+    s.step = None if data["step"] is None else tuple(data["step"])
+    s.chance = None if data["chance"] is None else tuple(data["chance"])
+    d = data["decision"]
+    s.decision = None if d is None else Decision(
+        d["seat"], d["kind"], tuple(d["options"]), d["default"], d["prompt"], tuple(d["then"]))
+    return s
+
+
+def state_bytes(s: GameState) -> bytes:
+    return canonical_json(state_to_dict(s))
+
+
+def public_hash(s: GameState) -> str:
+    """SHA-256 (hex) of the public part of the state."""
+    from engine.view import redact
+
+    public = state_to_dict(redact(s, None))
+    public.pop("omniscient")
+    public.pop("known")  # who saw what differs in no public way, but keep the hash minimal
+    return hashlib.sha256(b"solstice/state/v1\x00" + canonical_json(public)).hexdigest()

@@ -1,0 +1,25 @@
+"""The ``solstice`` command line (typer). Each command group lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from ui import cmd_rules, cmd_simulate
+
+app = typer.Typer(
+    name="solstice",
+    help="Solstice: a peer-to-peer card game client with fair hidden play and pluggable bots.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(cmd_rules.app, name="rules")
+cmd_simulate.register(app)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
