@@ -1,0 +1,159 @@
+"""End-of-game audit: full slot -> card mapping, or the first proven fault with blame."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2p.deck_audit import audit_deck
+from p2p.deck_loopback import LoopbackTable
+from p2p.fairplay_errors import (
+    CommitmentMismatch,
+    DeckCorrupted,
+    MalformedMessage,
+    MissingOpening,
+    SlotKeyMismatch,
+    StepMismatch,
+)
+from p2p.group import card_points, mul, mul_base, scalar_invert, scalar_mul
+
+
+def openings(table: LoopbackTable) -> dict[int, dict[str, Any]]:
+    return {seat: deck.opening_message() for seat, deck in enumerate(table.decks)}
+
+
+def run_audit(table: LoopbackTable, opened: dict[int, Any], viewer: int = 0):
+    return audit_deck(
+        table.game_id, table.n_seats, table.n_cards, table.decks[viewer].public_transcript, opened
+    )
+
+
+@pytest.mark.parametrize("n_seats", [2, 3, 4])
+def test_audit_reconstructs_every_slot_including_hidden_ones(n_seats):
+    table = LoopbackTable("audit", n_seats, 26)
+    table.setup()
+    private = {slot: table.open_to(slot, slot % n_seats).card for slot in range(10)}
+    public = {slot: table.reveal(slot).card for slot in range(10, 14)}
+    batch = table.add_batch(sorted(public.values()))
+    result = table.audit(viewer=n_seats - 1).slot_cards
+    assert sorted(result) == list(range(26 + len(batch)))
+    assert {slot: result[slot] for slot in private} == private
+    assert {slot: result[slot] for slot in public} == public
+    assert sorted(result[slot] for slot in range(26)) == list(range(26))
+    assert sorted(result[slot] for slot in batch) == sorted(public.values())
+    # Every peer's transcript gives the same answer.
+    assert run_audit(table, openings(table), viewer=0).slot_cards == result
+
+
+def test_refusing_to_open_is_blamed():
+    table = LoopbackTable("audit", 3, 16)
+    table.setup()
+    opened = openings(table)
+    del opened[1]
+    with pytest.raises(MissingOpening) as info:
+        run_audit(table, opened)
+    assert info.value.seat == 1
+
+
+def test_opening_another_seed_is_blamed():
+    table = LoopbackTable("audit", 3, 16)
+    table.setup()
+    opened = openings(table)
+    opened[2] = opened[2] | {"seed": "11" * 32}
+    with pytest.raises(CommitmentMismatch) as info:
+        run_audit(table, opened)
+    assert info.value.seat == 2
+
+
+def test_malformed_opening_is_blamed():
+    table = LoopbackTable("audit", 2, 16)
+    table.setup()
+    opened = openings(table)
+    opened[0] = opened[0] | {"salt": "xyz"}
+    with pytest.raises(MalformedMessage) as info:
+        run_audit(table, opened)
+    assert info.value.seat == 0
+
+
+def test_uncommitted_permutation_caught_only_by_the_audit():
+    # Seat 1 swaps two points of its shuffle: a valid-looking deck, but not the permutation
+    # its committed seed gives. Live play cannot see it; the audit proves it.
+    def swap(message):
+        if message["type"] != "deck/shuffle":
+            return message
+        points = list(message["points"])
+        points[0], points[1] = points[1], points[0]
+        return message | {"points": points}
+
+    table = LoopbackTable("audit", 3, 16, lambda seat, m: swap(m) if seat == 1 else m)
+    table.setup()
+    cards = [table.reveal(slot).card for slot in range(16)]
+    assert sorted(cards) == list(range(16))  # nothing visible during play
+    with pytest.raises(StepMismatch) as info:
+        table.audit()
+    assert info.value.seat == 1
+    assert info.value.evidence["position"] == 0
+
+
+def test_wrong_rekey_factor_named_after_live_detection():
+    def scramble(seat, message):
+        if seat == 2 and message["type"] == "deck/rekey":
+            points = list(message["points"])
+            points[5] = mul((3).to_bytes(32, "little"), bytes.fromhex(points[5])).hex()
+            return message | {"points": points}
+        return message
+
+    table = LoopbackTable("audit", 3, 16, scramble)
+    table.setup()
+    with pytest.raises(DeckCorrupted):
+        table.reveal(5)  # live: proven bad, author unknown
+    with pytest.raises(StepMismatch) as info:
+        table.audit()  # the audit replays up to the bad reveal and names seat 2
+    assert info.value.seat == 2
+    assert info.value.evidence["position"] == 5
+
+
+def test_fake_key_commitment_caught_by_the_audit():
+    # Seat 0 publishes k'*B for slot 4 while re-keying with its committed k: its disclosed
+    # key then fails the check live, and the audit proves the commitment itself was false.
+    table = LoopbackTable("audit", 2, 16)
+    fake = scalar_mul(table.keys[0].slot_key(4), (7).to_bytes(32, "little"))
+
+    def fake_commitment(seat, message):
+        if seat == 0 and message["type"] == "deck/rekey":
+            commitments = list(message["key_commitments"])
+            commitments[4] = mul_base(fake).hex()
+            return message | {"key_commitments": commitments}
+        return message
+
+    table.tamper = fake_commitment
+    table.setup()
+    with pytest.raises(SlotKeyMismatch) as live:
+        table.open_to(4, 1)
+    assert live.value.seat == 0
+    with pytest.raises(StepMismatch) as info:
+        table.audit()
+    assert info.value.seat == 0
+    assert "key commitment" in info.value.reason
+
+
+def test_tampered_transcript_is_refused():
+    table = LoopbackTable("audit", 2, 16)
+    table.setup()
+    transcript = list(table.decks[0].public_transcript)
+    sender, message = transcript[3]
+    transcript[3] = (sender, message | {"points": message["points"][:-1]})
+    with pytest.raises(MalformedMessage) as info:
+        audit_deck("audit", 2, 16, transcript, openings(table))
+    assert info.value.seat == sender
+
+
+def test_keys_used_in_live_play_are_the_committed_ones():
+    table = LoopbackTable("audit", 2, 16)
+    table.setup()
+    disclosed = bytes.fromhex(table.decks[1].disclose(3, 0)["key"])
+    assert disclosed == table.keys[1].slot_key(3)
+    x = table.keys[0].shuffle_key(0)
+    first_point = table.decks[0].batch_records()[0].steps[0].points[0]
+    assert mul(scalar_invert(x), first_point) in set(card_points("audit", 16))

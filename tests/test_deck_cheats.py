@@ -1,0 +1,304 @@
+"""One test per cheat and per malformed input; each asserts the blamed seat.
+
+A cheater is played by rewriting its messages in flight (the same rewritten message reaches
+every peer, as a signed broadcast would).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from nacl import bindings as sodium
+
+from p2p.deck import Deck
+from p2p.deck_loopback import LoopbackTable
+from p2p.errors import CheatDetected
+from p2p.fairplay_errors import (
+    DeckCorrupted,
+    MalformedMessage,
+    OutOfOrder,
+    SlotKeyMismatch,
+)
+from p2p.group import FIELD_P, L, mul, scalar_invert, scalar_mul
+
+ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+
+Edit = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def cheat(kind: str, seat: int, edit: Edit):
+    """A tamper hook rewriting ``seat``'s messages of type ``kind`` with ``edit``."""
+
+    def tamper(sender: int, message: dict[str, Any]) -> dict[str, Any]:
+        if sender == seat and message["type"] == kind:
+            return edit(dict(message))
+        return message
+
+    return tamper
+
+
+def with_point(index: int, value: str) -> Edit:
+    def edit(message: dict[str, Any]) -> dict[str, Any]:
+        points = list(message["points"])
+        points[index] = value
+        return message | {"points": points}
+
+    return edit
+
+
+def ready_table(n_seats: int = 3, n_cards: int = 16, tamper=None) -> LoopbackTable:
+    table = LoopbackTable("cheats", n_seats, n_cards, tamper)
+    table.setup()
+    return table
+
+
+# ---- malformed points in a shuffle: every receiver refuses at once ------------------
+
+
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ("ab" * 31, "hex"),  # wrong length
+        ("AB" * 32, "hex"),  # not lowercase: not the canonical encoding
+        ("zz" * 32, "hex"),  # not hex at all
+        ((FIELD_P + 5).to_bytes(32, "little").hex(), "non-canonical"),
+        ((1).to_bytes(32, "little").hex(), "small-order"),  # the identity
+        (ORDER_8.hex(), "small-order"),
+    ],
+)
+def test_malformed_point_in_shuffle_blames_author(bad, reason):
+    table = LoopbackTable("cheats", 3, 16, cheat("deck/shuffle", 1, with_point(4, bad)))
+    table.commit_all()
+    with pytest.raises(MalformedMessage, match=reason) as info:
+        table.build()
+    assert info.value.seat == 1
+    assert info.value.evidence["points"][4] == bad
+
+
+def test_point_outside_subgroup_refused_by_the_next_layer():
+    # A mixed-order point passes the cheap checks; libsodium refuses it in the next
+    # peer's multiplication, so its author is blamed before any secret is exposed.
+    def add_torsion(message):
+        point = bytes.fromhex(message["points"][2])
+        return with_point(2, sodium.crypto_core_ed25519_add(point, ORDER_8).hex())(message)
+
+    table = LoopbackTable("cheats", 3, 16, cheat("deck/shuffle", 0, add_torsion))
+    table.commit_all()
+    with pytest.raises(MalformedMessage, match="prime-order") as info:
+        table.build()
+    assert info.value.seat == 0
+
+
+def test_point_outside_subgroup_in_last_rekey_refused_when_opening():
+    def add_torsion(message):
+        point = bytes.fromhex(message["points"][0])
+        return with_point(0, sodium.crypto_core_ed25519_add(point, ORDER_8).hex())(message)
+
+    table = ready_table(2, 16, cheat("deck/rekey", 1, add_torsion))
+    with pytest.raises(MalformedMessage, match="prime-order") as info:
+        table.open_to(0, 0)
+    assert info.value.seat == 1
+
+
+def test_duplicate_point_in_shuffle_blames_author():
+    def duplicate(message):
+        return with_point(1, message["points"][0])(message)
+
+    table = LoopbackTable("cheats", 2, 16, cheat("deck/shuffle", 1, duplicate))
+    table.commit_all()
+    with pytest.raises(MalformedMessage, match="equal or negations") as info:
+        table.build()
+    assert info.value.seat == 1
+
+
+def test_negated_point_in_rekey_blames_author():
+    def negate(message):
+        negated = mul((L - 1).to_bytes(32, "little"), bytes.fromhex(message["points"][0]))
+        return with_point(3, negated.hex())(message)
+
+    table = LoopbackTable("cheats", 2, 16, cheat("deck/rekey", 0, negate))
+    table.commit_all()
+    with pytest.raises(MalformedMessage, match="equal or negations") as info:
+        table.build()
+    assert info.value.seat == 0
+
+
+def test_wrong_number_of_points_blames_author():
+    table = LoopbackTable(
+        "cheats", 3, 16, cheat("deck/shuffle", 2, lambda m: m | {"points": m["points"][:-1]})
+    )
+    table.commit_all()
+    with pytest.raises(MalformedMessage, match="16 points") as info:
+        table.build()
+    assert info.value.seat == 2
+
+
+def test_malformed_key_commitment_blames_author():
+    def small_order(message):
+        commitments = list(message["key_commitments"])
+        commitments[0] = ORDER_8.hex()
+        return message | {"key_commitments": commitments}
+
+    table = LoopbackTable("cheats", 2, 16, cheat("deck/rekey", 1, small_order))
+    table.commit_all()
+    with pytest.raises(MalformedMessage) as info:
+        table.build()
+    assert info.value.seat == 1
+
+
+# ---- slot keys ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key, reason",
+    [
+        (bytes(32).hex(), "zero"),
+        (L.to_bytes(32, "little").hex(), ">= L"),
+        ((2**256 - 1).to_bytes(32, "little").hex(), ">= L"),
+        ("01" * 31, "hex"),
+    ],
+)
+def test_bad_scalar_in_private_slot_key_blames_sender(key, reason):
+    table = ready_table(3, 16, cheat("deck/slot-key", 2, lambda m: m | {"key": key}))
+    with pytest.raises(MalformedMessage, match=reason) as info:
+        table.open_to(0, 1)
+    assert info.value.seat == 2
+
+
+def test_bad_scalar_in_reveal_blames_sender():
+    zero = bytes(32).hex()
+    table = ready_table(3, 16, cheat("deck/reveal", 1, lambda m: m | {"key": zero}))
+    with pytest.raises(MalformedMessage, match="zero") as info:
+        table.reveal(0)
+    assert info.value.seat == 1
+
+
+def other_valid_key(message: dict[str, Any]) -> dict[str, Any]:
+    key = bytes.fromhex(message["key"])
+    return message | {"key": scalar_mul(key, (2).to_bytes(32, "little")).hex()}
+
+
+def test_private_key_not_matching_commitment_blames_sender():
+    table = ready_table(4, 16, cheat("deck/slot-key", 3, other_valid_key))
+    with pytest.raises(SlotKeyMismatch) as info:
+        table.open_to(7, 0)
+    assert info.value.seat == 3
+    assert info.value.evidence["message"]["slot"] == 7
+
+
+def test_public_key_not_matching_commitment_blames_sender():
+    table = ready_table(2, 16, cheat("deck/reveal", 0, other_valid_key))
+    with pytest.raises(SlotKeyMismatch) as info:
+        table.reveal(2)
+    assert info.value.seat == 0
+
+
+def test_key_for_another_slot_blames_sender():
+    # A genuine key, but of another slot: it cannot match this slot's commitment.
+    table = ready_table(2, 16)
+    message = table.decks[1].disclose(6, 0)
+    with pytest.raises(SlotKeyMismatch) as info:
+        table.decks[0].receive(1, message | {"slot": 5})
+    assert info.value.seat == 1
+
+
+# ---- decryption faults: proven at once, attributed by the audit -------------------------
+
+
+def test_decryption_to_no_card_is_detected():
+    # Seat 1 re-keys slot 3 with a factor it did not commit to.
+    def scramble(message):
+        point = bytes.fromhex(message["points"][3])
+        return with_point(3, mul((5).to_bytes(32, "little"), point).hex())(message)
+
+    table = ready_table(3, 16, cheat("deck/rekey", 1, scramble))
+    with pytest.raises(DeckCorrupted, match="no card") as info:
+        table.open_to(3, 2)
+    assert info.value.seat is None  # proven bad, author known only after the audit
+    assert isinstance(info.value, CheatDetected)
+    assert info.value.evidence["slot"] == 3
+    table.open_to(4, 2)  # other slots are fine
+
+
+def test_card_appearing_twice_is_detected():
+    # Seat 0 re-keys position 2 from position 1's input: slots 1 and 2 hold the same card.
+    table = LoopbackTable("twice", 2, 16)
+    keys = table.keys[0]
+
+    def copy_card(message):
+        deck = table.decks[0]
+        input_point = deck.batch_records()[0].steps[-1].points[1]
+        factor = scalar_mul(keys.slot_key(2), scalar_invert(keys.shuffle_key(0)))
+        return with_point(2, mul(factor, input_point).hex())(message)
+
+    table.tamper = cheat("deck/rekey", 0, copy_card)
+    table.setup()
+    first = table.open_to(1, 1)
+    with pytest.raises(DeckCorrupted, match=f"card {first.card}, seen in slot 1") as info:
+        table.open_to(2, 1)
+    assert info.value.seat is None
+
+
+# ---- order -----------------------------------------------------------------------------
+
+
+def test_shuffle_before_every_commitment_blames_sender():
+    decks = [Deck("order", 2, 16, seat) for seat in range(2)]
+    decks[1].receive(0, decks[0].commit_message())
+    decks[0].receive(0, decks[0].commit_message())
+    decks[0].receive(1, decks[1].commit_message())
+    with pytest.raises(OutOfOrder) as info:
+        decks[1].receive(0, decks[0].shuffle())
+    assert info.value.seat == 0
+
+
+def test_shuffle_out_of_turn_blames_sender():
+    table = LoopbackTable("order", 3, 16)
+    table.commit_all()
+    table.broadcast(0, table.decks[0].shuffle())
+    forged = table.decks[1].shuffle() | {"seat": 2}  # seat 2 jumps the queue
+    with pytest.raises(OutOfOrder) as info:
+        table.decks[0].receive(2, forged)
+    assert info.value.seat == 2
+
+
+def test_seat_field_must_name_the_sender():
+    table = ready_table(2, 16)
+    with pytest.raises(MalformedMessage) as info:
+        table.decks[0].receive(1, table.decks[0].reveal(0))  # seat 1 relays seat 0's
+    assert info.value.seat == 1
+
+
+def test_second_reveal_and_misrouted_key_blame_sender():
+    table = ready_table(3, 16)
+    table.broadcast(2, table.decks[2].reveal(0))
+    with pytest.raises(OutOfOrder) as info:
+        table.decks[0].receive(2, table.decks[2].reveal(0))
+    assert info.value.seat == 2
+    with pytest.raises(OutOfOrder) as info:
+        table.decks[1].receive(2, table.decks[2].disclose(0, 0))  # meant for seat 0
+    assert info.value.seat == 2
+
+
+def test_batch_with_other_cards_blames_sender():
+    table = ready_table(2, 16)
+    cards = [table.reveal(slot).card for slot in range(3)]
+    table.decks[1].begin_batch(cards)
+    table.decks[0].begin_batch(cards)
+    message = table.decks[0].shuffle() | {"cards": list(reversed(cards))}
+    with pytest.raises(OutOfOrder, match="other cards") as info:
+        table.decks[1].receive(0, message)
+    assert info.value.seat == 0
+
+
+def test_batch_of_hidden_cards_blames_sender():
+    table = ready_table(2, 16)
+    public = table.reveal(0).card
+    hidden = table.open_to(1, 0).card  # seat 0 knows it; seat 1 does not
+    table.decks[0].begin_batch([public])
+    message = table.decks[0].shuffle() | {"cards": [hidden]}
+    with pytest.raises(OutOfOrder, match="not a public card") as info:
+        table.decks[1].receive(0, message)
+    assert info.value.seat == 0
