@@ -222,16 +222,21 @@ def _duchess(s: GameState, p: int, slot: int) -> None:
     score(s, k, vp, f"Duchess scores {s.planet_name(p)}")
 
 
+def in_resolution_order(s: GameState, slots: list[int]) -> list[int]:
+    """Card options are offered (and defaulted) in the order the cards resolve."""
+    return sorted(slots, key=lambda x: sort_key(s, x))
+
+
 def _assassin_targets(s: GameState, p: int, slot: int) -> list[int]:
     k = s.controller[slot]
-    return [x for x in s.planets[p] if x != slot and (
-        (_name(s, x) == "Duchess" and s.controller[x] != k) or _name(s, x) == "Imposter")]
+    return in_resolution_order(s, [x for x in s.planets[p] if x != slot and (
+        (_name(s, x) == "Duchess" and s.controller[x] != k) or _name(s, x) == "Imposter")])
 
 
 def _assassin(s: GameState, p: int, slot: int) -> None:
     k = s.controller[slot]
     if _alive_named(s, p, "Mercenaries") and strongest(s, p) == k:
-        others = [x for x in s.planets[p] if x != slot]
+        others = in_resolution_order(s, [x for x in s.planets[p] if x != slot])
         ask(s, k, "mercenaries", ("no", *(s.label(x) or "" for x in others)), "no",
             "Mercenaries: kill any one card for 2 VP instead of a Duchess? (no = usual kill)",
             ("mercenaries", p, slot))
@@ -276,7 +281,7 @@ def _ambush(s: GameState, p: int, slot: int) -> None:
     k = strongest(s, p)
     if k < 0:
         return
-    others = [x for x in s.planets[p] if x != slot]
+    others = in_resolution_order(s, [x for x in s.planets[p] if x != slot])
     if not others:
         return
     ask(s, k, "ambush", ("no", *(s.label(x) or "" for x in others)), "no",
@@ -318,7 +323,7 @@ def transport_to(s: GameState, p: int, k: int, answer: str) -> None:
 
 
 def _transport_ask(s: GameState, p: int, k: int, dest: str) -> None:
-    movable = [x for x in s.planets[p] if not s.resolved[x]]
+    movable = in_resolution_order(s, [x for x in s.planets[p] if not s.resolved[x]])
     if not movable:
         return
     ask(s, k, "transport_card", ("done", *(s.label(x) or "" for x in movable)), "done",
