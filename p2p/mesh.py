@@ -261,16 +261,19 @@ class Mesh:
         self._events_send.send_nowait(event)
         self._notify()
         reason = "closed"
-        with trio.CancelScope() as scope:
-            link.scope = scope
-            try:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._writer, link, conn)
-                    await self._reader(link, conn)
-                    nursery.cancel_scope.cancel()
-            except* (P2PError, OSError) as group:
-                reason = "; ".join(str(e) for e in group.exceptions)
-        await conn.aclose()
+        try:
+            with trio.CancelScope() as scope:
+                link.scope = scope
+                try:
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(self._writer, link, conn)
+                        await self._reader(link, conn)
+                        nursery.cancel_scope.cancel()
+                except* (P2PError, OSError) as group:
+                    reason = "; ".join(str(e) for e in group.exceptions)
+        finally:
+            # Also when the whole node is cancelled: the peer must see the close at once.
+            await conn.aclose()
         if link.generation == generation:  # Not replaced: this peer really is gone for now.
             link.conn, link.scope, link.last_error = None, None, reason
             self._events_send.send_nowait(PeerDisconnected(link.entry.index, reason))

@@ -1,0 +1,296 @@
+"""Lobby + full mesh over real loopback TCP: formation, traffic, impostors, reconnects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2p.errors import RemoteProtocolError
+from p2p.identity import Identity
+from p2p.lobby import JoinCode, LobbyRefused, check_mesh_welcome, encode_control, mesh_hello
+from p2p.mesh import (
+    HostedLobby,
+    Mesh,
+    MeshEvent,
+    Node,
+    PeerDisconnected,
+    PeerLost,
+    PeerReconnected,
+    load_roster,
+    open_node,
+    roster_path,
+    saved_games,
+)
+from p2p.tls import PeerIdentityMismatch
+from p2p.transport import NetConfig, dial
+
+LOOPBACK = "127.0.0.1"
+CFG = NetConfig(
+    handshake_timeout=2.0,
+    first_read_timeout=2.0,
+    grace_period=10.0,
+    backoff_initial=0.02,
+    backoff_max=0.2,
+)
+SHORT_GRACE = NetConfig(
+    handshake_timeout=1.0,
+    first_read_timeout=1.0,
+    grace_period=0.6,
+    backoff_initial=0.02,
+    backoff_max=0.1,
+)
+
+
+class Peer:
+    """One peer process, simulated: a node in its own cancel scope, with its own home."""
+
+    def __init__(self, home: Path, config: NetConfig = CFG) -> None:
+        self.home = home
+        self.identity = Identity.load_or_create(home)  # a restart re-reads the same key
+        self.config = config
+        self.node: Node | None = None
+        self.mesh: Mesh | None = None
+        self.scope: trio.CancelScope | None = None
+        self.stopped = trio.Event()
+
+    async def run(self, port: int = 0, *, task_status: trio.TaskStatus[None]) -> None:
+        try:
+            with trio.CancelScope() as self.scope:
+                async with open_node(
+                    self.identity, home=self.home, bind=LOOPBACK, port=port, config=self.config
+                ) as node:
+                    self.node = node
+                    task_status.started()
+                    await trio.sleep_forever()
+        finally:
+            self.stopped.set()
+
+    async def stop(self) -> None:
+        """Like a killed process: every connection closes, nothing more is sent."""
+        assert self.scope is not None
+        self.scope.cancel()
+        await self.stopped.wait()
+
+
+async def start_peers(
+    nursery: trio.Nursery, tmp_path: Path, n: int, config: NetConfig = CFG
+) -> tuple[list[Peer], HostedLobby]:
+    peers = [Peer(tmp_path / f"peer{i}", config) for i in range(n)]
+    for peer in peers:
+        await nursery.start(peer.run)
+    assert peers[0].node is not None
+    lobby = peers[0].node.host(players=n, name="host")
+    code = lobby.code.encode()
+
+    async def form(peer: Peer, i: int) -> None:
+        assert peer.node is not None
+        if i == 0:
+            peer.mesh = await lobby.wait_mesh()
+        else:
+            peer.mesh = await peer.node.join(code, name=f"player{i}")
+
+    async with trio.open_nursery() as formation:
+        for i, peer in enumerate(peers):
+            formation.start_soon(form, peer, i)
+    return peers, lobby
+
+
+def by_index(peers: list[Peer]) -> dict[int, Peer]:
+    result = {}
+    for peer in peers:
+        assert peer.mesh is not None
+        result[peer.mesh.my_index] = peer
+    return result
+
+
+async def next_event(mesh: Mesh, wanted: Callable[[MeshEvent], bool]) -> MeshEvent:
+    async for event in mesh.events:
+        if wanted(event):
+            return event
+    raise AssertionError("event channel closed")
+
+
+async def expect_frames(mesh: Mesh, count: int) -> list[tuple[int, bytes]]:
+    return [await mesh.incoming.receive() for _ in range(count)]
+
+
+async def exchange(meshes: dict[int, Mesh], tag: str) -> None:
+    """Every peer sends one frame to each other peer, then a broadcast; all must arrive."""
+    n = len(meshes)
+    for i, mesh in meshes.items():
+        for j in meshes:
+            if j != i:
+                await mesh.send(j, f"{tag} {i}->{j}".encode())
+        await mesh.broadcast(f"{tag} all from {i}".encode())
+    for j, mesh in meshes.items():
+        got = await expect_frames(mesh, 2 * (n - 1))
+        for i in meshes:
+            if i != j:
+                from_i = [payload for sender, payload in got if sender == i]
+                # In order per sender: the direct frame was queued before the broadcast.
+                assert from_i == [f"{tag} {i}->{j}".encode(), f"{tag} all from {i}".encode()]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+async def test_lobby_forms_a_full_mesh(tmp_path: Path, n: int) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            peers, lobby = await start_peers(nursery, tmp_path, n)
+            indexed = by_index(peers)
+            assert sorted(indexed) == list(range(n))
+            assert indexed[0] is peers[0]  # the host is index 0
+            roster = peers[0].mesh.roster
+            for index, peer in indexed.items():
+                mesh = peer.mesh
+                assert mesh.roster == roster and mesh.game_id == lobby.code.game_id
+                assert mesh.waiting_for() == ()
+                assert roster.players[index].peer_id == peer.identity.peer_id
+                # Stored for restarts, and still verifiable from the file alone.
+                assert load_roster(peer.home, roster.game_id) == roster
+                assert saved_games(peer.home) == [roster.game_id]
+            assert roster.players[0].name == "host"
+            await exchange({i: p.mesh for i, p in indexed.items()}, "round1")
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("restarted", [0, 1, 2])
+async def test_peer_restarts_from_its_home_and_rejoins(tmp_path: Path, restarted: int) -> None:
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 3)
+            indexed = by_index(peers)
+            gone = indexed[restarted]
+            others = {i: p.mesh for i, p in indexed.items() if i != restarted}
+            game_id = gone.mesh.game_id
+            port = gone.mesh.roster.players[restarted].port
+            await gone.stop()
+
+            for mesh in others.values():
+                event = await next_event(mesh, lambda e: isinstance(e, PeerDisconnected))
+                assert event.index == restarted
+                assert mesh.waiting_for() == (restarted,)
+                # Queued while the peer is away, delivered after it comes back.
+                await mesh.send(restarted, f"while away from {mesh.my_index}".encode())
+
+            back = Peer(gone.home)  # same home: same identity, stored roster
+            assert back.identity.peer_id == gone.identity.peer_id
+            await nursery.start(back.run, port)
+            back.mesh = await back.node.resume(game_id)
+            assert back.mesh.my_index == restarted and back.mesh.waiting_for() == ()
+            for mesh in others.values():
+                await next_event(
+                    mesh, lambda e: isinstance(e, PeerReconnected) and e.index == restarted
+                )
+                assert mesh.waiting_for() == ()
+            queued = await expect_frames(back.mesh, 2)
+            assert sorted(queued) == sorted(
+                (i, f"while away from {i}".encode()) for i in others
+            )
+            await exchange({**others, restarted: back.mesh}, "after restart")
+            nursery.cancel_scope.cancel()
+
+
+async def test_impostor_is_refused_by_the_mesh(tmp_path: Path) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 2)
+            indexed = by_index(peers)
+            roster = indexed[0].mesh.roster
+            host_entry = roster.players[0]
+            mallory = Identity.generate()
+            # Mallory claims to be index 1; TLS shows her own key, which the roster refutes.
+            conn = await dial(LOOPBACK, host_entry.port, mallory, host_entry.peer_id, CFG)
+            await conn.send_frame(encode_control(mesh_hello(roster.game_id, 1)))
+            with pytest.raises(LobbyRefused, match="is not the roster's"):
+                check_mesh_welcome(await conn.receive_first_frame(), roster, 0)
+            with pytest.raises(RemoteProtocolError):  # and then hung up
+                await conn.receive_first_frame()
+            await conn.aclose()
+            # A peer answering at a roster address with another key is refused by the dialer.
+            with pytest.raises(PeerIdentityMismatch):
+                await dial(LOOPBACK, host_entry.port, mallory, mallory.peer_id, CFG)
+            # The real peers never noticed.
+            assert indexed[0].mesh.waiting_for() == () == indexed[1].mesh.waiting_for()
+            await exchange({i: p.mesh for i, p in indexed.items()}, "still fine")
+            nursery.cancel_scope.cancel()
+
+
+async def test_join_errors(tmp_path: Path) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            host, joiner, late = (Peer(tmp_path / n) for n in ("host", "joiner", "late"))
+            for peer in (host, joiner, late):
+                await nursery.start(peer.run)
+            lobby = host.node.host(players=2, name="host")
+            code = lobby.code
+            # A code whose host id is not the listening host's: the TLS pin fails.
+            forged = JoinCode(code.address, code.port, code.game_id, late.identity.peer_id)
+            with pytest.raises(PeerIdentityMismatch):
+                await late.node.join(forged, name="late")
+            # A code for another game at the right host is refused by the host.
+            other = JoinCode(code.address, code.port, "00" * 16, code.host_id)
+            with pytest.raises(LobbyRefused, match="not the game"):
+                await late.node.join(other, name="late")
+            async with trio.open_nursery() as formation:
+                formation.start_soon(lobby.wait_mesh)
+                formation.start_soon(lambda: joiner.node.join(code, name="joiner"))
+            with pytest.raises(LobbyRefused, match="no lobby is open"):
+                await late.node.join(code, name="late")
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_joiner_who_leaves_the_lobby_is_not_in_the_roster(tmp_path: Path) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            host, quitter, stayer = (Peer(tmp_path / n) for n in ("host", "quitter", "stayer"))
+            for peer in (host, quitter, stayer):
+                await nursery.start(peer.run)
+            lobby = host.node.host(players=2 + 1, name="host")
+            quit_scope = trio.CancelScope()
+
+            async def join_then_quit() -> None:
+                with quit_scope:
+                    await quitter.node.join(lobby.code, name="quitter")
+
+            nursery.start_soon(join_then_quit)
+            while len(lobby.joined()) < 2:
+                await trio.sleep(0.01)
+            quit_scope.cancel()  # the joiner gives up waiting: its lobby connection closes
+            while len(lobby.joined()) > 1:
+                await trio.sleep(0.01)
+            third = Peer(tmp_path / "third")
+            await nursery.start(third.run)
+            async with trio.open_nursery() as formation:
+                formation.start_soon(lambda: stayer.node.join(lobby.code, name="stayer"))
+                formation.start_soon(lambda: third.node.join(lobby.code, name="third"))
+                mesh = await lobby.wait_mesh()
+            names = [p.name for p in mesh.roster.players]
+            assert names[0] == "host" and sorted(names[1:]) == ["stayer", "third"]
+            assert mesh.roster.index_of(quitter.identity.peer_id) is None
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("stopped", [0, 1])
+async def test_peer_lost_after_the_grace_period(tmp_path: Path, stopped: int) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 2, SHORT_GRACE)
+            indexed = by_index(peers)
+            survivor = indexed[1 - stopped].mesh
+            await indexed[stopped].stop()
+            await next_event(survivor, lambda e: isinstance(e, PeerDisconnected))
+            start = trio.current_time()
+            event = await next_event(survivor, lambda e: isinstance(e, PeerLost))
+            assert event.index == stopped
+            assert trio.current_time() - start >= 0.4
+            assert survivor.waiting_for() == (stopped,)
+            if stopped == 0:  # we dial: the reason the re-dials failed is kept for the UI
+                assert survivor.last_error(0)
+            nursery.cancel_scope.cancel()
+
+
+def test_roster_path_layout(tmp_path: Path) -> None:
+    assert roster_path(tmp_path, "ab" * 16) == tmp_path / "games" / ("ab" * 16) / "roster.json"
