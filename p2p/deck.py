@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from p2p.commitments import Opening
 from p2p.deck_keys import DeckKeys
@@ -59,7 +59,7 @@ from p2p.group import (
 class Turn:
     """Who must act next: ``step`` is "commit" (every seat, any order), "shuffle" or "rekey"."""
 
-    step: str
+    step: Literal["commit", "shuffle", "rekey"]
     seat: int | None
     batch: int
 
@@ -104,7 +104,7 @@ class _Batch:
     def complete(self) -> bool:
         return len(self.steps) == 2 * self.n_seats
 
-    def next_step(self) -> tuple[str, int]:
+    def next_step(self) -> tuple[Literal["shuffle", "rekey"], int]:
         done = len(self.steps)
         if done < self.n_seats:
             return "shuffle", done

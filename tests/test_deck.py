@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.randomness import RandomStream
 from p2p.deck import CardSeen, Deck, Turn
 from p2p.deck_loopback import LoopbackTable
 from p2p.errors import LocalProtocolError
-from p2p.group import card_points, mul, scalar_invert
+from p2p.group import card_points, hash_to_scalar, mul, mul_base, scalar_invert, scalar_mul
 
 SIZES = [(n, d) for n in (2, 3, 4) for d in (16, 26, 32)]
 
@@ -144,3 +147,22 @@ def test_shuffled_deck_is_always_a_permutation(n_seats, n_cards, game):
     assert len(set(final)) == n_cards
     cards = [table.reveal(slot).card for slot in range(n_cards)]
     assert sorted(cards) == list(range(n_cards))
+
+
+def test_layers_follow_the_documented_derivations():
+    # What a second implementation must reproduce, computed from protocol.md by hand.
+    table = LoopbackTable("kat", 2, 16)
+    table.setup()
+    seed = table.keys[0].seed
+    x = hash_to_scalar(b"solstice/deck/shuffle-key/v1\x00", seed + (0).to_bytes(4, "big"))
+    perm_seed = hashlib.sha256(
+        b"solstice/deck/permutation/v1\x00" + seed + (0).to_bytes(4, "big")
+    ).digest()
+    permutation = RandomStream(perm_seed).permutation(16)
+    cards = card_points("kat", 16)
+    shuffle, _, rekey, _ = table.decks[1].batch_records()[0].steps
+    assert list(shuffle.points) == [mul(x, cards[source]) for source in permutation]
+    k5 = hash_to_scalar(b"solstice/deck/slot-key/v1\x00", seed + (5).to_bytes(4, "big"))
+    assert rekey.key_commitments[5] == mul_base(k5)
+    previous = table.decks[1].batch_records()[0].steps[1].points[5]
+    assert rekey.points[5] == mul(scalar_mul(k5, scalar_invert(x)), previous)

@@ -20,8 +20,9 @@ from p2p.fairplay_errors import (
     MalformedMessage,
     OutOfOrder,
     SlotKeyMismatch,
+    StepMismatch,
 )
-from p2p.group import FIELD_P, L, mul, scalar_invert, scalar_mul
+from p2p.group import FIELD_P, L, card_points, mul, scalar_invert, scalar_mul
 
 ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
 
@@ -302,3 +303,29 @@ def test_batch_of_hidden_cards_blames_sender():
     with pytest.raises(OutOfOrder, match="not a public card") as info:
         table.decks[1].receive(0, message)
     assert info.value.seat == 0
+
+
+def test_batch_slot_decrypting_to_a_card_outside_the_batch_is_detected():
+    # In the reshuffle, seat 0 swaps one public card for a hidden card of the main deck.
+    table = LoopbackTable("outside", 2, 16)
+    table.setup()
+    batch_cards = [table.reveal(slot).card for slot in range(3)]
+    outsider = next(card for card in range(16) if card not in batch_cards)
+    x = table.keys[0].shuffle_key(1)
+
+    def smuggle(sender, message):
+        if sender == 0 and message["type"] == "deck/shuffle" and message["batch"] == 1:
+            points = list(message["points"])
+            points[0] = mul(x, card_points("outside", 16)[outsider]).hex()
+            return message | {"points": points}
+        return message
+
+    table.tamper = smuggle
+    slots = table.add_batch(batch_cards)
+    with pytest.raises(DeckCorrupted, match="no card of this batch") as info:
+        for slot in slots:
+            table.reveal(slot)
+    assert info.value.seat is None
+    with pytest.raises(StepMismatch) as blame:
+        table.audit()
+    assert blame.value.seat == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import pytest
@@ -143,3 +144,19 @@ def test_negation_key_pairs_a_point_with_its_negation():
     assert minus != point
     assert negation_key(minus) == negation_key(point)
     assert negation_key(random_point()) != negation_key(point)
+
+
+def test_card_point_matches_the_documented_derivation():
+    digest = hashlib.sha512(b"solstice/deck/card-point/v1\x00" + b'["g1",3]').digest()
+    expected = sodium.crypto_core_ed25519_add(
+        sodium.crypto_core_ed25519_from_uniform(digest[:32]),
+        sodium.crypto_core_ed25519_from_uniform(digest[32:]),
+    )
+    assert card_points("g1", 4)[3] == expected
+
+
+def test_hash_to_scalar_matches_the_documented_derivation():
+    digest = hashlib.sha512(b"tag\x00" + b"data" + b"\x00").digest()
+    assert hash_to_scalar(b"tag\x00", b"data") == (int.from_bytes(digest, "little") % L).to_bytes(
+        32, "little"
+    )
