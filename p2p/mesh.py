@@ -295,6 +295,8 @@ class Mesh:
             backoff = self.config.backoff_initial
             conn: Connection | None = None
             while conn is None:
+                if link.lost:  # Mesh.close() while we were backing off
+                    return
                 try:
                     conn = await self._dial_once(entry)
                 except (P2PError, OSError) as exc:

@@ -3,7 +3,7 @@
 Each peer presents a certificate whose subject public key is its Ed25519 identity key, so the
 TLS handshake itself (CertificateVerify) proves possession of the identity key. Who that key
 belongs to is then decided by pinning: the certificate's key fingerprint must equal the peer id
-expected for the connection (``check_pinned``).
+expected for the connection (``transport.dial`` / ``transport.check_identity``).
 
 Why a "well-known issuer": Python's ``ssl`` module cannot ask for a client certificate without
 also verifying its chain, and it has no verify callback to accept a self-signed one. So every
@@ -35,7 +35,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from cryptography.x509.oid import NameOID
 
 from p2p.errors import RemoteProtocolError
-from p2p.identity import Identity, peer_id_of, short_id
+from p2p.identity import Identity, short_id
 
 # The issuer key is public on purpose (see the module docstring): its seed is SHA-256 of this.
 ISSUER_SEED = hashlib.sha256(b"solstice well-known TLS issuer v1").digest()
@@ -146,17 +146,6 @@ def client_context(identity: Identity) -> ssl.SSLContext:
     return _context(identity, ssl.Purpose.SERVER_AUTH)
 
 
-def peer_id_from_der(der: bytes, seat: int | None = None) -> str:
-    """The peer id of the Ed25519 key in a DER certificate; RemoteProtocolError otherwise."""
-    try:
-        key = x509.load_der_x509_certificate(der).public_key()
-    except ValueError as exc:
-        raise RemoteProtocolError(seat, f"unreadable certificate: {exc}") from exc
-    if not isinstance(key, Ed25519PublicKey):
-        raise RemoteProtocolError(seat, f"certificate key is {type(key).__name__}, not Ed25519")
-    return peer_id_of(key)
-
-
 def peer_public_key(ssl_object: ssl.SSLObject | ssl.SSLSocket) -> bytes:
     """The raw Ed25519 public key from the peer certificate of a finished handshake."""
     der = ssl_object.getpeercert(binary_form=True)
@@ -166,20 +155,3 @@ def peer_public_key(ssl_object: ssl.SSLObject | ssl.SSLSocket) -> bytes:
     if not isinstance(key, Ed25519PublicKey):
         raise RemoteProtocolError(None, "certificate key is not Ed25519")
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-
-
-def peer_id_of_connection(ssl_object: ssl.SSLObject | ssl.SSLSocket) -> str:
-    """The peer id proven by the peer certificate of a finished handshake."""
-    return peer_id_of(peer_public_key(ssl_object))
-
-
-def check_pinned(
-    ssl_object: ssl.SSLObject | ssl.SSLSocket,
-    expected: Collection[str],
-    seat: int | None = None,
-) -> str:
-    """Return the peer's id if it is one of ``expected``; raise PeerIdentityMismatch if not."""
-    got = peer_id_of_connection(ssl_object)
-    if got not in expected:
-        raise PeerIdentityMismatch(seat, expected, got)
-    return got

@@ -20,7 +20,7 @@ import trio
 from p2p import tls
 from p2p.errors import P2PError, RemoteProtocolError
 from p2p.framing import MAX_FRAME_SIZE, FrameDecoder, encode_frame
-from p2p.identity import Identity, short_id
+from p2p.identity import Identity, peer_id_of, short_id
 
 log = logging.getLogger(__name__)
 _RECEIVE_CHUNK = 65536
@@ -61,7 +61,7 @@ class Connection:
     ) -> None:
         self.stream = stream
         self.peer_key = peer_key
-        self.peer_id = tls.peer_id_of(peer_key)
+        self.peer_id = peer_id_of(peer_key)
         self.remote_address = remote_address
         self.config = config
         self.seat: int | None = None  # set by the caller once it knows who this is

@@ -294,3 +294,18 @@ async def test_peer_lost_after_the_grace_period(tmp_path: Path, stopped: int) ->
 
 def test_roster_path_layout(tmp_path: Path) -> None:
     assert roster_path(tmp_path, "ab" * 16) == tmp_path / "games" / ("ab" * 16) / "roster.json"
+
+
+async def test_close_drops_every_connection_and_stops_dialing(tmp_path: Path) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 3)
+            indexed = by_index(peers)
+            indexed[2].mesh.close()  # index 2 dials both others
+            for i in (0, 1):
+                event = await next_event(indexed[i].mesh, lambda e: isinstance(e, PeerDisconnected))
+                assert event.index == 2
+            await trio.sleep(0.3)  # several backoff periods: no re-dial may happen
+            assert indexed[2].mesh.waiting_for() == (0, 1)
+            assert indexed[0].mesh.waiting_for() == (2,) == indexed[1].mesh.waiting_for()
+            nursery.cancel_scope.cancel()
