@@ -122,13 +122,16 @@ def test_host_refusals() -> None:
     with pytest.raises(LobbyRefused, match="hello"):
         host.on_hello(ALICE.public_bytes, "127.0.0.1", encode_control({"type": "roster"}))
     with pytest.raises(LobbyRefused, match="already joined"):
-        host.on_hello(HOST.public_bytes, "127.0.0.1", encode_control(
-            JoinerLobby(code, HOST, "me", 1).hello()))
-    host.on_hello(ALICE.public_bytes, "127.0.0.1", encode_control(
-        JoinerLobby(code, ALICE, "a", 1).hello()))
+        host.on_hello(
+            HOST.public_bytes, "127.0.0.1", encode_control(JoinerLobby(code, HOST, "me", 1).hello())
+        )
+    host.on_hello(
+        ALICE.public_bytes, "127.0.0.1", encode_control(JoinerLobby(code, ALICE, "a", 1).hello())
+    )
     with pytest.raises(LobbyRefused, match="full"):
-        host.on_hello(BOB.public_bytes, "127.0.0.1", encode_control(
-            JoinerLobby(code, BOB, "b", 1).hello()))
+        host.on_hello(
+            BOB.public_bytes, "127.0.0.1", encode_control(JoinerLobby(code, BOB, "b", 1).hello())
+        )
     joiner = JoinerLobby(code, BOB, "b", 1)
     with pytest.raises(LobbyRefused, match="full"):
         joiner.on_welcome(encode_control(refuse("the game is full")))
@@ -139,8 +142,11 @@ def test_leaving_renumbers() -> None:
     host = host_lobby(3, game_id)
     code = JoinCode("127.0.0.1", 4000, game_id, HOST.peer_id)
     for ident in (ALICE, BOB):
-        host.on_hello(ident.public_bytes, "127.0.0.1",
-                      encode_control(JoinerLobby(code, ident, "x", 1).hello()))
+        host.on_hello(
+            ident.public_bytes,
+            "127.0.0.1",
+            encode_control(JoinerLobby(code, ident, "x", 1).hello()),
+        )
     host.leave(ALICE.peer_id)
     assert [(e.index, e.peer_id) for e in host.joined] == [(0, HOST.peer_id), (1, BOB.peer_id)]
     assert not host.full
@@ -168,8 +174,11 @@ def test_joiner_rejects_bad_rosters() -> None:
     with pytest.raises(RemoteProtocolError, match="not the host"):
         joiner.on_roster(_signed_roster_message(Roster(game_id, fake_entries).sign(MALLORY)))
     # Tampered after signing.
-    tampered = Roster(game_id, (entries[0], RosterEntry(1, "alice", ALICE.public_bytes,
-                                                        "127.0.0.9", 5001)), good.sig)
+    tampered = Roster(
+        game_id,
+        (entries[0], RosterEntry(1, "alice", ALICE.public_bytes, "127.0.0.9", 5001)),
+        good.sig,
+    )
     with pytest.raises(RemoteProtocolError, match="signature"):
         joiner.on_roster(_signed_roster_message(tampered))
     # Another game, or not listing us, or listing us with another port.

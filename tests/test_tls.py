@@ -175,7 +175,11 @@ async def test_oversize_frame_over_tls_is_a_remote_error() -> None:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(
                 lambda task_status: serve(
-                    server_id, handler, bind=LOOPBACK, port=0, config=small,
+                    server_id,
+                    handler,
+                    bind=LOOPBACK,
+                    port=0,
+                    config=small,
                     task_status=task_status,
                 )
             )
