@@ -34,6 +34,9 @@ from engine.randomness import RandomStream
 
 FIRST_GAME = ("Whispered Secrets", "Rumor", "Hidden Base", "Orbital Bombardment", "Blockade",
               "Honor Guards", "Planetary Siege", "Famine")
+# events with claims (and a few face-up ones) for tests of Messenger, Poison, Prophecy, Sentry
+CLAIM_EVENTS = ("Whispered Secrets", "Rumor", "Hidden Base", "Prophecy", "Messenger", "Sentry",
+                "Poison", "Blockade")
 
 
 def config(n: int = 3, planets: Sequence[str] | None = None,
@@ -218,7 +221,8 @@ def hands_for_draft(n: int, targets: dict[int, Sequence[str]], leftovers: Sequen
                     direction: int = 1) -> list[list[str]]:
     """Opening hands such that seat s, picking ``targets[s]`` in order (with ``draft``), ends
     up with exactly those cards: the card of pick round r must be in the hand seat s holds
-    then. ``leftovers`` (one per hand) stay in hand j's last position. 2 players: the first
+    then. ``leftovers[i]`` is left in the hand seat i holds at the end, so
+    an identity leftover shuffle deals it to the i-th planet (n leftovers). 2 players: the first
     two targets of each seat form the double first pick."""
     counts = [2, 1, 1, 1] if n == 2 else [1, 1, 1, 1, 1]
     hands: list[list[str]] = [[] for _ in range(n)]
@@ -228,8 +232,8 @@ def hands_for_draft(n: int, targets: dict[int, Sequence[str]], leftovers: Sequen
         for r, k in enumerate(counts):
             j = (s - r * direction) % n  # hand j is with seat j + r*direction at round r
             hands[j] += [cards.pop(0) for _ in range(k)]
-    for j in range(n):
-        hands[j].append(leftovers[j])
+    for i in range(n):  # hand (i - R*direction) ends the draft with seat i: planet i's card
+        hands[(i - len(counts) * direction) % n].append(leftovers[i])
     return hands
 
 
