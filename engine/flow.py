@@ -32,11 +32,18 @@ def advance(s: GameState) -> None:
 
 
 def make_public(s: GameState, slots: Iterable[int]) -> bool:
-    """Mark slots as seen by everyone; False (and ``awaiting`` set) if a card is unknown here."""
+    """Mark slots as seen by everyone; False (and ``awaiting`` set) until they are revealed.
+
+    A state that does not know every card (a network peer) waits for the reveal of each newly
+    public slot even when it knows the card itself: every peer must stop at the same point.
+    """
     missing = []
     for slot in slots:
-        s.known[slot] = s.all_mask
-        if s.card_of[slot] < 0:
+        if s.known[slot] != s.all_mask:
+            s.known[slot] = s.all_mask
+            if not s.omniscient:
+                missing.append(slot)
+        elif s.card_of[slot] < 0:
             missing.append(slot)
     if missing:
         s.awaiting = missing

@@ -1,8 +1,8 @@
 """Canonical serialization of a state (round-trips) and its hash.
 
 ``state_to_dict`` is plain data; ``canonical_json`` of it is the byte form. ``public_hash`` hashes
-the state with every card no seat has seen publicly removed, so that peers who know different
-secrets still agree on it: peers compare it at phase boundaries.
+the state without the card values, so that peers who know different secrets still agree on it:
+peers compare it at every stage.
 """
 
 from __future__ import annotations
@@ -74,10 +74,11 @@ def state_bytes(s: GameState) -> bytes:
 
 
 def public_hash(s: GameState) -> str:
-    """SHA-256 (hex) of the public part of the state."""
-    from engine.view import redact
-
-    public = state_to_dict(redact(s, None))
-    public.pop("omniscient")
-    public.pop("known")  # who saw what differs in no public way, but keep the hash minimal
+    """SHA-256 (hex) of the public part of the state: everything but the card values and the
+    pending secret draft picks. Peers who know different cards agree on it; the card values
+    themselves are bound by the deck protocol, and a card being opened is known to some peers
+    a moment before the others."""
+    public = state_to_dict(s)
+    for name in ("card_of", "omniscient", "picks"):
+        public.pop(name)
     return hashlib.sha256(b"solstice/state/v1\x00" + canonical_json(public)).hexdigest()

@@ -1,0 +1,60 @@
+"""Private payloads inside broadcast messages: X25519 sealed boxes (libsodium via PyNaCl).
+
+Every game message is broadcast so that all peers keep one identical signed log; a slot key
+meant for one seat travels sealed to that seat's per-game box key. At the audit every peer
+opens its box secret key (it is used for nothing else), so anyone can check every private
+disclosure afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from nacl.exceptions import CryptoError
+from nacl.public import PrivateKey, PublicKey, SealedBox
+
+from p2p.errors import RemoteProtocolError
+
+BOX_KEY_DOMAIN = b"solstice/box-key/v1\x00"
+
+
+def box_key(master: bytes, game_id: str) -> PrivateKey:
+    """This peer's box key for one game, derived from its persisted master secret."""
+    return PrivateKey(hashlib.sha256(BOX_KEY_DOMAIN + master + game_id.encode()).digest())
+
+
+def parse_public_key(seat: int, value: object) -> PublicKey:
+    if not isinstance(value, str) or len(value) != 64:
+        raise RemoteProtocolError(seat, "box key must be 32 bytes of hex")
+    try:
+        return PublicKey(bytes.fromhex(value))
+    except (ValueError, CryptoError) as exc:
+        raise RemoteProtocolError(seat, f"bad box key: {exc}") from None
+
+
+def parse_secret_key(seat: int, value: object, public: PublicKey) -> PrivateKey:
+    """An opened box secret key, checked against the public key the seat announced."""
+    if not isinstance(value, str) or len(value) != 64:
+        raise RemoteProtocolError(seat, "opened box key must be 32 bytes of hex")
+    try:
+        key = PrivateKey(bytes.fromhex(value))
+    except (ValueError, CryptoError) as exc:
+        raise RemoteProtocolError(seat, f"bad opened box key: {exc}") from None
+    if bytes(key.public_key) != bytes(public):
+        raise RemoteProtocolError(seat, "opened box key does not match its announced key")
+    return key
+
+
+def seal(recipient: PublicKey, data: bytes) -> str:
+    return SealedBox(recipient).encrypt(data).hex()
+
+
+def unseal(key: PrivateKey, sender: int, ciphertext: object) -> bytes:
+    """Open a sealed payload; a payload that does not open blames its sender."""
+    if not isinstance(ciphertext, str):
+        raise RemoteProtocolError(sender, "sealed payload must be hex")
+    try:
+        return SealedBox(key).decrypt(bytes.fromhex(ciphertext))
+    except (ValueError, CryptoError):
+        raise RemoteProtocolError(sender, "sealed payload does not open with the "
+                                          "recipient's key") from None
