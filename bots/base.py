@@ -1,7 +1,23 @@
 """The bot interface: a bot sees one seat's knowledge and picks one of the legal actions.
 
-A bot never receives hidden state: ``Turn.view`` is the seat's view (plain data) and
-``Turn.state()`` a copy of the game redacted to what the seat knows, for bots that search.
+A bot never receives hidden state: ``Turn.view`` is the seat's view (plain, JSON-ready data,
+the same dict a process bot receives) and ``Turn.state()`` a copy of the game redacted to what
+the seat knows, for bots that search (``engine.view.determinize`` fills in the unknown cards).
+
+Lifecycle, per game: ``start(GameInfo)`` once, ``choose(Turn)`` for every decision of the
+bot's seat (draft picks, dispatches, captures, and choices such as an Assassin's target), then
+``end(result)`` once. Only ``choose`` is required. A minimal bot::
+
+    class FirstBot(Bot):
+        name = "first"
+        description = "always plays the first legal action"
+
+        def choose(self, turn: Turn) -> Action:
+            return turn.legal[0]
+
+If ``choose`` raises, answers something that is not in ``turn.legal``, or takes longer than
+``time_budget`` seconds, the match runner logs the error and plays a random legal action for
+the seat (see ``bots.guard``).
 """
 
 from __future__ import annotations
@@ -16,7 +32,8 @@ from engine.view import redact, view
 
 
 class Turn:
-    """One decision for one seat. ``view`` and ``state()`` are computed on first use."""
+    """One decision for one seat: ``seat``, ``legal`` (the options, as engine actions; answer
+    with one of them), ``view`` (the seat's view, computed on first use) and ``state()``."""
 
     __slots__ = ("_full", "_state", "_view", "legal", "seat")
 
@@ -29,12 +46,20 @@ class Turn:
 
     @property
     def view(self) -> dict[str, Any]:
+        """Everything the seat may know, as plain data (see ``engine.view.view``)."""
         if self._view is None:
             self._view = view(self._full, self.seat)
         return self._view
 
+    @property
+    def legal_texts(self) -> list[str]:
+        """The options in their text form (``"0 dispatch 12 2 Duchess"``), as sent to process
+        bots."""
+        return [a.text() for a in self.legal]
+
     def state(self) -> GameState:
-        """The game as this seat knows it (unknown cards are -1): safe to search on."""
+        """The game as this seat knows it (unknown cards are -1): a fresh copy, safe to search
+        on and to mutate."""
         if self._state is None:
             self._state = redact(self._full, self.seat)
         return self._state.clone()
@@ -42,7 +67,8 @@ class Turn:
 
 @dataclass
 class GameInfo:
-    """What a bot is told at the start: its seat, the public configuration, a seed of its own."""
+    """What a bot is told at the start: its seat, the public configuration, a seed of its own
+    (bots that use randomness should draw it from this seed so that games replay exactly)."""
 
     seat: int
     config: GameConfig
@@ -51,11 +77,19 @@ class GameInfo:
 
 
 class Bot(ABC):
-    """Subclass this; implement ``choose``. ``start`` and ``end`` are optional hooks."""
+    """Subclass this; implement ``choose``. ``start`` and ``end`` are optional hooks.
+
+    Class attributes: ``name`` (shown in logs and tournament tables), ``description`` (one line,
+    shown by ``solstice bots``) and ``time_budget`` (seconds per decision, None for no limit;
+    an in-process bot is checked after it answers, a process bot is not waited for longer).
+    """
 
     name: str = "bot"
+    description: str = ""
+    time_budget: float | None = None
 
     def start(self, info: GameInfo) -> None:
+        """Called once before the game; the default keeps a random stream in ``self.rng``."""
         self.rng = RandomStream(info.seed)
 
     @abstractmethod
@@ -63,4 +97,8 @@ class Bot(ABC):
         """Return one of ``turn.legal``."""
 
     def end(self, result: dict[str, Any]) -> None:  # noqa: B027 - optional hook
-        """Called once with the final result (scores, winner)."""
+        """Called once with the final result: ``{"seat", "scores", "winner"}``."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (a process bot stops its program). Called by the owner of the
+        bot once it will play no more games."""

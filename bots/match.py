@@ -1,4 +1,9 @@
-"""Play one local game (engine only, no network) between bots, chance from a seeded stream."""
+"""Play one local game (engine only, no network) between bots, chance from a seeded stream.
+
+Every bot answer goes through ``bots.guard``: a faulty answer is logged, recorded in
+``MatchResult.faults`` and replaced by a random legal action drawn from a stream of the seed, so
+a game with faults still replays exactly.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bots.base import Bot, GameInfo, Turn
+from bots.guard import GuardedSeat
 from engine import (
     CHANCE,
     GameConfig,
@@ -56,9 +62,18 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     state = new_game(config, deck, keep_log=keep_log)
     chance = stream.fork("chance")
     fallback = stream.fork("fallback")
-    for seat, bot in enumerate(bots):
-        bot.start(GameInfo(seat, config, stream.fork(f"bot{seat}").word().to_bytes(8, "big")))
     faults: list[str] = []
+    seats = [GuardedSeat(bot, seat) for seat, bot in enumerate(bots)]
+    for seat, bot in enumerate(bots):
+        seed_bytes = stream.fork(f"bot{seat}").word().to_bytes(8, "big")
+        try:
+            bot.start(GameInfo(seat, config, seed_bytes))
+        except Exception as exc:  # e.g. a process bot that fails its handshake
+            reason = (f"bot {bot.name!r} (seat {seat}) failed to start: {exc}; it plays random "
+                      "legal actions")
+            log.error("%s", reason)
+            faults.append(reason)
+            seats[seat].gone = True
     actions = 0
     while not is_over(state):
         movers = to_move(state)
@@ -68,7 +83,7 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         else:
             seat = movers[0]
             legal = legal_actions(state, seat)
-            action = _ask(bots[seat], Turn(state, seat, legal), legal, fallback, faults)
+            action = seats[seat].ask(Turn(state, seat, legal), fallback, faults)
         apply_in_place(state, action)
         actions += 1
         if on_state is not None:
@@ -82,17 +97,3 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         except Exception as exc:  # a bot's hook failing must not lose the result
             log.warning("bot %s (seat %d) failed in end(): %s", bot.name, seat, exc)
     return result
-
-
-def _ask(bot: Bot, turn: Turn, legal: list, fallback: RandomStream, faults: list[str]):
-    try:
-        action = bot.choose(turn)
-    except Exception as exc:
-        reason = f"{bot.name} (seat {turn.seat}) raised {type(exc).__name__}: {exc}"
-    else:
-        if action in legal:
-            return action
-        reason = f"{bot.name} (seat {turn.seat}) answered an illegal action {action!r}"
-    log.warning("%s; playing a random legal action instead", reason)
-    faults.append(reason)
-    return legal[fallback.randbelow(len(legal))]

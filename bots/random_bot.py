@@ -8,6 +8,7 @@ from engine import Action
 
 class RandomBot(Bot):
     name = "random"
+    description = "plays a uniformly random legal action"
 
     def start(self, info: GameInfo) -> None:
         super().start(info)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ui import cmd_rules, cmd_simulate
+from ui import cmd_bots, cmd_rules, cmd_simulate, cmd_tournament
 
 app = typer.Typer(
     name="solstice",
@@ -15,6 +15,8 @@ app = typer.Typer(
 )
 app.add_typer(cmd_rules.app, name="rules")
 cmd_simulate.register(app)
+cmd_tournament.register(app)
+cmd_bots.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,216 @@
+"""``ismcts``: information-set Monte Carlo tree search (single-observer ISMCTS).
+
+Every iteration samples a full-information world consistent with what the seat knows
+(``engine.view.determinize`` on the redacted state), descends a tree whose edges are action
+texts, expands one untried action, plays the game out with a fast default policy, and backs up
+one reward per seat. Each node stores the reward of the seat that moved into it, so opponents
+choose by their own interest (max-n). Because the legal actions differ between sampled worlds,
+selection uses availability counts (UCB over the times a child was selectable), as in Cowling,
+Powley & Whitehouse (2012).
+
+Simultaneous draft picks are applied one seat at a time, the searching seat first, so its own
+pick is never chosen with knowledge of the others'. Chance (leftover shuffles, reshuffles)
+is sampled with ``Shuffle(stream.permutation(k))`` and is not part of the tree.
+
+Options: ``iterations=N`` (default 500; deterministic for a fixed game seed) or ``time=SECONDS``
+(iterations until the time is used up), ``c=`` exploration constant, ``policy=`` rollout
+policy (``biased``: draft picks weighted by card value and decisions by default; ``random``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from bots.base import Bot, GameInfo, Turn
+from bots.heuristics import value_table
+from engine import (
+    CHANCE,
+    Action,
+    Choose,
+    GameState,
+    Pick,
+    Shuffle,
+    apply_in_place,
+    chance_request,
+    is_over,
+    legal_actions,
+    to_move,
+)
+from engine.cleanup import final_scores, ranking
+from engine.randomness import RandomStream
+from engine.view import determinize
+
+WIN_WEIGHT = 0.7      # reward = WIN_WEIGHT * won + (1 - WIN_WEIGHT) * scaled score margin
+MARGIN_SCALE = 12.0   # a margin of this many points counts as a full win/loss in the margin term
+
+
+class Node:
+    __slots__ = ("avail", "children", "seat", "total", "visits")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat                    # the seat whose move led here
+        self.children: dict[str, Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+
+
+class IsmctsBot(Bot):
+    """Information-set MCTS over sampled worlds; options iterations=N or time=SECONDS."""
+
+    name = "ismcts"
+    description = ("information-set Monte Carlo tree search "
+                   "(ismcts:iterations=500 or ismcts:time=1.0)")
+
+    def __init__(self, iterations: int | None = None, time: float | None = None,
+                 c: float = 0.7, policy: str = "biased") -> None:
+        if iterations is not None and int(iterations) < 1:
+            raise ValueError("iterations must be at least 1")
+        if time is not None and float(time) <= 0:
+            raise ValueError("time must be positive")
+        if policy not in ("biased", "random"):
+            raise ValueError("policy must be 'biased' or 'random'")
+        self.iterations = int(iterations) if iterations is not None else (
+            None if time is not None else 500)
+        self.think_time = float(time) if time is not None else None
+        self.c = float(c)
+        self.policy = policy
+        self.last_iterations = 0
+
+    def start(self, info: GameInfo) -> None:
+        super().start(info)
+        n = info.config.n
+        # Rollout draft weights per seat: that seat's card values, floored so that every card
+        # stays possible (the default policy must not be deterministic).
+        self._weights = [[max(v, 0.05) for v in value_table(info.config.factions[seat], n)]
+                         for seat in range(n)]
+
+    def choose(self, turn: Turn) -> Action:
+        legal = turn.legal
+        if len(legal) == 1:
+            return legal[0]
+        root_seat = turn.seat
+        redacted = turn.state()
+        root = Node(-1)
+        rng = self.rng
+        deadline = None if self.think_time is None else time.perf_counter() + self.think_time
+        done = 0
+        while True:
+            if self.iterations is not None and done >= self.iterations:
+                break
+            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+                break
+            world = determinize(redacted, rng)
+            self._iterate(root, world, root_seat, rng)
+            done += 1
+        self.last_iterations = done
+        by_text = {a.text(): a for a in legal}
+        ranked = sorted(((child.visits, child.total, text)
+                         for text, child in root.children.items() if text in by_text),
+                        reverse=True)
+        if not ranked:
+            return legal[rng.randbelow(len(legal))]
+        return by_text[ranked[0][2]]
+
+    # -- one iteration -----------------------------------------------------------------------
+
+    def _iterate(self, root: Node, d: GameState, root_seat: int, rng: RandomStream) -> None:
+        path = [root]
+        node = root
+        expanded = False
+        while not is_over(d):
+            movers = to_move(d)
+            if not movers:
+                return  # a world the engine cannot continue (should not happen): skip it
+            if movers[0] == CHANCE:
+                _, k = chance_request(d)  # type: ignore[misc]
+                apply_in_place(d, Shuffle(tuple(rng.permutation(k))))
+                continue
+            if expanded:
+                break
+            seat = root_seat if root_seat in movers else movers[0]
+            legal = legal_actions(d, seat)
+            texts = [a.text() for a in legal]
+            untried = [i for i, t in enumerate(texts) if t not in node.children]
+            for t in texts:
+                child = node.children.get(t)
+                if child is not None:
+                    child.avail += 1
+            if untried:
+                i = untried[rng.randbelow(len(untried))]
+                child = Node(seat)
+                child.avail = 1
+                node.children[texts[i]] = child
+                expanded = True
+            else:
+                i = self._select(node, texts)
+                child = node.children[texts[i]]
+            apply_in_place(d, legal[i])
+            path.append(child)
+            node = child
+        self._rollout(d, rng)
+        rewards = _rewards(d)
+        for visited in path:
+            visited.visits += 1
+            if visited.seat >= 0:
+                visited.total += rewards[visited.seat]
+
+    def _select(self, node: Node, texts: list[str]) -> int:
+        best_i, best_v = 0, -math.inf
+        c = self.c
+        for i, t in enumerate(texts):
+            child = node.children[t]
+            v = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+            if v > best_v:
+                best_i, best_v = i, v
+        return best_i
+
+    # -- default policy ----------------------------------------------------------------------
+
+    def _rollout(self, d: GameState, rng: RandomStream) -> None:
+        biased = self.policy == "biased"
+        while not is_over(d):
+            movers = to_move(d)
+            if not movers:
+                return
+            seat = movers[0]
+            if seat == CHANCE:
+                _, k = chance_request(d)  # type: ignore[misc]
+                apply_in_place(d, Shuffle(tuple(rng.permutation(k))))
+                continue
+            if biased and d.decision is not None:
+                # Defaults are the rules' sensible "do nothing special" answers; random
+                # answers to "kill which card?" questions mostly add noise.
+                apply_in_place(d, Choose(seat, d.decision.default))
+                continue
+            legal = legal_actions(d, seat)
+            if biased and isinstance(legal[0], Pick):
+                apply_in_place(d, self._weighted_pick(d, seat, legal, rng))
+                continue
+            apply_in_place(d, legal[rng.randbelow(len(legal))])
+
+    def _weighted_pick(self, d: GameState, seat: int, legal: list[Action],
+                       rng: RandomStream) -> Action:
+        weights = self._weights[seat]
+        scores = [sum(weights[d.card_of[x]] for x in a.slots)  # type: ignore[union-attr]
+                  for a in legal]
+        # Roulette wheel over squared values: strongly prefers good cards, still explores.
+        squares = [s * s for s in scores]
+        r = (rng.word() / 2**64) * sum(squares)
+        for action, w in zip(legal, squares, strict=True):
+            r -= w
+            if r <= 0:
+                return action
+        return legal[-1]
+
+
+def _rewards(d: GameState) -> list[float]:
+    scores = final_scores(d)
+    won = ranking(d)[0]
+    out = []
+    for seat in range(d.n):
+        best_other = max(v for i, v in enumerate(scores) if i != seat)
+        m = max(-1.0, min(1.0, (scores[seat] - best_other) / MARGIN_SCALE))
+        out.append(WIN_WEIGHT * (seat == won) + (1 - WIN_WEIGHT) * 0.5 * (1 + m))
+    return out
