@@ -100,10 +100,10 @@ def final_scores(s: GameState) -> list[int]:
 
 def ranking(s: GameState) -> list[int]:
     """Seats from winner to last: final score, then fewer casualties, then turn order from
-    the current first player."""
+    the current first player (in the direction of the last round's draft, ruling 5)."""
     final = final_scores(s)
     return sorted(range(s.n), key=lambda seat: (-final[seat], s.casualties[seat],
-                                                (seat - s.first_player) % s.n))
+                                                ((seat - s.first_player) * s.direction) % s.n))
 
 
 def winner(s: GameState) -> int:
