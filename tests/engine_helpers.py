@@ -292,3 +292,31 @@ def finish_round(s: GameState) -> None:
     r = s.round
     while not is_over(s) and s.round == r:
         apply_in_place(s, next_action(s))
+
+
+# -- knowledge checks --------------------------------------------------------------------------
+
+def assert_view_does_not_leak(s: GameState, seat: int) -> dict[str, Any]:
+    """``view(s, seat)`` names no card the seat may not know: every labelled slot is one the
+    seat has seen (``state.known``) and its label is the true card; every card label anywhere
+    in the view (log and prompts included) is of a card the seat has seen in some slot."""
+    from engine.view import view
+
+    v = view(s, seat)
+    bit = 1 << seat
+    entries = [*v["hand"], *v["drafted"], *([v["prisoner"]] if v["prisoner"] else [])]
+    for planet in v["planets"]:
+        entries += planet["cards"]
+    for e in entries:
+        if e["label"] is not None:
+            assert s.known[e["slot"]] & bit, f"seat {seat} sees unseen slot {e['slot']}"
+            assert e["label"] == s.label(e["slot"])
+    for e in [*v["hand"], *v["drafted"]]:
+        assert e["label"] is not None, "a seat always sees its own cards"
+    for key, lab in v["known"].items():
+        assert s.known[int(key)] & bit and lab == s.label(int(key))
+    seen = {CARDS[s.card_of[x]].label for x in range(len(s.card_of))
+            if s.known[x] & bit and s.card_of[x] >= 0}
+    leaked = card_labels_in(v) - seen
+    assert not leaked, f"seat {seat}'s view names unseen card(s) {leaked}"
+    return v
