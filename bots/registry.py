@@ -177,6 +177,8 @@ def _resolve(target: str, spec: str) -> Callable[..., Bot]:
         raise BotSpecError(f"unknown bot {target!r}; available: {', '.join(known)} (or "
                            "package.module:Class, path/to/file.py:Class, cmd:COMMAND)")
     where, _, attr = target.rpartition(":")
+    if where in BUILTINS or where in {ep.name for ep in _plugin_entry_points()}:
+        raise BotSpecError(f"bad bot option {attr!r} in {spec!r}: use key=value")
     if where.endswith(".py") or "/" in where or "\\" in where:
         module = _load_file(where, spec)
     else:

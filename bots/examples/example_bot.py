@@ -79,7 +79,9 @@ def dispatch_score(view: dict, seat: int, slot: int, p: int) -> float:
     if owner == "event":
         return 1.0 if name in ("Whispered Secrets", "Hidden Base") else 0.2
     if owner != faction:
-        return -crowd * 0.1  # an opponent's card: bury it on a busy planet... or anywhere
+        # An opponent's card adds to their strength and favor: bury it where we lead by the
+        # most (it is least likely to make them strongest or favored there).
+        return -2 + 0.3 * (s_lead + f_lead) - 0.1 * crowd
     duchess_claimed = any(c["claim"] == "Duchess" or (c["label"] or "").endswith(":Duchess")
                           for c in planet["cards"] if c["dispatcher"] != seat)
     if name == "Duchess":
@@ -105,7 +107,10 @@ def choose(view: dict, legal: list[str], rng: random.Random) -> str:
         elif verb == "dispatch":
             score = dispatch_score(view, seat, int(words[2]), int(words[3]))
         elif verb == "capture":
-            score = 0.3 * draft_score(label_of(view, int(words[2])), faction) - 1
+            label = label_of(view, int(words[2])) or ""
+            # Capturing an opponent's Duchess keeps it from scoring this round.
+            score = 0.5 if label.endswith(":Duchess") and not label.startswith(faction) \
+                else 0.3 * draft_score(label, faction) - 1
         elif verb == "choose":
             option = " ".join(words[2:])
             # Killing an opponent's card scores or hurts them; never kill our own.
