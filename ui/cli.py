@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ui import cmd_bots, cmd_rules, cmd_simulate, cmd_tournament
+from ui import cmd_bots, cmd_net, cmd_rules, cmd_simulate, cmd_tournament
 
 app = typer.Typer(
     name="solstice",
@@ -15,6 +15,7 @@ app = typer.Typer(
 )
 app.add_typer(cmd_rules.app, name="rules")
 cmd_simulate.register(app)
+cmd_net.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
 

@@ -1,0 +1,165 @@
+"""``solstice host``, ``join``, ``resume`` and ``verify``: serverless games on the LAN."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import trio
+import typer
+
+from bots.registry import BotSpecError, make_bot
+from p2p.errors import P2PError
+from p2p.lobby import InvalidJoinCode, JoinCode
+from p2p.netplay import PeerOptions, host_game, join_game, resume_game, unfinished_games
+from p2p.session import GameSession
+from p2p.transcript import TranscriptUnreadable, verify_transcript
+from ui.headless import LogPrinter, bot_chooser
+
+HOME_HELP = "Directory for this peer's identity and games (default: the user data directory)."
+BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); without it the " \
+           "terminal UI opens."
+
+
+def _finish(session: GameSession) -> None:
+    if session.result is not None:
+        raise typer.Exit(0)
+    raise typer.Exit(1)
+
+
+def _chooser(bot: str | None):
+    if bot is None:
+        return None
+    try:
+        return bot_chooser(make_bot(bot))
+    except BotSpecError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _run_ui(mode: str, **kwargs: object) -> None:
+    try:
+        from ui.app import run_network_ui
+    except ImportError:
+        typer.echo("error: the terminal UI is not available; use --bot SPEC to play headless",
+                   err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(run_network_ui(mode, **kwargs))
+
+
+def host(
+    players: int = typer.Option(..., "--players", "-n", min=2, max=4, help="Players (2-4), "
+                                "this peer included."),
+    port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
+    bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
+    name: str = typer.Option("host", "--name", help="Your name in the roster."),
+    bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
+    transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
+                                           "transcript (default: in the game's directory)."),
+) -> None:
+    """Host a game: print a join code, wait for the players, play."""
+    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
+    choose = _chooser(bot)
+    if choose is None:
+        _run_ui("host", players=players, options=options)
+    printer = LogPrinter()
+
+    def on_lobby(lobby) -> None:
+        print(f"join code: {lobby.code.encode()}", flush=True)
+        print(f"waiting for {players - 1} more player(s)...", flush=True)
+
+    session = _run(host_game(players, choose, printer, options, on_lobby))
+    _finish(session)
+
+
+def join(
+    code: str = typer.Argument(..., help="The join code the host printed."),
+    name: str = typer.Option("player", "--name", help="Your name in the roster."),
+    bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
+    bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
+    port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
+    transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
+                                           "transcript."),
+) -> None:
+    """Join a game with its join code (or resume it, if this home was already in it)."""
+    try:
+        parsed = JoinCode.parse(code)
+    except InvalidJoinCode as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
+    choose = _chooser(bot)
+    if choose is None:
+        _run_ui("join", code=parsed, options=options)
+    session = _run(join_game(parsed, choose, LogPrinter(), options))
+    _finish(session)
+
+
+def resume(
+    game: str | None = typer.Argument(None, help="Game id (default: the only unfinished "
+                                                 "game in this home)."),
+    bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
+    transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
+                                           "transcript."),
+) -> None:
+    """Rejoin an unfinished game after a restart (same --home)."""
+    options = PeerOptions(home=home, transcript=transcript)
+    if game is None:
+        games = unfinished_games(options.home_dir)
+        if len(games) != 1:
+            listing = ", ".join(games) or "none"
+            typer.echo(f"error: name the game to resume; unfinished games: {listing}",
+                       err=True)
+            raise typer.Exit(2)
+        game = games[0]
+    choose = _chooser(bot)
+    if choose is None:
+        _run_ui("resume", game=game, options=options)
+    session = _run(resume_game(game, choose, LogPrinter(), options))
+    _finish(session)
+
+
+def verify(
+    path: Path = typer.Argument(..., help="A transcript file written at the end of a game."),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+) -> None:
+    """Re-check a finished game offline: signatures, every shuffle and key, every move."""
+    try:
+        verdict = verify_transcript(path)
+    except TranscriptUnreadable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps(verdict.to_json()))
+    elif verdict.ok:
+        result = verdict.result
+        typer.echo("fair: " + result["summary"])
+        for player in result["players"]:
+            faction = player["faction"]
+            typer.echo(f"  {player['name']:16} {faction:6} score {result['scores'][faction]:3}"
+                       f"  (VP {result['vp'][faction]}, casualties "
+                       f"{result['casualties'][faction]})")
+        typer.echo(f"  winner: {result['winner']}")
+    else:
+        typer.echo(f"NOT fair: {verdict.summary}", err=True)
+    raise typer.Exit(0 if verdict.ok else 1)
+
+
+def _run(coro) -> GameSession:
+    try:
+        return trio.run(lambda: coro)
+    except (P2PError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted; resume later with: solstice resume --home <same home>",
+                   err=True)
+        raise typer.Exit(130) from None
+
+
+def register(app: typer.Typer) -> None:
+    for command in (host, join, resume, verify):
+        app.command()(command)
