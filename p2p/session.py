@@ -190,6 +190,9 @@ class GameSession:
         except RemoteProtocolError as exc:
             self._reject(from_peer, str(exc))
             return
+        except RecursionError:  # e.g. 100 000 nested brackets: still well under a frame's size
+            self._reject(from_peer, "message is not valid JSON: nested too deeply")
+            return
         self.accept(signed, direct=signed.msg.seat == from_peer)
 
     def accept(self, signed: SignedMessage, direct: bool = True) -> None:
