@@ -692,13 +692,14 @@ class GameSession:
     def _done_pick_commit(self, stage: Stage) -> None:
         commitments = {}
         for peer, signed in stage.collected.items():
+            seat = self.seat_of_peer[peer]  # errors name seats; _pump maps them back to peers
             text = signed.msg.body.get("commitment")
             if not isinstance(text, str) or len(text) != 64:
-                raise RemoteProtocolError(peer, "pick commitment must be 32 bytes of hex")
+                raise RemoteProtocolError(seat, "pick commitment must be 32 bytes of hex")
             try:
                 commitments[peer] = bytes.fromhex(text)
             except ValueError:
-                raise RemoteProtocolError(peer, "pick commitment is not hex") from None
+                raise RemoteProtocolError(seat, "pick commitment is not hex") from None
         # The reveal stage follows at once for the same pickers.
         nxt = self._stage("pick/reveal", list(stage.peers), commitments=commitments,
                           pick=stage.info["pick"], pickers=stage.info["pickers"])
