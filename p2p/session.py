@@ -193,7 +193,14 @@ class GameSession:
         except RecursionError:  # e.g. 100 000 nested brackets: still well under a frame's size
             self._reject(from_peer, "message is not valid JSON: nested too deeply")
             return
-        self.accept(signed, direct=signed.msg.seat == from_peer)
+        author = signed.msg.seat
+        if author != from_peer and (author >= self.n or
+                                    not signed.verify(self.msglog.keys[author])):
+            # A relayed copy its named author did not sign: the relaying connection answers.
+            self._reject(from_peer, f"relayed a message of seat {author} that seat did not "
+                                    "sign (bad signature or no such seat)")
+            return
+        self.accept(signed, direct=author == from_peer)
 
     def accept(self, signed: SignedMessage, direct: bool = True) -> None:
         """A decoded signed message (from its author, or forwarded when ``direct`` is False)."""
