@@ -216,7 +216,7 @@ class GameSession:
                     self._reject(msg.seat, f"seq {msg.seq} out of order, expected "
                                            f"{self.msglog.next_seq(msg.seat)}")
                     return
-                if signed.verify(self.msglog.keys[msg.seat]):
+                if msg.game == self.game_id and signed.verify(self.msglog.keys[msg.seat]):
                     self.future[msg.seat][msg.seq] = signed  # forwarded ahead of a gap
                 return
         try:
