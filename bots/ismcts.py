@@ -14,7 +14,11 @@ is sampled with ``Shuffle(stream.permutation(k))`` and is not part of the tree.
 
 Options: ``iterations=N`` (default 500; deterministic for a fixed game seed) or ``time=SECONDS``
 (iterations until the time is used up), ``c=`` exploration constant, ``policy=`` rollout
-policy (``biased``: draft picks weighted by card value and decisions by default; ``random``).
+policy (``biased``, the default: draft picks weighted by card value, opponents' action cards
+captured when possible, other dispatches random, decisions by their default; ``random``:
+uniform over the legal actions). The biased policy builds its actions directly from the state
+(hand, open planets, legal claims) rather than listing every legal action, which is most of
+the cost of a rollout.
 """
 
 from __future__ import annotations
@@ -25,10 +29,15 @@ import time
 from bots.base import Bot, GameInfo, Turn
 from bots.heuristics import value_table
 from engine import (
+    CARDS,
     CHANCE,
     Action,
+    Capture,
     Choose,
+    Discard,
+    Dispatch,
     GameState,
+    Phase,
     Pick,
     Shuffle,
     apply_in_place,
@@ -38,6 +47,9 @@ from engine import (
     to_move,
 )
 from engine.cleanup import final_scores, ranking
+from engine.disclosure import legal_claims
+from engine.dispatch import open_planets
+from engine.draft import pick_count
 from engine.randomness import RandomStream
 from engine.view import determinize
 
@@ -64,13 +76,16 @@ class IsmctsBot(Bot):
                    "(ismcts:iterations=500 or ismcts:time=1.0)")
 
     def __init__(self, iterations: int | None = None, time: float | None = None,
-                 c: float = 0.7, policy: str = "biased") -> None:
+                 c: float = 0.7, policy: str = "biased", horizon: str = "game") -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:
             raise ValueError("time must be positive")
         if policy not in ("biased", "random"):
             raise ValueError("policy must be 'biased' or 'random'")
+        if horizon not in ("game", "round"):
+            raise ValueError("horizon must be 'game' or 'round'")
+        self.horizon = horizon
         self.iterations = int(iterations) if iterations is not None else (
             None if time is not None else 500)
         self.think_time = float(time) if time is not None else None
@@ -149,7 +164,8 @@ class IsmctsBot(Bot):
             apply_in_place(d, legal[i])
             path.append(child)
             node = child
-        self._rollout(d, rng)
+        start_round = d.round
+        self._rollout(d, rng, start_round if self.horizon == "round" else None)
         rewards = _rewards(d)
         for visited in path:
             visited.visits += 1
@@ -168,41 +184,74 @@ class IsmctsBot(Bot):
 
     # -- default policy ----------------------------------------------------------------------
 
-    def _rollout(self, d: GameState, rng: RandomStream) -> None:
-        biased = self.policy == "biased"
+    def _rollout(self, d: GameState, rng: RandomStream, stop_round: int | None) -> None:
+        """Play on to the end of the game (or of round ``stop_round``: the reshuffle request
+        that ends it)."""
+        if self.policy == "random":
+            while not is_over(d):
+                if stop_round is not None and d.round == stop_round and d.chance is not None \
+                        and d.chance[0] == "reshuffle":
+                    return
+                seat = to_move(d)[0]
+                if seat == CHANCE:
+                    _, k = chance_request(d)  # type: ignore[misc]
+                    apply_in_place(d, Shuffle(tuple(rng.permutation(k))))
+                    continue
+                legal = legal_actions(d, seat)
+                apply_in_place(d, legal[rng.randbelow(len(legal))])
+            return
         while not is_over(d):
-            movers = to_move(d)
-            if not movers:
-                return
-            seat = movers[0]
+            seat = to_move(d)[0]
             if seat == CHANCE:
+                if stop_round is not None and d.chance is not None and \
+                        d.chance[0] == "reshuffle" and d.round == stop_round:
+                    return
                 _, k = chance_request(d)  # type: ignore[misc]
                 apply_in_place(d, Shuffle(tuple(rng.permutation(k))))
-                continue
-            if biased and d.decision is not None:
+            elif d.decision is not None:
                 # Defaults are the rules' sensible "do nothing special" answers; random
                 # answers to "kill which card?" questions mostly add noise.
                 apply_in_place(d, Choose(seat, d.decision.default))
-                continue
-            legal = legal_actions(d, seat)
-            if biased and isinstance(legal[0], Pick):
-                apply_in_place(d, self._weighted_pick(d, seat, legal, rng))
-                continue
-            apply_in_place(d, legal[rng.randbelow(len(legal))])
+            elif d.phase is Phase.DRAFT:
+                apply_in_place(d, self._rollout_pick(d, seat, rng))
+            else:
+                apply_in_place(d, _rollout_dispatch(d, seat, rng))
 
-    def _weighted_pick(self, d: GameState, seat: int, legal: list[Action],
-                       rng: RandomStream) -> Action:
+    def _rollout_pick(self, d: GameState, seat: int, rng: RandomStream) -> Action:
+        """Draft by roulette over squared card values: mostly good cards, never certain."""
         weights = self._weights[seat]
-        scores = [sum(weights[d.card_of[x]] for x in a.slots)  # type: ignore[union-attr]
-                  for a in legal]
-        # Roulette wheel over squared values: strongly prefers good cards, still explores.
-        squares = [s * s for s in scores]
-        r = (rng.word() / 2**64) * sum(squares)
-        for action, w in zip(legal, squares, strict=True):
-            r -= w
-            if r <= 0:
-                return action
-        return legal[-1]
+        hand = list(d.hands[seat])
+        chosen: list[int] = []
+        for _ in range(pick_count(d, seat)):
+            squares = [weights[d.card_of[x]] ** 2 for x in hand]
+            r = (rng.word() / 2**64) * sum(squares)
+            i = 0
+            while i < len(hand) - 1:
+                r -= squares[i]
+                if r <= 0:
+                    break
+                i += 1
+            chosen.append(hand.pop(i))
+        return Pick(seat, tuple(sorted(chosen)))
+
+
+def _rollout_dispatch(d: GameState, seat: int, rng: RandomStream) -> Action:
+    """A random card to a random open planet, built directly instead of listing every legal
+    dispatch (the list is most of a rollout's cost). Opponents' action cards are captured
+    when possible: played, they would only add to their owner's strength and favor."""
+    hand = d.hands[seat]
+    slot = hand[rng.randbelow(len(hand))]
+    cid = d.card_of[slot]
+    faction = CARDS[cid].faction
+    can_capture = not d.captured[seat]
+    if can_capture and faction is not None and d.seat_of_faction[faction] != seat:
+        return Capture(seat, slot)
+    planets = open_planets(d)
+    if not planets:
+        return Capture(seat, slot) if can_capture else Discard(seat, slot)
+    p = planets[rng.randbelow(len(planets))]
+    claims = legal_claims(cid, d.config.planets[p], d.vision_up[p])
+    return Dispatch(seat, slot, p, claims[0])
 
 
 def _rewards(d: GameState) -> list[float]:

@@ -178,7 +178,8 @@ def _resolve(target: str, spec: str) -> Callable[..., Bot]:
                            "package.module:Class, path/to/file.py:Class, cmd:COMMAND)")
     where, _, attr = target.rpartition(":")
     if where in BUILTINS or where in {ep.name for ep in _plugin_entry_points()}:
-        raise BotSpecError(f"bad bot option {attr!r} in {spec!r}: use key=value")
+        hint = "separate options with ',' not ':'" if "=" in attr else "use key=value"
+        raise BotSpecError(f"bad bot option {attr!r} in {spec!r}: {hint}")
     if where.endswith(".py") or "/" in where or "\\" in where:
         module = _load_file(where, spec)
     else:

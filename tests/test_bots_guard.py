@@ -1,0 +1,96 @@
+"""In-process bots that misbehave: every fault is logged, recorded and replaced by a random
+legal action, and the game still finishes (and replays identically)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from bots.base import Bot, GameInfo, Turn
+from bots.guard import BotGone
+from bots.match import play_match
+from bots.random_bot import RandomBot
+from engine import Choose
+
+
+class FaultyBot(Bot):
+    """Plays the first legal action, except at decision ``at`` where it does ``fault``."""
+
+    def __init__(self, fault: str, at: int = 3, budget: float | None = None) -> None:
+        self.fault = fault
+        self.at = at
+        self.name = f"faulty-{fault}"
+        self.time_budget = budget
+        self.count = 0
+
+    def start(self, info: GameInfo) -> None:
+        super().start(info)
+        self.count = 0
+        if self.fault == "start":
+            raise RuntimeError("cannot start")
+
+    def choose(self, turn: Turn):
+        self.count += 1
+        if self.count >= self.at:
+            if self.fault == "raise" and self.count == self.at:
+                raise RuntimeError("boom")
+            if self.fault == "illegal" and self.count == self.at:
+                return Choose(turn.seat, "nonsense")
+            if self.fault == "garbage" and self.count == self.at:
+                return "not an action"
+            if self.fault == "slow" and self.count == self.at:
+                time.sleep(0.05)
+            if self.fault == "gone":
+                raise BotGone("the connection is lost")
+        return turn.legal[0]
+
+
+def _play(bot: Bot, seed: str = "guard"):
+    return play_match([bot, RandomBot()], seed)
+
+
+def test_a_bot_that_raises_gets_a_random_move(caplog) -> None:
+    with caplog.at_level(logging.ERROR, logger="solstice.bots"):
+        result = _play(FaultyBot("raise"))
+    assert result.faults == ("bot 'faulty-raise' (seat 0) raised RuntimeError: boom",)
+    [record] = [r for r in caplog.records if "boom" in r.getMessage()]
+    assert "playing 0 " in record.getMessage()  # names the replacement action
+
+
+def test_an_illegal_answer_gets_a_random_move() -> None:
+    result = _play(FaultyBot("illegal"))
+    assert len(result.faults) == 1
+    assert "answered an illegal action '0 choose nonsense'" in result.faults[0]
+
+
+def test_a_garbage_answer_gets_a_random_move() -> None:
+    result = _play(FaultyBot("garbage"))
+    assert len(result.faults) == 1
+    assert "answered an illegal action 'not an action'" in result.faults[0]
+
+
+def test_a_bot_over_its_time_budget_gets_a_random_move() -> None:
+    result = _play(FaultyBot("slow", budget=0.02))
+    assert len(result.faults) == 1
+    assert "over its budget of 0.02 s" in result.faults[0]
+    # Without a budget the same slow answer is accepted.
+    assert _play(FaultyBot("slow", budget=None)).faults == ()
+
+
+def test_a_bot_that_fails_to_start_plays_randomly() -> None:
+    result = _play(FaultyBot("start"))
+    assert len(result.faults) == 1 and "failed to start: cannot start" in result.faults[0]
+
+
+def test_a_gone_bot_is_reported_once_and_not_asked_again() -> None:
+    bot = FaultyBot("gone", at=2)
+    result = _play(bot)
+    assert len(result.faults) == 1 and "is gone: the connection is lost" in result.faults[0]
+    assert bot.count == 2
+
+
+def test_faulty_games_finish_and_replay_identically() -> None:
+    first = _play(FaultyBot("raise"), "replay")
+    second = _play(FaultyBot("raise"), "replay")
+    assert first.scores == second.scores and first.actions == second.actions
+    assert max(first.vp) >= 16 or max(first.casualties) >= 3  # a complete game
