@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ui import cmd_bots, cmd_net, cmd_rules, cmd_simulate, cmd_tournament
+from ui import cmd_bots, cmd_net, cmd_play, cmd_rules, cmd_simulate, cmd_tournament
 
 app = typer.Typer(
     name="solstice",
@@ -18,6 +18,7 @@ cmd_simulate.register(app)
 cmd_net.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
+app.command()(cmd_play.play)
 
 
 def main() -> None:

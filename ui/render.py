@@ -1,0 +1,224 @@
+"""Turning a seat's view (``engine.view.view``) into Rich text: cards, planets, scores.
+
+Pure functions of plain data, so screens stay small and snapshots stay stable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from engine.cards import CARD_BY_LABEL, Card
+from engine.disclosure import describe_claim
+
+# Readable on a dark background: "black" cannot be drawn in black, so it is a light grey chip.
+FACTION_STYLES: dict[str, str] = {
+    "black": "bold #e0e0e0 on #4a4a4a",
+    "white": "bold #ffffff",
+    "blue": "bold #6cb6ff",
+    "green": "bold #7ee787",
+}
+EVENT_STYLE = "bold #e3b341"
+HIDDEN_STYLE = "#a0a0a0"
+# The rulebook's event texts, shortened to one line each for hands and the help screen.
+EVENT_TEXT = {
+    "Whispered Secrets": "Face up. Reveal one card here, score 1 VP.",
+    "Rumor": "May disclose any type or faction (a lie).",
+    "Vision": "Face up. Reveal all cards here, or future cards here are face up.",
+    "Mimic": "Favored may put a non-event prisoner here, as their own card.",
+    "Escape": "Favored may add their prisoner here.",
+    "Transport": "Favored scores 1 VP, may move unresolved cards to a later planet.",
+    "Imposter": "Disclosed as event or Duchess; favored scores the planet if no Duchess.",
+    "Hidden Base": "Face up. A Duchess scores +2 VP here.",
+    "Peace Accords": "Least strength (at least 1) is strongest; favored scores 1 VP.",
+    "Prophecy": "Favored scores 1 VP; next round places the leftovers.",
+    "Honor Guards": "Must be killed first (Assassins then score nothing); favored heals.",
+    "Sentry": "Strongest scores 1 VP; next round adds S1 F1 on a planet of choice.",
+    "Messenger": "Favored scores 1 VP; drafts one more card next round.",
+    "Medical Team": "Favored heals once, or scores 2 VP without casualties.",
+    "Atmospheric Storm": "3 neutral strength.",
+    "Blockade": "Face up. This planet holds one card fewer.",
+    "Ambush": "Strongest may kill one card (no VP).",
+    "Planetary Siege": "Duchess and Imposter cannot score here.",
+    "Orbital Bombardment": "No further card resolves here.",
+    "Martyr": "Strongest may kill their non-event prisoner for 1 VP.",
+    "Famine": "Favored loses 2 VP.",
+    "Poison": "Strongest drafts one card fewer next round.",
+    "Quagmire": "All Legions here are killed; 2 neutral strength.",
+    "Mercenaries": "Strongest Assassin may kill any card for 2 VP instead.",
+}
+
+PHASE_NAMES = {"draft": "Draft", "dispatch": "Dispatch", "resolve": "Resolve", "over": "Game over"}
+
+
+def faction_style(faction: str | None) -> str:
+    return FACTION_STYLES.get(faction or "", EVENT_STYLE)
+
+
+def seat_name(view: dict[str, Any], seat: int, names: tuple[str, ...] = ()) -> str:
+    """``black (you)``, ``white (bob)`` or just ``blue``."""
+    faction = view["factions"][seat]
+    if seat == view["seat"]:
+        return f"{faction} (you)"
+    name = names[seat] if seat < len(names) else ""
+    return f"{faction} ({name})" if name else faction
+
+
+def seat_text(view: dict[str, Any], seat: int, names: tuple[str, ...] = ()) -> Text:
+    return Text(seat_name(view, seat, names), style=faction_style(view["factions"][seat]))
+
+
+def stats(card: Card) -> str:
+    """Short numbers: ``S2 F2 i0`` for actions, ``i9 Fortune`` for events."""
+    if card.is_event:
+        return f"i{card.initiative} {card.event_kind}"
+    return f"S{card.strength} F{card.favor} i{card.initiative}"
+
+
+def card_effect(card: Card) -> str:
+    """What an action card scores (``VP 2 if favored``), or an event's kind."""
+    if card.is_event:
+        return EVENT_TEXT.get(card.name, f"{card.event_kind} event")
+    inner = card.describe()[card.describe().index("(") + 1:-1]
+    return inner.split(", ", 2)[2]  # after "S1 F1" and "initiative 5"
+
+
+def card_chip(label: str | None, *, dim: bool = False) -> Text:
+    """A face-up card by name and stats: ``[blue Marshal S1 F0 i12]``."""
+    if label is None:
+        return Text("[unknown card]", style=HIDDEN_STYLE)
+    card = CARD_BY_LABEL[label]
+    name = card.name if card.is_event else f"{card.faction} {card.name}"
+    text = Text("[")
+    text.append(name, style=faction_style(card.faction))
+    text.append(f" {stats(card)}]")
+    if dim:
+        text.stylize("dim")
+    return text
+
+
+def card_line(label: str | None) -> Text:
+    """A card with its full description, for hands and choices."""
+    if label is None:
+        return Text("an unknown card", style=HIDDEN_STYLE)
+    card = CARD_BY_LABEL[label]
+    text = Text()
+    text.append(card.name if card.is_event else f"{card.faction} {card.name}",
+                style=faction_style(card.faction))
+    text.append(f"  {stats(card)} · ")
+    text.append(card_effect(card), style="italic")
+    return text
+
+
+def hidden_chip(entry: dict[str, Any], view: dict[str, Any], names: tuple[str, ...]) -> Text:
+    """A face-down card: its disclosure and who played it (our own shows what it is)."""
+    text = Text("[▒ ", style=HIDDEN_STYLE)
+    claim = entry.get("claim") or "none"
+    text.append("?" if claim == "none" else describe_claim(claim).removeprefix("a ")
+                .removeprefix("an "), style="bold")
+    who = entry["dispatcher"]
+    if who is not None and who >= 0:
+        text.append(" by ")
+        text.append_text(seat_text(view, who, names))
+    if entry.get("label") and who == view["seat"]:
+        card = CARD_BY_LABEL[entry["label"]]
+        text.append(f": {card.name}", style="italic")
+    text.append("]", style=HIDDEN_STYLE)
+    return text
+
+
+def planet_header(planet: dict[str, Any], view: dict[str, Any],
+                  names: tuple[str, ...] = ()) -> Text:
+    text = Text()
+    text.append(planet["name"], style="bold underline")
+    text.append(f" {planet['vp']}VP", style="bold #e3b341")
+    limit = planet["limit"] if planet["limit"] is not None else 6
+    text.append(f"  {len(planet['cards'])}/{limit} cards  ", style="dim")
+    rule = "all cards face up (Vision)" if planet["vision_face_up"] else planet["rule"]
+    text.append(rule, style="italic #9ecbff")
+    if planet["sentry"]:
+        text.append("  Sentry here", style="bold magenta")
+    for key, mark in (("strongest", "⚔ strongest "), ("favored", "♥ favored ")):
+        seat = planet.get(key)
+        if seat is not None:
+            text.append("  " + mark, style="bold")
+            text.append_text(seat_text(view, seat, names))
+    return text
+
+
+def planet_cards(planet: dict[str, Any], view: dict[str, Any],
+                 names: tuple[str, ...] = ()) -> Text:
+    if not planet["cards"]:
+        text = Text("  no cards", style="dim")
+    else:
+        text = Text("  ")
+        chips = []
+        for entry in planet["cards"]:
+            if entry["face_up"]:
+                chips.append(card_chip(entry["label"], dim=entry["resolved"]))
+            else:
+                chips.append(hidden_chip(entry, view, names))
+        text.append_text(Text(" ").join(chips))
+    if planet["discarded"]:
+        text.append("  killed/discarded: ", style="red")
+        text.append(", ".join(label.split(":", 1)[-1] for label in planet["discarded"]),
+                    style="red")
+    return text
+
+
+def phase_line(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text:
+    text = Text()
+    text.append(f"Round {view['round']}", style="bold")
+    text.append(" · ")
+    text.append(PHASE_NAMES.get(view["phase"], view["phase"]), style="bold #e3b341")
+    text.append(f" · passing {view['direction']} · first: ")
+    text.append_text(seat_text(view, view["first_player"], names))
+    text.append(f" · deck {view['deck_size']}")
+    return text
+
+
+def scores_line(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text:
+    parts = []
+    for seat, score in enumerate(view["scores"]):
+        part = seat_text(view, seat, names)
+        part.append(f" {score['vp']}VP", style="bold")
+        part.append(f" {score['casualties']}✝", style="red" if score["casualties"] else "dim")
+        if view["has_prisoner"][seat]:
+            part.append(" ⛓", style="dim")
+        parts.append(part)
+    return Text("  ").join(parts)
+
+
+def claims_line(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text | None:
+    if not view["claims"]:
+        return None
+    text = Text("Claimed: ", style="dim")
+    for claim in view["claims"]:
+        text.append(f"{claim['event']} → ")
+        text.append_text(seat_text(view, claim["seat"], names))
+        text.append(" (acts now) " if claim["active"] else " (next round) ", style="dim")
+    return text
+
+
+def option_text(option: str, view: dict[str, Any], names: tuple[str, ...] = ()) -> Text:
+    """A decision option in words: card labels described, slots located, yes/no plain."""
+    if ":" in option and option in CARD_BY_LABEL:
+        return card_line(option)
+    if option.isdigit():
+        slot = int(option)
+        for planet in view["planets"]:
+            for entry in planet["cards"]:
+                if entry["slot"] == slot:
+                    text = Text(f"face-down card on {planet['name']}: ")
+                    text.append_text(hidden_chip(entry, view, names))
+                    return text
+        return Text(f"card in slot {slot}")
+    words = {
+        "yes": "Yes", "no": "No", "done": "Done (move no more cards)",
+        "reveal": "Reveal all cards here now",
+        "face_up": "All future cards here are played face up",
+    }
+    if option in words:
+        return Text(words[option], style="bold")
+    return Text(option, style="bold")
