@@ -11,6 +11,8 @@ from engine.state import GameState, Phase
 
 
 def planet_limit(s: GameState, p: int) -> int:
+    if "Blockade" not in s.config.events:
+        return PLANET_LIMIT
     blockade = any(CARDS[s.card_of[slot]].name == "Blockade"
                    for slot in s.planets[p] if s.face_up[slot] and s.card_of[slot] >= 0)
     return PLANET_LIMIT - 1 if blockade else PLANET_LIMIT

@@ -48,19 +48,30 @@ def pick_round(s: GameState) -> None:
     s.picks = [None] * s.n
 
 
+def _picking(s: GameState) -> bool:
+    return s.phase is Phase.DRAFT and s.step is None and not s.chance and not s.decision
+
+
+def must_pick(s: GameState, seat: int) -> int:
+    """Cards ``seat`` must pick now (0 if it has nothing to pick or has picked already)."""
+    if not _picking(s) or s.picks[seat] is not None:
+        return 0
+    return pick_count(s, seat)
+
+
 def waiting_pickers(s: GameState) -> list[int]:
-    if s.phase is not Phase.DRAFT or s.step is not None or s.chance or s.decision:
+    if not _picking(s):
         return []
     return [seat for seat in range(s.n) if s.picks[seat] is None and pick_count(s, seat)]
 
 
 def apply_pick(s: GameState, action: Pick) -> None:
     seat = action.seat
-    if seat not in waiting_pickers(s):
-        if s.phase is Phase.DRAFT and s.picks and s.picks[seat] is not None:
+    need = must_pick(s, seat)
+    if not need:
+        if _picking(s) and 0 <= seat < s.n and s.picks[seat] is not None:
             raise IllegalActionError(seat, "has already picked this pick round")
         raise IllegalActionError(seat, "cannot pick now")
-    need = pick_count(s, seat)
     if len(action.slots) != need:
         raise IllegalActionError(seat, f"must pick exactly {need} card(s), not "
                                        f"{len(action.slots)}")
@@ -70,7 +81,7 @@ def apply_pick(s: GameState, action: Pick) -> None:
         if slot not in s.hands[seat]:
             raise IllegalActionError(seat, f"cannot pick slot {slot}: it is not in its hand")
     s.picks[seat] = action.slots
-    if waiting_pickers(s):
+    if any(s.picks[x] is None and pick_count(s, x) for x in range(s.n)):
         return
     for who in range(s.n):
         chosen = s.picks[who]

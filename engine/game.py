@@ -124,8 +124,8 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
         if not actions:
             actions = [Discard(seat, slot) for slot in hand]
         return actions
-    if seat in draft.waiting_pickers(s):
-        need = draft.pick_count(s, seat)
+    need = draft.must_pick(s, seat) if 0 <= seat < s.n else 0
+    if need:
         hand = s.hands[seat]
         if need == 1:
             return [Pick(seat, (slot,)) for slot in hand]
