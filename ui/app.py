@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import ModalScreen
 
+from engine import Action
 from p2p.lobby import JoinCode
 from p2p.netplay import PeerOptions
 from ui.bridge import BridgeFinished, TrioBridge
@@ -69,6 +70,7 @@ class SolsticeApp(App[int]):
         self.view: dict[str, Any] | None = None
         self.names: tuple[str, ...] = ()
         self.in_resolution = False
+        self.answers: list[Action] = []  # what the human chose, in order (tests read it)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -160,6 +162,7 @@ class SolsticeApp(App[int]):
     # -- from the human ---------------------------------------------------------------------
 
     def on_game_screen_answered(self, message: GameScreen.Answered) -> None:
+        self.answers.append(message.action)
         if self.bridge is not None:
             self.bridge.send(HumanAnswer(message.serial, message.action))
 

@@ -117,13 +117,16 @@ def hidden_chip(entry: dict[str, Any], view: dict[str, Any], names: tuple[str, .
     claim = entry.get("claim") or "none"
     text.append("?" if claim == "none" else describe_claim(claim).removeprefix("a ")
                 .removeprefix("an "), style="bold")
+    # Only the faction (not the player's name) keeps chips short enough for 80 columns.
     who = entry["dispatcher"]
     if who is not None and who >= 0:
+        faction = view["factions"][who]
         text.append(" by ")
-        text.append_text(seat_text(view, who, names))
+        text.append("you" if who == view["seat"] else faction, style=faction_style(faction))
     if entry.get("label") and who == view["seat"]:
         card = CARD_BY_LABEL[entry["label"]]
-        text.append(f": {card.name}", style="italic")
+        name = card.name if card.is_event else f"{card.faction} {card.name}"
+        text.append(f": {name}", style="italic")
     text.append("]", style=HIDDEN_STYLE)
     return text
 

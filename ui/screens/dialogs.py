@@ -111,7 +111,7 @@ class LogScreen(ModalScreen[None]):
         self.lines = lines
 
     def compose(self) -> ComposeResult:
-        log = RichLog(id="full-log", wrap=True, markup=False)
+        log = RichLog(id="full-log", wrap=True, markup=False, min_width=20)
         yield log
         yield Footer()
 

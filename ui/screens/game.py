@@ -60,6 +60,7 @@ class GameScreen(Screen[None]):
         self.dispatch: DispatchChoices | None = None
         self.step: tuple[Any, ...] = ()
         self._pending: list[Callable[[], None]] = []
+        self._ready = False  # set in on_mount (``is_mounted`` is only true after it)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="columns"):
@@ -72,11 +73,12 @@ class GameScreen(Screen[None]):
                     yield OptionList(id="choices")
                     yield Static(id="hint")
                 yield StatusLine(id="status")
-            yield RichLog(id="log", wrap=True, markup=False)
+            yield RichLog(id="log", wrap=True, markup=False, min_width=20)
         yield Footer()
 
     def on_mount(self) -> None:
         # Data may arrive between push_screen and mount; it waits here until the widgets exist.
+        self._ready = True
         pending, self._pending = self._pending, []
         self._refresh_panel()
         self.query_one("#choices", OptionList).focus()
@@ -90,7 +92,7 @@ class GameScreen(Screen[None]):
 
     def show_board(self, view: dict[str, Any], names: tuple[str, ...] = (),
                    waiting: tuple[str, ...] = ()) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             self._pending.append(lambda: self.show_board(view, names, waiting))
             return
         self.view, self.names, self.waiting = view, names, waiting
@@ -103,7 +105,7 @@ class GameScreen(Screen[None]):
         self.query_one(StatusLine).show_waiting(view, waiting, self.ask is not None)
 
     def ask_human(self, ask: AskHuman) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             self._pending.append(lambda: self.ask_human(ask))
             return
         self.ask = ask
@@ -117,7 +119,7 @@ class GameScreen(Screen[None]):
         self.query_one("#choices", OptionList).focus()
 
     def add_log(self, line: str, style: str = "") -> None:
-        if not self.is_mounted:
+        if not self._ready:
             self._pending.append(lambda: self.add_log(line, style))
             return
         self.log_lines.append(line)

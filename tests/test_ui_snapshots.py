@@ -1,0 +1,193 @@
+"""Snapshots of the screens, rendered from deterministic local engine states (no network).
+
+Regenerate after an intended change with ``pytest tests/test_ui_snapshots.py
+--snapshot-update`` and look at the SVGs in ``__snapshots__`` before committing them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import App
+
+from engine import (
+    CHANCE,
+    GameState,
+    RandomStream,
+    Shuffle,
+    apply,
+    chance_request,
+    is_over,
+    legal_actions,
+    new_game,
+    random_config,
+    to_move,
+)
+from engine.cleanup import final_scores, ranking
+from engine.view import view
+from ui.messages import AskHuman, GameEnded, RosterLine
+from ui.render import scores_line
+from ui.screens.game import GameScreen
+from ui.screens.lobby import LobbyScreen
+from ui.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
+
+CSS = "../ui/solstice.tcss"
+NAMES3 = ("", "greedy-1", "random-2")
+
+
+def _game(players: int, seed: bytes) -> tuple[GameState, RandomStream]:
+    stream = RandomStream(seed)
+    config = random_config(players, stream)
+    order = stream.sample(config.card_ids(), len(config.card_ids()))
+    return new_game(config, deck_order=order), stream
+
+
+def _step(s: GameState, stream: RandomStream) -> GameState:
+    """One scripted move: chance from the stream, players a stream-chosen legal action."""
+    movers = to_move(s)
+    if movers == [CHANCE]:
+        _, k = chance_request(s)  # type: ignore[misc]
+        perm = list(range(k))
+        stream.shuffle(perm)
+        return apply(s, Shuffle(tuple(perm)))
+    legal = legal_actions(s, movers[0])
+    return apply(s, legal[stream.randbelow(len(legal))])
+
+
+def _advance(s: GameState, stream: RandomStream, until) -> GameState:
+    for _ in range(2000):
+        if until(s):
+            return s
+        s = _step(s, stream)
+    raise AssertionError("fixture state not reached")
+
+
+class GameFixture(App[None]):
+    """Shows the game screen with one seat's view and, optionally, its prompt."""
+
+    CSS_PATH = CSS
+
+    def __init__(self, s: GameState, seat: int, ask: bool = True) -> None:
+        super().__init__()
+        self.state, self.seat, self.ask = s, seat, ask
+
+    def on_mount(self) -> None:
+        screen = GameScreen()
+        self.push_screen(screen)
+        v = view(self.state, self.seat)
+        screen.show_board(v, NAMES3[: self.state.n], ("random-2",) if not self.ask else ())
+        for line in self.state.log[-12:]:
+            screen.add_log(line)
+        if self.ask:
+            legal = tuple(legal_actions(self.state, self.seat))
+            screen.ask_human(AskHuman(1, v, legal, NAMES3[: self.state.n]))
+
+
+class ScreenFixture(App[None]):
+    CSS_PATH = CSS
+
+    def __init__(self, screen_factory) -> None:
+        super().__init__()
+        self.screen_factory = screen_factory
+
+    def on_mount(self) -> None:
+        self.push_screen(self.screen_factory())
+
+
+def test_lobby(snap_compare) -> None:
+    def lobby() -> LobbyScreen:
+        screen = LobbyScreen("Solstice — hosting a 3-player game")
+
+        def fill() -> None:
+            screen.show_code("sol1-" + "abcdefgh" * 12, 3)
+            screen.show_roster(3, (RosterLine("host", "1f2e3d4c5b6a"),
+                                   RosterLine("bob", "a1b2c3d4e5f6")))
+            screen.show_status("waiting for 1 more player…")
+
+        screen.call_after_refresh(fill)
+        return screen
+
+    assert snap_compare(ScreenFixture(lobby), terminal_size=(80, 24))
+
+
+def test_draft(snap_compare) -> None:
+    s, _ = _game(3, b"snapshot-draft")
+    assert snap_compare(GameFixture(s, 0), terminal_size=(80, 24))
+
+
+def test_draft_two_card_pick_marked(snap_compare) -> None:
+    s, _ = _game(2, b"snapshot-draft2")
+    assert snap_compare(GameFixture(s, 0), press=["enter"], terminal_size=(80, 24))
+
+
+def _dispatch_state() -> tuple[GameState, int]:
+    s, stream = _game(3, b"snapshot-dispatch")
+    s = _advance(s, stream, lambda s: s.phase.value == "dispatch" and s.decision is None
+                 and sum(len(p) for p in s.planets) >= 6 and to_move(s) != [CHANCE])
+    return s, to_move(s)[0]
+
+
+def test_dispatch_choose_planet(snap_compare) -> None:
+    s, seat = _dispatch_state()
+    # Enter chooses the highlighted card; the screen then offers the legal destinations.
+    assert snap_compare(GameFixture(s, seat), press=["enter"], terminal_size=(80, 24))
+
+
+def test_dispatch_wide_terminal_with_log(snap_compare) -> None:
+    s, seat = _dispatch_state()
+    assert snap_compare(GameFixture(s, seat), terminal_size=(160, 50))
+
+
+def test_decision_prompt(snap_compare) -> None:
+    s, stream = _game(3, b"snapshot-decision")
+    s = _advance(s, stream, lambda s: s.decision is not None)
+    assert snap_compare(GameFixture(s, s.decision.seat), terminal_size=(100, 32))
+
+
+def test_resolution_summary(snap_compare) -> None:
+    s, stream = _game(3, b"snapshot-resolution")
+    s = _advance(s, stream, lambda s: s.round == 2)
+    v = view(s, 0)
+    lines = resolution_lines(s.log)
+    assert lines, "round 1 resolved nothing"
+    assert snap_compare(ScreenFixture(lambda: RoundSummaryScreen(1, lines, scores_line(
+        v, NAMES3))), terminal_size=(80, 24))
+
+
+def _end_result(s: GameState) -> dict[str, Any]:
+    factions = s.config.factions
+    scores = final_scores(s)
+    return {"ok": True, "scores": dict(zip(factions, scores, strict=True)),
+            "winner": factions[ranking(s)[0]], "rounds": s.round,
+            "vp": dict(zip(factions, s.vp, strict=True)),
+            "casualties": dict(zip(factions, s.casualties, strict=True)),
+            "ranking": [factions[i] for i in ranking(s)],
+            "summary": f"audit passed: {s.round} rounds"}
+
+
+def test_end_screen(snap_compare) -> None:
+    s, stream = _game(3, b"snapshot-end")
+    s = _advance(s, stream, is_over)
+    ended = GameEnded(_end_result(s), transcript="/home/me/.local/share/solstice/games/"
+                      "0123abcd/transcript.json", game_id="0123abcd")
+    names = {s.config.factions[0]: "you", s.config.factions[1]: "greedy-1",
+             s.config.factions[2]: "random-2"}
+    assert snap_compare(ScreenFixture(lambda: EndScreen(ended, names)), terminal_size=(80, 24))
+
+
+def test_stopped_game_screen(snap_compare) -> None:
+    ended = GameEnded(None, "game stopped: white revealed a key that does not match its "
+                            "commitment (blame: white)", game_id="0123abcd")
+    assert snap_compare(ScreenFixture(lambda: EndScreen(
+        ended, resume_hint="Resume it later with: solstice resume 0123abcd")),
+        terminal_size=(80, 24))
+
+
+def test_scores_line_marks_you_and_casualties() -> None:
+    s, stream = _game(3, b"snapshot-end")
+    s = _advance(s, stream, is_over)
+    text: Text = scores_line(view(s, 0), NAMES3)
+    assert "(you)" in text.plain and "greedy-1" in text.plain
+    for seat in range(3):
+        assert f"{s.vp[seat]}VP {s.casualties[seat]}✝" in text.plain
