@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -196,7 +195,7 @@ class SolsticeApp(App[int]):
                 self.left = True
                 if self.bridge is not None:
                     self.bridge.stop()
-                self.exit(EXIT_LEFT, message=Text(self.resume_hint()))
+                self.exit(EXIT_LEFT)  # run_app prints how to resume, after the screen is gone
 
         self.push_screen(LeaveScreen(self.resume_hint()), answered)
 

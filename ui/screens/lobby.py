@@ -48,6 +48,7 @@ class LobbyScreen(Screen[None]):
         hint.update(Text.assemble(("Other players run: ", "dim"),
                                   ("solstice join ", "bold"), ("<the code>", "bold italic")))
         hint.remove_class("hidden")
+        self.show_status("Waiting for the players to join…")
         self._render_roster()
 
     def show_roster(self, players: int, roster: tuple[RosterLine, ...]) -> None:
