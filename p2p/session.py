@@ -355,9 +355,10 @@ class GameSession:
 
     def _take_abort(self) -> bool:
         for peer in range(self.n):
-            queue = self.queues[peer]
-            if queue and queue[0].msg.type == "abort":
-                body = queue[0].msg.body
+            # An abort ends the game at once, even behind messages of stages not reached yet.
+            stop = next((m for m in self.queues[peer] if m.msg.type == "abort"), None)
+            if stop is not None:
+                body = stop.msg.body
                 blame = body.get("blame")
                 self.aborted = Aborted(blame if isinstance(blame, int) else None,
                                        f"peer {peer} stopped the game: {body.get('reason')}")
