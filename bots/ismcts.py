@@ -16,7 +16,11 @@ Options: ``iterations=N`` (default 500; deterministic for a fixed game seed) or 
 (iterations until the time is used up), ``c=`` exploration constant, ``policy=`` rollout
 policy (``biased``, the default: draft picks weighted by card value, opponents' action cards
 captured when possible, other dispatches random, decisions by their default; ``random``:
-uniform over the legal actions). The biased policy builds its actions directly from the state
+uniform over the legal actions), ``horizon=`` how far a rollout goes: ``round`` (the default:
+to the end of the round it starts in, then the reward is computed from the standings as if
+the game ended there) or ``game`` (to the end of the game). Round horizons measured much
+stronger: a rollout to the end of the game is mostly noise from later, random-played rounds,
+and it costs about four times as much. The biased policy builds its actions directly from the state
 (hand, open planets, legal claims) rather than listing every legal action, which is most of
 the cost of a rollout.
 """
@@ -76,7 +80,7 @@ class IsmctsBot(Bot):
                    "(ismcts:iterations=500 or ismcts:time=1.0)")
 
     def __init__(self, iterations: int | None = None, time: float | None = None,
-                 c: float = 0.7, policy: str = "biased", horizon: str = "game") -> None:
+                 c: float = 0.7, policy: str = "biased", horizon: str = "round") -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:

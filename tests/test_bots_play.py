@@ -50,6 +50,13 @@ def test_ismcts_with_few_iterations_plays_legal_complete_games(players: int) -> 
     assert again == result  # deterministic for a fixed seed when limited by iterations
 
 
+@pytest.mark.parametrize("options", ["horizon=game", "policy=random"])
+def test_ismcts_variants_play_legal_games(options: str) -> None:
+    result = play_match([make_bot("random"), make_bot(f"ismcts:iterations=4,{options}")],
+                        f"ismcts-variant/{options}")
+    assert result.faults == ()
+
+
 def test_ismcts_time_limit_is_respected() -> None:
     import time
 
