@@ -1,1 +1,4 @@
-"""bots package."""
+"""Bots: the interface (``bots.base``), built-in bots (``random_bot``, ``greedy``, ``ismcts``),
+bots in other processes (``process_bot``, protocol.md "Bot protocol"), spec parsing and
+discovery (``registry``), the fault guard (``guard``), local matches (``match``) and
+tournaments (``tournament``). See README, "Writing a bot"."""
