@@ -18,9 +18,10 @@ policy (``biased``, the default: draft picks weighted by card value, opponents' 
 captured when possible, other dispatches random, decisions by their default; ``random``:
 uniform over the legal actions), ``horizon=`` how far a rollout goes: ``round`` (the default:
 to the end of the round it starts in, then the reward is computed from the standings as if
-the game ended there) or ``game`` (to the end of the game). Round horizons measured much
-stronger: a rollout to the end of the game is mostly noise from later, random-played rounds,
-and it costs about four times as much. The biased policy builds its actions directly from the state
+the game ended there) or ``game`` (to the end of the game). Round horizons played better in
+a probe (20 two-player games against greedy at 400 iterations: 14 wins against 5): a rollout to
+the end of the game is mostly noise from later, randomly played rounds, and costs about four
+times as much. The biased policy builds its actions directly from the state
 (hand, open planets, legal claims) rather than listing every legal action, which is most of
 the cost of a rollout.
 """
