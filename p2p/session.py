@@ -607,13 +607,13 @@ class GameSession:
     def _done_deck_commit(self, stage: Stage) -> None:
         assert self.deck is not None
         for seat, signed in self._seat_order(stage):
-            self.deck.receive(seat, _field(seat, signed.msg.body, "deck", dict))
+            self.deck.receive(seat, _deck_data(seat, _field(seat, signed.msg.body, "deck", dict)))
 
     def _done_deck_step(self, stage: Stage) -> None:
         deck = self.deck
         assert deck is not None and self.config is not None
         for seat, signed in self._seat_order(stage):
-            deck.receive(seat, _field(seat, signed.msg.body, "deck", dict))
+            deck.receive(seat, _deck_data(seat, _field(seat, signed.msg.body, "deck", dict)))
         if deck.turn is not None:
             return
         if self.engine is None:
@@ -635,7 +635,7 @@ class GameSession:
                 raise RemoteProtocolError(seat, f"sent {len(public)} public keys, "
                                                 f"{len(opens['public'])} were due")
             for slot, reveal in zip(opens["public"], public, strict=True):
-                message = parse_deck_message(seat, reveal)
+                message = parse_deck_message(seat, _deck_data(seat, reveal))
                 if getattr(message, "slot", None) != slot:
                     raise RemoteProtocolError(seat, f"public key for the wrong slot "
                                                     f"(expected {slot})")
@@ -660,7 +660,7 @@ class GameSession:
                 if not isinstance(keys, list) or len(keys) != len(slots):
                     raise RemoteProtocolError(seat, "sealed keys do not match the slots due")
                 for slot, data in zip(slots, keys, strict=True):
-                    message = parse_deck_message(seat, data)
+                    message = parse_deck_message(seat, _deck_data(seat, data))
                     if getattr(message, "slot", None) != slot or \
                             getattr(message, "to", None) != me:
                         raise RemoteProtocolError(seat, f"sealed key is not for slot {slot}")
@@ -787,3 +787,11 @@ def _field(seat: int, body: Any, name: str, typ: type) -> Any:
     if not isinstance(value, typ):
         raise RemoteProtocolError(seat, f"field {name!r} must be a {typ.__name__}")
     return value
+
+
+def _deck_data(seat: int, data: Any) -> Any:
+    """A deck message must at least be an object with a string ``type`` (parse_deck_message
+    looks the type up in a dict, so a list or object there raised TypeError)."""
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise RemoteProtocolError(seat, "deck message must be an object with a string 'type'")
+    return data
