@@ -4,7 +4,7 @@ Format (JSON): ``{"format": "solstice-transcript/1", "roster": <signed roster>,
 "messages": [<signed message>...], "outcome": {...}}``. ``verify_transcript`` replays the
 messages through a keyless observer session: every signature, every stage, every deck step and
 opening, the audit (which opens every secret) and the full-information replay of the game.
-The ``outcome`` stored in the file is informative only; verification recomputes it.
+Verification recomputes the ``outcome``; a stored outcome that differs from it fails.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def load_transcript(path: Path) -> tuple[Roster, list[Any], dict[str, Any]]:
 def verify_transcript(path: Path) -> Verdict:
     """Re-check a whole game offline; raise TranscriptUnreadable for a file that is no
     transcript."""
-    roster, messages, _ = load_transcript(path)
+    roster, messages, outcome = load_transcript(path)
     names = [p.name for p in roster.players]
     session = GameSession(roster.game_id, [p.key for p in roster.players])
 
@@ -109,6 +109,12 @@ def verify_transcript(path: Path) -> Verdict:
     if session.result is None:
         return fail("the transcript ends before the game's audit", None, None)
     result = dict(session.result)
+    # The stored outcome is what a reader sees first: it must be the one the replay gives.
+    altered = sorted(k for k in ("scores", "winner", "rounds", "vp", "casualties", "ranking")
+                     if k in outcome and outcome[k] != result[k])
+    if altered or outcome.get("ok") is False:
+        return fail("the transcript's stated outcome differs from the verified game "
+                    f"({', '.join(altered) or 'ok'})", None, None)
     result["players"] = [{"name": names[p], "faction": session.config.factions[  # type: ignore[union-attr]
         session.seat_of_peer[p]]} for p in range(len(names))]
     return Verdict(True, result["summary"], result=result)
