@@ -50,7 +50,7 @@ from engine.serialize import public_hash
 from engine.state import Phase
 from p2p.commitments import Opening, check_opening, commitment_of
 from p2p.deck import Deck
-from p2p.deck_keys import DeckKeys
+from p2p.deck_keys import DECK_KEYS_DOMAIN, DeckKeys, committed_value
 from p2p.deck_messages import parse_deck_message
 from p2p.envelope import MessageLog, SignedMessage
 from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
@@ -597,8 +597,11 @@ class GameSession:
         self.card_ids = self.config.card_ids()
         keys = None
         if self.me is not None:
-            keys = DeckKeys(derive(self.master, self.game_id, "deck"))
+            keys = _DerivedDeckKeys(derive(self.master, self.game_id, "deck"),
+                                    derive(self.master, self.game_id, "salt/deck"))
         self.deck = Deck(self.game_id, self.n, len(self.card_ids), self.my_seat, keys)
+        if keys is not None:
+            self.deck.commit_message()  # a restarted peer replays instead of contributing
         seats = ", ".join(f"{self.config.factions[self.seat_of_peer[p]]}=peer {p}"
                           for p in range(self.n))
         self.events.append(Event("log", f"Seats drawn: {seats}; planets "
@@ -771,6 +774,18 @@ class GameSession:
         assert s is not None and is_over(s)
         return {"scores": final_scores(s), "vp": list(s.vp), "casualties": list(s.casualties),
                 "ranking": ranking(s), "rounds": s.round}
+
+
+@dataclass(frozen=True)
+class _DerivedDeckKeys(DeckKeys):
+    """Deck keys whose seed commitment has a salt derived from the master secret too (``commit``
+    draws a random one): a restarted peer must open the commitment it published before."""
+
+    salt: bytes = field(default=b"", repr=False)
+
+    def commitment(self, game_id: str, seat: int) -> tuple[bytes, Opening]:
+        opening = Opening(DECK_KEYS_DOMAIN, committed_value(game_id, seat, self.seed), self.salt)
+        return commitment_of(opening), opening
 
 
 @dataclass(frozen=True)
