@@ -733,13 +733,12 @@ def _deterministic_game(n: int, seed: int) -> LoopbackGame:
     return game
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: whether a Mimic/Martyr decision is offered depends on the prisoner's card, "
-    "which only some seats know; those seats' engines skip the decision, the others wait for "
-    "it, so honest peers part ways ('sent keys for stage N while stage N expects action', a "
-    "state hash mismatch, or a silent hang). About 1 in 10 random 4-player games."))
 def test_honest_random_games_stay_in_lockstep() -> None:
-    # seeds 1, 36, 40 and 57 broke lockstep when this test was written (57 hangs)
+    """Regression: whether a Mimic/Martyr decision was offered depended on the prisoner's card,
+    which only some seats know; their engines skipped the decision while the others waited for
+    it, and honest peers parted ways ("sent 'keys' for stage N while stage N expects
+    'action'", a state hash mismatch, or a silent hang; about 1 in 10 random 4-player games).
+    Seeds 1, 36, 40 and 57 broke lockstep that way (57 hung)."""
     for seed in (1, 36, 40, 57):
         game = _deterministic_game(4, seed)
         rng = random.Random(seed)
