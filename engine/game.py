@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine import cleanup, dispatch, draft
-from engine import resolution as _resolution  # noqa: F401  (registers its steps)
+from engine import resolution as _resolution
 from engine.actions import Action, Capture, Choose, Discard, Dispatch, Pick, Shuffle
 from engine.cards import CARDS, HAND_SIZE
 from engine.config import GameConfig
@@ -109,7 +109,8 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     if s.decision is not None:
         if s.decision.seat != seat:
             return []
-        return [Choose(seat, option) for option in s.decision.options]
+        return [Choose(seat, option)
+                for option in _resolution.decision_options(s, s.decision)]
     if dispatch.dispatch_seat(s) == seat:
         hand = s.hands[seat]
         actions: list[Action] = []
@@ -175,9 +176,10 @@ def _apply_choose(s: GameState, action: Choose) -> None:
     d = s.decision
     if d is None or d.seat != action.seat:
         raise IllegalActionError(action.seat, "has no decision to make")
-    if action.option not in d.options:
+    allowed = _resolution.decision_options(s, d)
+    if action.option not in allowed:
         raise IllegalActionError(action.seat, f"cannot choose {action.option!r} for {d.kind}: "
-                                              f"options are {', '.join(d.options)}")
+                                              f"options are {', '.join(allowed)}")
     s.decision = None
     s.step = (*d.then, action.option)
 

@@ -10,7 +10,7 @@ from engine.cards import CARDS
 from engine.dispatch import verify_claim
 from engine.errors import RuleViolationError
 from engine.flow import ask, make_public, seat_name, step
-from engine.state import GameState, Phase
+from engine.state import Decision, GameState, Phase
 from engine.strength import favored, sentry_holder, strongest, strongest_and_favored, totals
 
 
@@ -408,15 +408,25 @@ def _prisoner_event(s: GameState, p: int, slot: int) -> None:
     k = favored(s, p) if card.name in ("Mimic", "Escape") else strongest(s, p)
     if k < 0 or s.prisoner[k] < 0:
         return
-    prisoner = s.prisoner[k]
-    if card.name != "Escape" and s.card_of[prisoner] >= 0 and \
-            CARDS[s.card_of[prisoner]].faction is None:
-        return  # Mimic and Martyr take only non-event prisoners
+    # Asked whenever the player has a prisoner: whether it may say yes depends on the
+    # prisoner's card, which other peers cannot see, so that goes into legality instead
+    # (``decision_options``) and every engine stops at the same decision.
     prompt = {"Mimic": "Mimic: place your prisoner here and play it as your own?",
               "Escape": "Escape: add your prisoner to this planet?",
               "Martyr": "Martyr: kill your prisoner to score 1 VP?"}[card.name]
     ask(s, k, card.name.lower(), ("yes", "no"), "no", prompt,
         ("use_prisoner", p, k, card.name))
+
+
+def decision_options(s: GameState, d: Decision) -> tuple[str, ...]:
+    """The options ``d.seat`` may legally choose: Mimic and Martyr take only an action card,
+    so with a prisoner known to be an event the only legal answer is no."""
+    if d.kind in ("mimic", "martyr"):
+        prisoner = s.prisoner[d.seat]
+        if prisoner >= 0 and s.card_of[prisoner] >= 0 and \
+                CARDS[s.card_of[prisoner]].faction is None:
+            return ("no",)
+    return d.options
 
 
 @step("use_prisoner")

@@ -12,6 +12,7 @@ from engine.cards import CARD_BY_LABEL, CARDS, FACTIONS, PLANETS
 from engine.cleanup import reset_round
 from engine.config import ConfigError, GameConfig
 from engine.flow import STEPS
+from engine.resolution import decision_options
 from engine.state import GameState, Phase
 
 
@@ -167,11 +168,14 @@ def run(s: GameState, choices: list[str]) -> None:
     while True:
         if s.decision is not None:
             d = s.decision
-            if queue:
+            legal = decision_options(s, d)
+            if len(legal) == 1:
+                answer = legal[0]  # a single legal option is taken without asking
+            elif queue:
                 answer = queue.pop(0)
-                if answer not in d.options:
+                if answer not in legal:
                     raise ScenarioError(f"choices[{used}]", f"{answer!r} is not an option for "
-                                                            f"{d.kind}: {list(d.options)}")
+                                                            f"{d.kind}: {list(legal)}")
                 used += 1
             else:
                 answer = d.default
