@@ -754,6 +754,7 @@ class GameSession:
         from p2p.game_audit import audit_game
 
         for seat, signed in self._seat_order(stage):
+            _deck_data(seat, _field(seat, signed.msg.body, "deck", dict))
             self.openings[seat] = dict(signed.msg.body)
         self.result = audit_game(self)
         self.events.append(Event("over", self.result["summary"], self.result))
