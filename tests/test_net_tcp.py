@@ -139,7 +139,8 @@ def _write(tmp_path: Path, data: dict[str, Any]) -> Path:
 
 
 def _action_index(data: dict[str, Any]) -> int:
-    return next(i for i, m in enumerate(data["messages"]) if m["msg"]["type"] == "action")
+    return next(i for i, m in enumerate(data["messages"]) if m["msg"]["type"] == "action"
+                and m["msg"]["body"]["action"]["type"] == "dispatch")
 
 
 def test_changing_one_field_of_one_message_fails_naming_author_and_message(
