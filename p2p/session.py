@@ -188,7 +188,7 @@ class GameSession:
         try:
             signed = SignedMessage.decode(payload, from_peer)
         except RemoteProtocolError as exc:
-            self._reject(from_peer, str(exc))
+            self._reject(from_peer, exc.reason)
             return
         except RecursionError:  # e.g. 100 000 nested brackets: still well under a frame's size
             self._reject(from_peer, "message is not valid JSON: nested too deeply")

@@ -74,27 +74,13 @@ async def play(root: Path, n: int) -> list[Peer]:
 
 
 _PLAYED: dict[int, list[Peer]] = {}
-# The engine sometimes offers a Mimic/Martyr decision only on the peers that do not know the
-# prisoner's card, so the peers' engines part ways (see test_net_session's xfail test); such
-# a game stops with one of these reasons. It is a known engine bug, not a transport fault: play
-# another game (at most twice) so that this file tests the network.
-ENGINE_DESYNC = ("while stage", "the engines are out of step")
-
-
-def _desynced(peers: list[Peer]) -> bool:
-    return any(p.session is not None and p.session.aborted is not None
-               and any(r in p.session.aborted.reason for r in ENGINE_DESYNC) for p in peers)
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory):
     def get(n: int) -> list[Peer]:
         if n not in _PLAYED:
-            for attempt in range(3):
-                peers = trio.run(play, tmp_path_factory.mktemp(f"game{n}-{attempt}"), n)
-                if not _desynced(peers):
-                    break
-            _PLAYED[n] = peers
+            _PLAYED[n] = trio.run(play, tmp_path_factory.mktemp(f"game{n}"), n)
         return _PLAYED[n]
 
     return get
