@@ -113,14 +113,21 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
         nursery.start_soon(pump_frames)
         nursery.start_soon(pump_events)
         nursery.start_soon(tick)
-        for peer in range(len(names)):
-            if peer != mesh.my_index:
-                await mesh.send(peer, session.sync_request())  # fetch what we may have missed
+        if session.msglog.messages:
+            # Restarted from our store: fetch what was said while we were away.
+            for peer in range(len(names)):
+                if peer != mesh.my_index:
+                    await mesh.send(peer, session.sync_request())
+        on_event(Event("roster", "Players: " + ", ".join(names), list(names)))
         seen = emit_new(0)
         session.start()
+        seats_announced = False
         while True:
             await flush()
             seen = emit_new(seen)
+            if not seats_announced and session.config is not None:
+                seats_announced = True
+                on_event(_seats_event(session, names))
             if session.finished:
                 break
             if session.pending_input is not None and not asking:
@@ -145,9 +152,11 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                     on_event(Event("rejected", f"our player's choice was refused: {exc}"))
             elif kind == "mesh":
                 event = item[1]
-                if isinstance(event, PeerConnected | PeerReconnected):
-                    on_event(Event("log", f"{names[event.index]} is connected"))
+                if isinstance(event, PeerReconnected):
+                    on_event(Event("log", f"{names[event.index]} is back"))
                     await mesh.send(event.index, session.sync_request())
+                elif isinstance(event, PeerConnected):
+                    on_event(Event("log", f"{names[event.index]} is connected"))
                 elif isinstance(event, PeerDisconnected):
                     on_event(Event("waiting", f"{names[event.index]} disconnected "
                                               f"({event.reason}); waiting for it to come back",
@@ -185,6 +194,17 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
         nursery.cancel_scope.cancel()
     store.close()
     return session
+
+
+def _seats_event(session: GameSession, names: list[str]) -> Event:
+    """Who plays which faction, by name: the session itself only knows peer indexes."""
+    config = session.config
+    assert config is not None
+    factions = [config.factions[session.seat_of_peer[p]] for p in range(len(names))]
+    first = session.peer_of_seat[config.first_player]
+    text = ("Seats: " + ", ".join(f"{names[p]} plays {factions[p]}" for p in range(len(names)))
+            + f"; {names[first]} ({factions[first]}) plays first")
+    return Event("seats", text, {names[p]: factions[p] for p in range(len(names))})
 
 
 def _outcome(session: GameSession, names: list[str]) -> dict[str, Any]:

@@ -272,7 +272,7 @@ class GameSession:
         who = f"seat {seat}" if seat is not None else "a peer"
         self.events.append(Event("rejected", f"rejected a message from {who}: {reason}",
                                  {"peer": seat, "reason": reason}))
-        log.warning("rejected a message from %s: %s", who, reason)
+        log.debug("rejected a message from %s: %s", who, reason)  # the event reports it
 
     def _enqueue(self, signed: SignedMessage) -> None:
         author = signed.msg.seat
@@ -602,10 +602,8 @@ class GameSession:
         self.deck = Deck(self.game_id, self.n, len(self.card_ids), self.my_seat, keys)
         if keys is not None:
             self.deck.commit_message()  # a restarted peer replays instead of contributing
-        seats = ", ".join(f"{self.config.factions[self.seat_of_peer[p]]}=peer {p}"
-                          for p in range(self.n))
-        self.events.append(Event("log", f"Seats drawn: {seats}; planets "
-                                        f"{', '.join(self.config.planets)}"))
+        self.events.append(Event("log", f"Planets: {', '.join(self.config.planets)}; events: "
+                                        f"{', '.join(self.config.events)}"))
 
     def _done_deck_commit(self, stage: Stage) -> None:
         assert self.deck is not None

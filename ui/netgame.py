@@ -148,6 +148,8 @@ class NetGame:
             self.transcript = str(event.data)
         elif event.kind == "aborted":
             self.abort_reason = event.text
+        elif event.kind == "roster" and isinstance(event.data, list):
+            self.roster_names = [str(name) for name in event.data]
         elif event.kind == "log" and self.session is None:
             self.side.post(Connecting(event.text))
         self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
