@@ -36,9 +36,29 @@ def _check(value: Any, path: str) -> None:
     raise CanonicalEncodingError(f"{path}: cannot encode {type(value).__name__}")
 
 
+def _plain(value: Any) -> bool:
+    """Fast pass: True if ``value`` holds only exact JSON-safe types (no float anywhere)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is dict:
+            if any(type(key) is not str for key in item):
+                return False
+            stack.extend(item.values())
+        else:
+            return False
+    return True
+
+
 def canonical_json(value: Any) -> bytes:
     """Encode ``value`` canonically; raise CanonicalEncodingError for what cannot be."""
-    _check(value, "$")
+    if not _plain(value):
+        _check(value, "$")  # the slow pass names where the problem is (or allows subclasses)
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")
