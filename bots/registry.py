@@ -214,3 +214,24 @@ def _load_file(path_text: str, spec: str) -> Any:
         raise BotSpecError(f"error while loading {path_text!r}: {type(exc).__name__}: "
                            f"{exc}") from exc
     return module
+
+
+def split_bot_list(text: str) -> list[str]:
+    """A comma-separated list of bot specs, keeping each spec's own ``key=value,...`` options
+    and a final ``cmd:`` spec's command line (which may contain commas) whole."""
+    # A cmd: spec may itself contain commas (its command line), so it must come last and
+    # takes the rest of the text.
+    specs: list[str] = []
+    rest = text.strip()
+    while rest:
+        if rest.startswith("cmd:"):
+            specs.append(rest)
+            break
+        head, _, rest = rest.partition(",")
+        # Options after ':' are comma-separated too: glue key=value parts back on.
+        if specs and "=" in head and ":" not in head:
+            specs[-1] += "," + head.strip()
+        elif head.strip():
+            specs.append(head.strip())
+        rest = rest.strip()
+    return specs

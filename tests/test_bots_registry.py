@@ -13,7 +13,7 @@ from bots.greedy import GreedyBot
 from bots.ismcts import IsmctsBot
 from bots.process_bot import ProcessBot
 from bots.random_bot import RandomBot
-from bots.registry import BotSpecError, make_bot, split_spec
+from bots.registry import BotSpecError, make_bot, split_bot_list, split_spec
 from ui.cli import app
 
 
@@ -128,3 +128,14 @@ def test_bots_command_lists_builtins_with_descriptions() -> None:
     for name in ("random", "greedy", "ismcts"):
         assert "built-in" in lines[name]
         assert len(lines[name].split("built-in", 1)[1].strip()) > 10  # a real description
+
+
+@pytest.mark.parametrize(("text", "specs"), [
+    ("random", ["random"]),
+    ("greedy, random", ["greedy", "random"]),
+    ("ismcts:iterations=5,c=1,random", ["ismcts:iterations=5,c=1", "random"]),
+    ("greedy,cmd:python3 bot.py --names a,b", ["greedy", "cmd:python3 bot.py --names a,b"]),
+])
+def test_bot_lists_keep_each_specs_options_and_commands_whole(text: str,
+                                                             specs: list[str]) -> None:
+    assert split_bot_list(text) == specs

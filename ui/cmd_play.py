@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from bots.registry import BotSpecError, make_bot
+from bots.registry import BotSpecError, make_bot, split_bot_list
 from p2p.identity import default_home
 from p2p.netplay import PeerOptions
 from ui.netgame import NetSetup
@@ -18,7 +18,7 @@ from ui.netgame import NetSetup
 
 def bot_specs(bots: list[str], opponents: int) -> tuple[str, ...]:
     """One spec per opponent: ``--bot a --bot b`` or ``--bot a,b``; the last one repeats."""
-    specs = [s.strip() for spec in bots for s in spec.split(",") if s.strip()] or ["greedy"]
+    specs = [s for spec in bots for s in split_bot_list(spec)] or ["greedy"]
     if len(specs) > opponents:
         raise typer.BadParameter(f"{len(specs)} bots given for {opponents} opponent(s)")
     return tuple(specs + [specs[-1]] * (opponents - len(specs)))

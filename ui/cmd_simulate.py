@@ -9,11 +9,11 @@ import time
 import typer
 
 from bots.match import play_match
-from bots.registry import BotSpecError, make_bot
+from bots.registry import BotSpecError, make_bot, split_bot_list
 
 
 def _parse_bots(spec: str, players: int) -> list[str]:
-    specs = [s.strip() for s in spec.split(",") if s.strip()]
+    specs = split_bot_list(spec)
     if not specs:
         raise BotSpecError("--bots needs at least one bot")
     if len(specs) > players:

@@ -9,7 +9,7 @@ import time
 
 import typer
 
-from bots.registry import BotSpecError
+from bots.registry import BotSpecError, split_bot_list
 from bots.tournament import run_tournament, wilson_interval
 
 
@@ -40,7 +40,7 @@ def tournament(
     as_json: bool = typer.Option(False, "--json", help="Print only the results as JSON."),
 ) -> None:
     """Play a tournament between bots and report wins, win rate (95 % CI) and mean score."""
-    specs = _split_specs(bots)
+    specs = split_bot_list(bots)
     started = time.perf_counter()
     progress = None if as_json else _progress_bar(started)
     try:
@@ -63,25 +63,6 @@ def tournament(
     faults = result.faults
     if faults:
         typer.echo(f"  {len(faults)} bot fault(s) replaced by random moves; first: {faults[0]}")
-
-
-def _split_specs(text: str) -> list[str]:
-    # A cmd: spec may itself contain commas (its command line), so it must come last and
-    # takes the rest of the text.
-    specs: list[str] = []
-    rest = text.strip()
-    while rest:
-        if rest.startswith("cmd:"):
-            specs.append(rest)
-            break
-        head, _, rest = rest.partition(",")
-        # Options after ':' are comma-separated too: glue key=value parts back on.
-        if specs and "=" in head and ":" not in head:
-            specs[-1] += "," + head.strip()
-        elif head.strip():
-            specs.append(head.strip())
-        rest = rest.strip()
-    return specs
 
 
 def register(app: typer.Typer) -> None:
