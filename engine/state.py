@@ -175,28 +175,6 @@ class GameState:
 
     # -- zones ------------------------------------------------------------------------------
 
-    def zone_of(self, slot: int) -> str:
-        """Name of the zone holding ``slot`` (slow; for tests and error messages)."""
-        if slot in self.deck:
-            return "deck"
-        for s in range(self.n):
-            if slot in self.hands[s]:
-                return f"hand:{s}"
-            if slot in self.drafted[s]:
-                return f"drafted:{s}"
-            if self.prisoner[s] == slot:
-                return f"prisoner:{s}"
-        for p, cards in enumerate(self.planets):
-            if slot in cards:
-                return f"planet:{p}"
-        if any(c[0] == slot for c in self.claims):
-            return "claims"
-        if slot in self.discard:
-            return "discard"
-        if slot in self.leftovers:
-            return "leftovers"
-        return "retired"
-
     def live_slots(self) -> list[int]:
         """Every slot that holds a card now (each card of the game is in exactly one)."""
         slots = list(self.deck)

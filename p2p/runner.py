@@ -16,10 +16,9 @@ from typing import Any
 import trio
 
 from engine import Action
-from p2p.envelope import SignedMessage
 from p2p.errors import LocalProtocolError
 from p2p.mesh import Mesh, PeerConnected, PeerDisconnected, PeerLost, PeerReconnected
-from p2p.session import FRAME_MESSAGE, FRAME_SYNC, Event, GameSession
+from p2p.session import FRAME_MESSAGE, FRAME_SYNC, Aborted, Event, GameSession
 from p2p.store import GameStore
 from p2p.transcript import write_transcript
 
@@ -53,23 +52,8 @@ def open_session(mesh: Mesh, store: GameStore) -> GameSession:
     else:
         master = store.create(me)
         session = GameSession(mesh.game_id, keys, me, mesh.identity, master)
-    session.on_persist = store.append
-    _persist_accepted(session, store)
+    session.on_record = store.append
     return session
-
-
-def _persist_accepted(session: GameSession, store: GameStore) -> None:
-    """Store every message the session accepts from others (ours are stored before sending)."""
-    original = session.accept
-
-    def accept(signed: SignedMessage, direct: bool = True) -> None:
-        before = len(session.msglog.messages)
-        original(signed, direct)
-        for message in session.msglog.messages[before:]:
-            if message.msg.seat != session.me:
-                store.append(message)
-
-    session.accept = accept  # type: ignore[method-assign]
 
 
 async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: GameStore,
@@ -165,8 +149,6 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                     session.events.append(Event(
                         "aborted", f"{names[event.index]} did not come back in time; the game "
                                    "cannot go on", {"seat": None, "lost": event.index}))
-                    from p2p.session import Aborted
-
                     session.aborted = Aborted(None, f"{names[event.index]} was lost")
             if session.stage_index != last_stage:
                 last_stage, last_progress, shown_waiting = (session.stage_index,

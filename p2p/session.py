@@ -34,12 +34,9 @@ from engine import (
     action_from_dict,
     action_to_dict,
     apply_in_place,
-    final_scores,
-    is_over,
     legal_actions,
     new_game,
     random_config,
-    ranking,
     reveal_in_place,
     to_move,
 )
@@ -133,7 +130,10 @@ class GameSession:
         self.stage_index = 0
         self.stage: Stage | None = None
         self.replaying = False
-        self.on_persist: Callable[[SignedMessage], None] | None = None
+        # Called with every message this session records, ours before it is sent: the store
+        # writes them ahead, so a restarted peer replays them and never re-signs a sequence
+        # number.
+        self.on_record: Callable[[SignedMessage], None] | None = None
         # set up by the setup stages
         self.setup = SeedExchange(game_id, "setup", self.n)
         self.box_public: dict[int, Any] = {}
@@ -240,8 +240,8 @@ class GameSession:
         self.pending_input = None
         if self.stage.kind == "pick/commit":
             assert isinstance(action, Pick)
-            self._send("pick/commit", {"commitment": self._pick_opening(action.slots)
-                                       .hex_commitment})
+            commitment = commitment_of(self._pick_opening(action.slots))
+            self._send("pick/commit", {"commitment": commitment.hex()})
         else:
             self._send("action", {"action": action_to_dict(action)})
         self._pump()
@@ -274,13 +274,19 @@ class GameSession:
                                  {"peer": seat, "reason": reason}))
         log.debug("rejected a message from %s: %s", who, reason)  # the event reports it
 
+    def _record(self, signed: SignedMessage) -> None:
+        if self.on_record is not None:
+            self.on_record(signed)
+
     def _enqueue(self, signed: SignedMessage) -> None:
         author = signed.msg.seat
+        self._record(signed)
         self.queues[author].append(signed)
         nxt = self.msglog.next_seq(author)
         while nxt in self.future[author]:
             queued = self.future[author].pop(nxt)
             self.msglog.receive(queued)
+            self._record(queued)
             self.queues[author].append(queued)
             nxt += 1
 
@@ -291,8 +297,7 @@ class GameSession:
         if self.stage is not None and "state" in self.stage.info:
             body["state"] = self.stage.info["state"]
         signed = self.msglog.create(self.identity, self.me, kind, body)
-        if self.on_persist is not None:
-            self.on_persist(signed)  # written before it is sent: a restart never re-signs
+        self._record(signed)
         self.outbox.append(FRAME_MESSAGE + signed.encode())
         self.queues[self.me].append(signed)
 
@@ -531,12 +536,11 @@ class GameSession:
     def _pick_value(self, seat: int, slots: Sequence[int], pick: int) -> dict[str, Any]:
         return {"game": self.game_id, "seat": seat, "pick": pick, "slots": list(slots)}
 
-    def _pick_opening(self, slots: Sequence[int]) -> _PickOpening:
+    def _pick_opening(self, slots: Sequence[int]) -> Opening:
         assert self.stage is not None and self.my_seat is not None
         pick = self.stage.info["pick"]
         salt = derive(self.master, self.game_id, f"pick/{pick}")
-        opening = Opening(PICK_DOMAIN, self._pick_value(self.my_seat, slots, pick), salt)
-        return _PickOpening(opening)
+        return Opening(PICK_DOMAIN, self._pick_value(self.my_seat, slots, pick), salt)
 
     def _pick_opening_from_commit(self, stage: Stage) -> Opening:
         """Recover our own pick opening from our commitment (after a restart the choice
@@ -766,14 +770,6 @@ class GameSession:
             raise RemoteProtocolError(seat, f"illegal action {action.text()}: {exc}") from None
         self.actions.append(action)
 
-    # -- results ---------------------------------------------------------------------------
-
-    def live_result(self) -> dict[str, Any]:
-        s = self.engine
-        assert s is not None and is_over(s)
-        return {"scores": final_scores(s), "vp": list(s.vp), "casualties": list(s.casualties),
-                "ranking": ranking(s), "rounds": s.round}
-
 
 @dataclass(frozen=True)
 class _DerivedDeckKeys(DeckKeys):
@@ -785,15 +781,6 @@ class _DerivedDeckKeys(DeckKeys):
     def commitment(self, game_id: str, seat: int) -> tuple[bytes, Opening]:
         opening = Opening(DECK_KEYS_DOMAIN, committed_value(game_id, seat, self.seed), self.salt)
         return commitment_of(opening), opening
-
-
-@dataclass(frozen=True)
-class _PickOpening:
-    opening: Opening
-
-    @property
-    def hex_commitment(self) -> str:
-        return commitment_of(self.opening).hex()
 
 
 def _field(seat: int, body: Any, name: str, typ: type) -> Any:
