@@ -103,8 +103,9 @@ class JoinCode:
 
     @classmethod
     def parse(cls, text: str) -> JoinCode:
-        """Read a code as typed or pasted (case and surrounding space ignored)."""
-        code = text.strip().lower()
+        """Read a code as typed or pasted: case and white space anywhere are ignored, so a
+        code copied from a terminal where it wrapped over two lines still reads."""
+        code = "".join(text.split()).lower()
         if not code.startswith(JOIN_CODE_PREFIX):
             raise InvalidJoinCode(f"a join code starts with {JOIN_CODE_PREFIX!r}")
         body = code[len(JOIN_CODE_PREFIX) :]

@@ -42,6 +42,13 @@ def test_join_code_round_trip(address: str) -> None:
     assert JoinCode.parse(f"  {text.upper()}\n") == code  # typed in capitals, pasted with space
 
 
+def test_a_join_code_copied_from_a_wrapped_terminal_line_still_reads() -> None:
+    code = JoinCode("192.168.1.20", 40123, new_game_id(), HOST.peer_id)
+    text = code.encode()
+    wrapped = f"  {text[:60]}  \n  {text[60:]}  "  # as selected from a lobby screen
+    assert JoinCode.parse(wrapped) == code
+
+
 def test_join_code_rejects_bad_values() -> None:
     with pytest.raises(LocalProtocolError):
         JoinCode("not-an-ip", 1, new_game_id(), HOST.peer_id)
