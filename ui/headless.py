@@ -11,6 +11,7 @@ from typing import TextIO
 import trio
 
 from bots.base import Bot, GameInfo, Turn
+from bots.guard import GuardedSeat
 from engine import Action
 from engine.randomness import RandomStream
 from p2p.runner import Chooser
@@ -19,30 +20,40 @@ from p2p.session import Event, GameSession
 log = logging.getLogger("solstice.headless")
 
 
+HARD_LIMIT = 60.0  # seconds a bot without a budget may think before it is given up on
+
+
 def bot_chooser(bot: Bot, out: TextIO = sys.stderr) -> Chooser:
-    """Ask ``bot`` (in a worker thread, so the network stays responsive); a bot that fails or
-    answers an illegal action is reported and a random legal action is played for it."""
-    started = False
+    """Ask ``bot`` in a worker thread, so the network stays responsive, through the same guard
+    as local matches: a bot that raises, answers an illegal action or runs over its budget is
+    reported (logged) and a random legal action is played for it. A bot that does not answer
+    at all by its deadline (twice its budget plus a second, or ``HARD_LIMIT``) is abandoned:
+    the peer stays in the game and plays random legal actions from then on."""
+    guard: GuardedSeat | None = None
     fallback = RandomStream(secrets.token_bytes(16))
+    faults: list[str] = []
 
     async def choose(session: GameSession, legal: list[Action]) -> Action:
-        nonlocal started
+        nonlocal guard
         assert session.engine is not None and session.my_seat is not None
-        if not started:
-            started = True
-            bot.start(GameInfo(session.my_seat, session.config, secrets.token_bytes(16)))
+        if guard is None:
+            guard = GuardedSeat(bot, session.my_seat)
+            try:
+                bot.start(GameInfo(session.my_seat, session.config, secrets.token_bytes(16)))
+            except Exception as exc:
+                guard.gone = True
+                print(f"bot {bot.name} failed to start ({type(exc).__name__}: {exc}); it "
+                      "plays random legal actions", file=out)
         turn = Turn(session.engine.clone(), session.my_seat, legal)
-        try:
-            action = await trio.to_thread.run_sync(bot.choose, turn)
-        except Exception as exc:
-            print(f"bot {bot.name} raised {type(exc).__name__}: {exc}; playing a random "
-                  "legal action", file=out)
-            return legal[fallback.randbelow(len(legal))]
-        if action not in legal:
-            print(f"bot {bot.name} answered an illegal action {action!r}; playing a random "
-                  "legal action", file=out)
-            return legal[fallback.randbelow(len(legal))]
-        return action
+        budget = bot.time_budget
+        deadline = 2 * budget + 1 if budget is not None else HARD_LIMIT
+        with trio.move_on_after(deadline):
+            return await trio.to_thread.run_sync(guard.ask, turn, fallback, faults,
+                                                 abandon_on_cancel=True)
+        guard.gone = True  # its thread may still be running: never ask it again
+        print(f"bot {bot.name} did not answer within {deadline:g} s; it plays random legal "
+              "actions from now on", file=out)
+        return legal[fallback.randbelow(len(legal))]
 
     return choose
 

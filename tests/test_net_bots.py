@@ -1,0 +1,64 @@
+"""A bot playing a network seat: a faulty or stuck bot never stalls the game."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import trio
+
+from bots.base import Bot, Turn
+from engine import Action
+from p2p.loopback import LoopbackGame
+from p2p.session import GameSession
+from ui.headless import bot_chooser
+
+
+def _session_wanting_input() -> GameSession:
+    game = LoopbackGame(2)
+    for session in game.sessions:
+        session.start()
+    while not any(s.pending_input for s in game.sessions):
+        assert game.deliver(), "the game stalled before anyone had to choose"
+    return next(s for s in game.sessions if s.pending_input)
+
+
+class Stuck(Bot):
+    name = "stuck"
+    time_budget = 0.1
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def choose(self, turn: Turn) -> Action:
+        self.asked += 1
+        time.sleep(3)
+        return turn.legal[0]
+
+
+class Raising(Bot):
+    name = "raising"
+
+    def choose(self, turn: Turn) -> Action:
+        raise RuntimeError("boom")
+
+
+async def test_a_bot_that_never_answers_is_abandoned_and_the_peer_plays_on() -> None:
+    session = _session_wanting_input()
+    legal = list(session.pending_input or [])
+    bot, out = Stuck(), io.StringIO()
+    choose = bot_chooser(bot, out)
+    with trio.fail_after(2.5):
+        action = await choose(session, legal)
+    assert action in legal
+    assert "did not answer within 1.2 s" in out.getvalue()
+    with trio.fail_after(0.5):  # given up on: not asked again
+        assert await choose(session, legal) in legal
+    assert bot.asked == 1
+
+
+async def test_a_bot_that_raises_gets_a_random_legal_action_played_for_it() -> None:
+    session = _session_wanting_input()
+    legal = list(session.pending_input or [])
+    with trio.fail_after(2):
+        assert await bot_chooser(Raising(), io.StringIO())(session, legal) in legal
