@@ -280,12 +280,25 @@ class Mesh:
             self._notify()
 
     async def _reader(self, link: _Link, conn: Connection) -> None:
-        while (payload := await conn.receive_frame()) is not None:
-            await self._incoming_send.send((link.entry.index, payload))
+        while True:
+            with trio.move_on_after(self.config.idle_timeout):
+                payload = await conn.receive_frame()
+                if payload is None:
+                    return
+                if payload:  # an empty frame is a keepalive: it only proves the link lives
+                    await self._incoming_send.send((link.entry.index, payload))
+                continue
+            raise ConnectionLost(f"nothing heard from peer {link.entry.index} for "
+                                 f"{self.config.idle_timeout:g} s")
 
     async def _writer(self, link: _Link, conn: Connection) -> None:
-        async for payload in link.outbox_recv:
-            await conn.send_frame(payload)
+        while True:
+            with trio.move_on_after(self.config.keepalive) as idle:
+                try:
+                    payload = await link.outbox_recv.receive()
+                except trio.EndOfChannel:
+                    return
+            await conn.send_frame(b"" if idle.cancelled_caught else payload)
 
     async def _dial_loop(self, link: _Link) -> None:
         """We have the higher index: dial, and re-dial with backoff after each drop."""

@@ -39,6 +39,11 @@ class NetConfig:
     backoff_max: float = 5.0
     lobby_timeout: float = math.inf  # humans gather at their own pace
     max_frame_size: int = MAX_FRAME_SIZE
+    # A mesh link that has sent nothing for ``keepalive`` seconds sends an empty frame; one on
+    # which nothing arrived for ``idle_timeout`` seconds is broken (a peer whose machine left
+    # the network sends no FIN, and TCP alone would notice only minutes later).
+    keepalive: float = 5.0
+    idle_timeout: float = 20.0
 
 
 class PeerTimeout(RemoteProtocolError):

@@ -309,3 +309,60 @@ async def test_close_drops_every_connection_and_stops_dialing(tmp_path: Path) ->
             assert indexed[2].mesh.waiting_for() == (0, 1)
             assert indexed[0].mesh.waiting_for() == (2,) == indexed[1].mesh.waiting_for()
             nursery.cancel_scope.cancel()
+
+
+KEEPALIVE = NetConfig(
+    handshake_timeout=2.0,
+    first_read_timeout=2.0,
+    grace_period=10.0,
+    backoff_initial=0.02,
+    backoff_max=0.2,
+    keepalive=0.05,
+    idle_timeout=0.4,
+)
+
+
+def drain_events(mesh: Mesh) -> list[MeshEvent]:
+    events = []
+    while True:
+        try:
+            events.append(mesh.events.receive_nowait())
+        except trio.WouldBlock:
+            return events
+
+
+async def test_keepalives_hold_an_idle_link_open_and_never_reach_the_session(
+        tmp_path: Path) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 2, KEEPALIVE)
+            meshes = {i: p.mesh for i, p in by_index(peers).items()}
+            for mesh in meshes.values():
+                drain_events(mesh)
+            await trio.sleep(1.5)  # nearly four idle timeouts without a game frame
+            for mesh in meshes.values():
+                assert not any(isinstance(e, PeerDisconnected) for e in drain_events(mesh))
+                with pytest.raises(trio.WouldBlock):
+                    mesh.incoming.receive_nowait()  # keepalives are not payloads
+            await exchange(meshes, "after idling")
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("silent", [0, 1])
+async def test_a_peer_that_falls_silent_is_dropped_after_the_idle_timeout(
+        tmp_path: Path, silent: int) -> None:
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 2, KEEPALIVE)
+            indexed = by_index(peers)
+            quiet, survivor = indexed[silent].mesh, indexed[1 - silent].mesh
+            drain_events(survivor)
+            # Like a machine that left the network: it stops sending, without closing.
+            quiet.config = NetConfig(**{**vars(KEEPALIVE), "keepalive": 3600.0,
+                                        "idle_timeout": 3600.0})
+            start = trio.current_time()
+            event = await next_event(survivor, lambda e: isinstance(e, PeerDisconnected))
+            assert event.index == silent
+            assert "nothing heard" in event.reason
+            assert trio.current_time() - start >= 0.3
+            nursery.cancel_scope.cancel()
