@@ -23,12 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import (
     CHANCE,
-    Shuffle,
     apply_in_place,
-    chance_request,
     is_over,
     legal_actions,
     new_game,
+    random_chance,
     random_config,
     to_move,
 )
@@ -46,7 +45,7 @@ def play(seed: int, n: int) -> int:
     while not is_over(s):
         movers = to_move(s)
         if movers == [CHANCE]:
-            action = Shuffle(tuple(stream.permutation(chance_request(s)[1])))  # type: ignore[index]
+            action = random_chance(s, stream)
         else:
             legal = legal_actions(s, movers[0])
             action = legal[stream.randbelow(len(legal))]

@@ -44,11 +44,10 @@ from engine import (
     GameState,
     Phase,
     Pick,
-    Shuffle,
     apply_in_place,
-    chance_request,
     is_over,
     legal_actions,
+    random_chance,
     to_move,
 )
 from engine.cleanup import final_scores, ranking
@@ -144,8 +143,7 @@ class IsmctsBot(Bot):
             if not movers:
                 return  # a world the engine cannot continue (should not happen): skip it
             if movers[0] == CHANCE:
-                _, k = chance_request(d)  # type: ignore[misc]
-                apply_in_place(d, Shuffle(tuple(rng.permutation(k))))
+                apply_in_place(d, random_chance(d, rng))
                 continue
             if expanded:
                 break
@@ -199,8 +197,7 @@ class IsmctsBot(Bot):
                     return
                 seat = to_move(d)[0]
                 if seat == CHANCE:
-                    _, k = chance_request(d)  # type: ignore[misc]
-                    apply_in_place(d, Shuffle(tuple(rng.permutation(k))))
+                    apply_in_place(d, random_chance(d, rng))
                     continue
                 legal = legal_actions(d, seat)
                 apply_in_place(d, legal[rng.randbelow(len(legal))])
@@ -211,8 +208,7 @@ class IsmctsBot(Bot):
                 if stop_round is not None and d.chance is not None and \
                         d.chance[0] == "reshuffle" and d.round == stop_round:
                     return
-                _, k = chance_request(d)  # type: ignore[misc]
-                apply_in_place(d, Shuffle(tuple(rng.permutation(k))))
+                apply_in_place(d, random_chance(d, rng))
             elif d.decision is not None:
                 # Defaults are the rules' sensible "do nothing special" answers; random
                 # answers to "kill which card?" questions mostly add noise.

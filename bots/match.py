@@ -17,13 +17,12 @@ from engine import (
     CHANCE,
     GameConfig,
     GameState,
-    Shuffle,
     apply_in_place,
-    chance_request,
     final_scores,
     is_over,
     legal_actions,
     new_game,
+    random_chance,
     random_config,
     ranking,
     to_move,
@@ -78,8 +77,7 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     while not is_over(state):
         movers = to_move(state)
         if movers == [CHANCE]:
-            _, k = chance_request(state)  # type: ignore[misc]
-            action = Shuffle(tuple(chance.permutation(k)))
+            action = random_chance(state, chance)
         else:
             seat = movers[0]
             legal = legal_actions(state, seat)

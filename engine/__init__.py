@@ -39,6 +39,7 @@ from engine.game import (
     legal_actions,
     new_game,
     pending_decision,
+    random_chance,
     reveal,
     reveal_in_place,
     to_move,
@@ -52,6 +53,7 @@ __all__ = [
     "IllegalActionError", "MalformedActionError", "NotWaitingError", "Phase", "Pick", "Planet",
     "RandomStream", "RuleViolationError", "Shuffle", "action_from_dict", "action_to_dict",
     "apply", "apply_in_place", "chance_request", "final_scores", "is_over", "legal_actions",
-    "new_game", "parse_action", "pending_decision", "random_config", "ranking", "reveal",
+    "new_game", "parse_action", "pending_decision", "random_chance", "random_config",
+    "ranking", "reveal",
     "reveal_in_place", "to_move", "winner",
 ]

@@ -17,6 +17,7 @@ from engine.config import GameConfig
 from engine.disclosure import legal_claims
 from engine.errors import IllegalActionError, NotWaitingError
 from engine.flow import advance
+from engine.randomness import RandomStream
 from engine.state import Decision, GameState, Phase
 
 CHANCE = -1  # the "seat" of chance in to_move()
@@ -137,6 +138,14 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
 def chance_request(s: GameState) -> tuple[str, int] | None:
     """What chance must supply: ("leftovers" | "reshuffle", k) -> Shuffle(permutation of k)."""
     return s.chance
+
+
+def random_chance(s: GameState, stream: RandomStream) -> Shuffle:
+    """The pending chance outcome drawn from a caller-supplied stream (local games and search;
+    network games draw it from shared randomness or the mental-poker deck instead)."""
+    if s.chance is None:
+        raise NotWaitingError("no chance outcome is pending")
+    return Shuffle(tuple(stream.permutation(s.chance[1])))
 
 
 def apply(s: GameState, action: Action) -> GameState:

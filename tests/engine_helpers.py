@@ -26,6 +26,7 @@ from engine import (
     is_over,
     legal_actions,
     new_game,
+    random_chance,
     random_config,
     to_move,
 )
@@ -179,7 +180,7 @@ ALL_LABELS = tuple(c.label for c in CARDS)
 def random_action(s: GameState, stream: RandomStream):
     movers = to_move(s)
     if movers == [CHANCE]:
-        return Shuffle(tuple(stream.permutation(chance_request(s)[1])))  # type: ignore[index]
+        return random_chance(s, stream)
     legal = legal_actions(s, movers[0])
     return legal[stream.randbelow(len(legal))]
 

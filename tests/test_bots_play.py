@@ -16,12 +16,11 @@ from engine import (
     CARDS,
     CHANCE,
     GameState,
-    Shuffle,
     apply_in_place,
-    chance_request,
     is_over,
     legal_actions,
     new_game,
+    random_chance,
     random_config,
     to_move,
 )
@@ -152,8 +151,7 @@ def _spy_game(players: int, seed: str) -> tuple[int, int, list[str]]:
                     ever_known[seat].add(state.label(slot))
         movers = to_move(state)
         if movers == [CHANCE]:
-            _, k = chance_request(state)
-            apply_in_place(state, Shuffle(tuple(stream.permutation(k))))
+            apply_in_place(state, random_chance(state, stream))
             continue
         seat = movers[0]
         spy = spies[seat]

@@ -15,12 +15,11 @@ from engine import (
     CHANCE,
     GameState,
     RandomStream,
-    Shuffle,
     apply,
-    chance_request,
     is_over,
     legal_actions,
     new_game,
+    random_chance,
     random_config,
     to_move,
 )
@@ -47,10 +46,7 @@ def _step(s: GameState, stream: RandomStream) -> GameState:
     """One scripted move: chance from the stream, players a stream-chosen legal action."""
     movers = to_move(s)
     if movers == [CHANCE]:
-        _, k = chance_request(s)  # type: ignore[misc]
-        perm = list(range(k))
-        stream.shuffle(perm)
-        return apply(s, Shuffle(tuple(perm)))
+        return apply(s, random_chance(s, stream))
     legal = legal_actions(s, movers[0])
     return apply(s, legal[stream.randbelow(len(legal))])
 
