@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Sequence
 
-from bots.base import Bot, Turn
+from bots.base import Bot, GameInfo, Turn
 from engine import Action
 from engine.randomness import RandomStream
 
@@ -37,6 +37,18 @@ class GuardedSeat:
         self.bot = bot
         self.seat = seat
         self.gone = False
+
+    def start(self, info: GameInfo, faults: list[str]) -> None:
+        """Start the bot; one that fails to (e.g. a process bot that fails its handshake) is
+        reported and plays random legal actions."""
+        try:
+            self.bot.start(info)
+        except Exception as exc:
+            self.gone = True
+            reason = (f"bot {self.bot.name!r} (seat {self.seat}) failed to start: {exc}; it "
+                      "plays random legal actions")
+            log.error("%s", reason)
+            faults.append(reason)
 
     def ask(self, turn: Turn, fallback: RandomStream, faults: list[str]) -> Action:
         """The bot's action if it is legal and in time, else a random legal one (logged)."""

@@ -63,16 +63,9 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     fallback = stream.fork("fallback")
     faults: list[str] = []
     seats = [GuardedSeat(bot, seat) for seat, bot in enumerate(bots)]
-    for seat, bot in enumerate(bots):
+    for seat, guarded in enumerate(seats):
         seed_bytes = stream.fork(f"bot{seat}").word().to_bytes(8, "big")
-        try:
-            bot.start(GameInfo(seat, config, seed_bytes))
-        except Exception as exc:  # e.g. a process bot that fails its handshake
-            reason = (f"bot {bot.name!r} (seat {seat}) failed to start: {exc}; it plays random "
-                      "legal actions")
-            log.error("%s", reason)
-            faults.append(reason)
-            seats[seat].gone = True
+        guarded.start(GameInfo(seat, config, seed_bytes), faults)
     actions = 0
     while not is_over(state):
         movers = to_move(state)

@@ -7,7 +7,7 @@ import time
 
 import trio
 
-from bots.base import Bot, Turn
+from bots.base import Bot, GameInfo, Turn
 from engine import Action
 from p2p.loopback import LoopbackGame
 from p2p.session import GameSession
@@ -41,6 +41,29 @@ class Raising(Bot):
 
     def choose(self, turn: Turn) -> Action:
         raise RuntimeError("boom")
+
+
+class FailsToStart(Bot):
+    name = "fails-to-start"
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def start(self, info: GameInfo) -> None:
+        raise OSError("no such program")
+
+    def choose(self, turn: Turn) -> Action:
+        self.asked += 1
+        return turn.legal[0]
+
+
+async def test_a_bot_that_fails_to_start_is_never_asked_and_its_seat_plays_on() -> None:
+    session = _session_wanting_input()
+    legal = list(session.pending_input or [])
+    bot = FailsToStart()
+    with trio.fail_after(2):
+        assert await bot_chooser(bot, io.StringIO())(session, legal) in legal
+    assert bot.asked == 0
 
 
 async def test_a_bot_that_never_answers_is_abandoned_and_the_peer_plays_on() -> None:

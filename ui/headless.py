@@ -38,12 +38,8 @@ def bot_chooser(bot: Bot, out: TextIO = sys.stderr) -> Chooser:
         assert session.engine is not None and session.my_seat is not None
         if guard is None:
             guard = GuardedSeat(bot, session.my_seat)
-            try:
-                bot.start(GameInfo(session.my_seat, session.config, secrets.token_bytes(16)))
-            except Exception as exc:
-                guard.gone = True
-                print(f"bot {bot.name} failed to start ({type(exc).__name__}: {exc}); it "
-                      "plays random legal actions", file=out)
+            guard.start(GameInfo(session.my_seat, session.config, secrets.token_bytes(16)),
+                        faults)
         turn = Turn(session.engine.clone(), session.my_seat, legal)
         budget = bot.time_budget
         deadline = 2 * budget + 1 if budget is not None else HARD_LIMIT
