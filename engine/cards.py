@@ -88,20 +88,24 @@ class Card:
     def is_event(self) -> bool:
         return self.faction is None
 
-    def describe(self) -> str:
-        """A one-line summary with the card's numbers, for logs and UIs."""
-        if self.is_event:
-            return f"{self.name} (event, {self.event_kind}, initiative {self.initiative})"
-        extra = {
+    @property
+    def effect(self) -> str:
+        """What an action card does, with its numbers (``VP 2 if favored``); "" for events."""
+        return {
             "Diplomat": f"VP {self.vp} if favored",
             "Assassin": f"VP {self.vp} on kill",
             "Duchess": f"planet VP, +{self.vp} if favored",
             "Marshal": f"VP {self.vp} if strongest",
             "Elder": f"VP {self.vp} if strongest, {self.vp2} if favored",
             "Legions": "may be sacrificed",
-        }[self.type]
+        }.get(self.type, "")
+
+    def describe(self) -> str:
+        """A one-line summary with the card's numbers, for logs and UIs."""
+        if self.is_event:
+            return f"{self.name} (event, {self.event_kind}, initiative {self.initiative})"
         return (f"{self.faction} {self.type} (S{self.strength} F{self.favor}, "
-                f"initiative {self.initiative}, {extra})")
+                f"initiative {self.initiative}, {self.effect})")
 
 
 def _build_cards() -> tuple[Card, ...]:

@@ -80,8 +80,7 @@ def card_effect(card: Card) -> str:
     """What an action card scores (``VP 2 if favored``), or an event's kind."""
     if card.is_event:
         return EVENT_TEXT.get(card.name, f"{card.event_kind} event")
-    inner = card.describe()[card.describe().index("(") + 1:-1]
-    return inner.split(", ", 2)[2]  # after "S1 F1" and "initiative 5"
+    return card.effect
 
 
 def card_chip(label: str | None, *, dim: bool = False) -> Text:
