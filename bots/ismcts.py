@@ -32,7 +32,7 @@ import math
 import time
 
 from bots.base import Bot, GameInfo, Turn
-from bots.heuristics import value_table
+from bots.heuristics import margin, value_table
 from engine import (
     CARDS,
     CHANCE,
@@ -260,7 +260,6 @@ def _rewards(d: GameState) -> list[float]:
     won = ranking(d)[0]
     out = []
     for seat in range(d.n):
-        best_other = max(v for i, v in enumerate(scores) if i != seat)
-        m = max(-1.0, min(1.0, (scores[seat] - best_other) / MARGIN_SCALE))
+        m = max(-1.0, min(1.0, margin(scores, seat) / MARGIN_SCALE))
         out.append(WIN_WEIGHT * (seat == won) + (1 - WIN_WEIGHT) * 0.5 * (1 + m))
     return out

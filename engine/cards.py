@@ -138,10 +138,6 @@ def action_card(faction: str, card_type: str) -> Card:
     return CARD_BY_LABEL[f"{faction}:{card_type}"]
 
 
-def event_card(name: str) -> Card:
-    return EVENT_BY_NAME[name]
-
-
 def events_of_kind(kind: str) -> tuple[str, ...]:
     return tuple(name for name, _, k, *_ in _EVENT_TABLE if k == kind)
 
