@@ -191,8 +191,7 @@ def _seats_event(session: GameSession, names: list[str]) -> Event:
 
 def _outcome(session: GameSession, names: list[str]) -> dict[str, Any]:
     if session.result is not None:
-        return {"ok": True, **{k: v for k, v in session.result.items() if k != "summary"},
-                "summary": session.result["summary"]}
+        return dict(session.result)  # the audit's result: ok, scores, winner, summary...
     aborted = session.aborted
     blame = aborted.seat if aborted else None
     return {"ok": False, "reason": aborted.reason if aborted else "unknown",
