@@ -209,7 +209,7 @@ class GameSession:
             known = self.msglog.get(msg.seat, msg.seq)
             if known is not None and known.encode() == signed.encode():
                 if direct:
-                    self._reject(msg.seat, f"replayed seq {msg.seq}: ignored")
+                    self._reject(msg.seat, f"replayed seq {msg.seq}: ignored", duplicate=True)
                 return
             if known is None and msg.seq > self.msglog.next_seq(msg.seat):
                 if direct:
@@ -268,10 +268,12 @@ class GameSession:
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _reject(self, seat: int | None, reason: str) -> None:
+    def _reject(self, seat: int | None, reason: str, *, duplicate: bool = False) -> None:
+        """Report a message we did not take. ``duplicate``: a copy of one we hold, which a
+        resync after a reconnect also produces (a UI may keep quiet about those)."""
         who = f"seat {seat}" if seat is not None else "a peer"
         self.events.append(Event("rejected", f"rejected a message from {who}: {reason}",
-                                 {"peer": seat, "reason": reason}))
+                                 {"peer": seat, "reason": reason, "duplicate": duplicate}))
         log.debug("rejected a message from %s: %s", who, reason)  # the event reports it
 
     def _record(self, signed: SignedMessage) -> None:

@@ -281,6 +281,7 @@ def test_replayed_message_is_ignored_and_logged() -> None:
     session.receive(1, frame(old))
     assert_rejected(session, 1, "replayed seq 3: ignored")
     assert len(events(session, "rejected")) == 2
+    assert all(e.data["duplicate"] for e in events(session, "rejected"))
     assert len(session.msglog.messages) == count
     feed(session, [target, *after])
     finishes_like(session, game)
@@ -295,6 +296,7 @@ def test_out_of_order_seq_from_its_author_is_rejected() -> None:
     seq = target.msg.seq
     session.receive(1, frame(following))
     assert_rejected(session, 1, f"seq {seq + 1} out of order, expected {seq}")
+    assert not any(e.data["duplicate"] for e in events(session, "rejected"))
     assert session.msglog.next_seq(1) == seq
     assert session.aborted is None
     feed(session, [target, *after])  # the author resends it in order: accepted

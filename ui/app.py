@@ -124,7 +124,7 @@ class SolsticeApp(App[int]):
             self.pop_screen()
 
     def _note(self, note: NetNote) -> None:
-        if note.kind == "rejected" and "replayed seq" in note.text:
+        if note.kind == "rejected" and isinstance(note.data, dict) and note.data.get("duplicate"):
             return  # a resent message we already hold: normal after a resync, not news
         self.log_lines.append(note.text)
         if self.game is not None:
