@@ -129,6 +129,7 @@ class GameSession:
         self.events: list[Event] = []
         self.stage_index = 0
         self.stage: Stage | None = None
+        self.follow_up: Stage | None = None  # a stage that must come next (a pick's reveal)
         self.replaying = False
         # Called with every message this session records, ours before it is sent: the store
         # writes them ahead, so a restarted peer replays them and never re-signs a sequence
@@ -409,6 +410,9 @@ class GameSession:
     # -- what comes next --------------------------------------------------------------------
 
     def _next_stage(self) -> Stage | None:
+        if self.follow_up is not None:
+            stage, self.follow_up = self.follow_up, None
+            return stage
         if not self.seat_of_peer:
             if not self.setup.all_committed:
                 return self._stage("setup/commit")
@@ -716,11 +720,8 @@ class GameSession:
             except ValueError:
                 raise RemoteProtocolError(seat, "pick commitment is not hex") from None
         # The reveal stage follows at once for the same pickers.
-        nxt = self._stage("pick/reveal", list(stage.peers), commitments=commitments,
-                          pick=stage.info["pick"], pickers=stage.info["pickers"])
-        self.stage_index += 1
-        nxt.index = self.stage_index
-        self.stage = nxt
+        self.follow_up = self._stage("pick/reveal", list(stage.peers), commitments=commitments,
+                                     pick=stage.info["pick"], pickers=stage.info["pickers"])
 
     def _done_pick_reveal(self, stage: Stage) -> None:
         assert self.engine is not None
