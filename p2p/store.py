@@ -55,17 +55,18 @@ class GameStore:
             raise LocalProtocolError(f"cannot read {self.secret_path}: {exc}") from exc
 
     def load_messages(self) -> list[SignedMessage]:
-        messages = []
+        messages: list[SignedMessage] = []
         if not self.messages_path.exists():
             return messages
-        for number, line in enumerate(self.messages_path.read_bytes().splitlines(), 1):
+        lines = self.messages_path.read_bytes().splitlines()
+        for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 messages.append(SignedMessage.decode(line))
-            except Exception as exc:  # a torn last line after a crash is dropped
-                if number == len(self.messages_path.read_bytes().splitlines()):
-                    break
+            except Exception as exc:
+                if number == len(lines):
+                    break  # a torn last line after a crash is dropped
                 raise LocalProtocolError(f"{self.messages_path}:{number}: {exc}") from exc
         return messages
 
