@@ -114,11 +114,9 @@ def end_draft(s: GameState) -> None:
         s.drafted[seat] = []
     s.leftovers = leftovers
     s.add_log(f"Draft over: {len(leftovers)} card(s) left over")
-    if len(leftovers) > 1:
+    if len(leftovers) > 1:  # one card or none needs no shuffle
         s.chance = ("leftovers", len(leftovers))
-        s.step = ("deal_leftovers",)
-    else:
-        s.step = ("deal_leftovers",)
+    s.step = ("deal_leftovers",)
 
 
 def apply_leftover_shuffle(s: GameState, perm: tuple[int, ...]) -> None:

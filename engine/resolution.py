@@ -43,11 +43,13 @@ def place_sentry(s: GameState, answer: str) -> None:
     s.step = ("resolve", 0)
 
 
-def sort_key(s: GameState, slot: int) -> tuple[int, int, int, int]:
+def sort_key(s: GameState, slot: int) -> tuple[int, int, int]:
+    """Initiative; at equal initiative actions (in seat order from the first player) before
+    events (in table order). Ruling 11."""
     card = CARDS[s.card_of[slot]]
     if card.faction is None:
-        return (card.initiative, 1, card.order, 0)
-    return (card.initiative, 0, (s.controller[slot] - s.first_player) % s.n, 0)
+        return (card.initiative, 1, card.order)
+    return (card.initiative, 0, (s.controller[slot] - s.first_player) % s.n)
 
 
 def next_card(s: GameState, p: int) -> int:
