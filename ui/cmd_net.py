@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -11,7 +12,9 @@ import typer
 from bots.registry import BotSpecError, make_bot
 from p2p.errors import P2PError
 from p2p.lobby import InvalidJoinCode, JoinCode
+from p2p.mesh import HostedLobby
 from p2p.netplay import PeerOptions, host_game, join_game, resume_game, unfinished_games
+from p2p.runner import Chooser
 from p2p.session import GameSession
 from p2p.transcript import TranscriptUnreadable, verify_transcript
 from ui.headless import LogPrinter, bot_chooser
@@ -21,20 +24,18 @@ BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); 
            "terminal UI opens."
 
 
-def _finish(session: GameSession) -> None:
-    if session.result is not None:
-        raise typer.Exit(0)
-    raise typer.Exit(1)
-
-
-def _chooser(bot: str | None):
+def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameSession]],
+          **ui_args: object) -> None:
+    """Headless with ``bot`` (exit 0 once the audit passed, else 1), or the UI without one."""
     if bot is None:
-        return None
+        _run_ui(mode, **ui_args)
     try:
-        return bot_chooser(make_bot(bot))
+        choose = bot_chooser(make_bot(bot))
     except BotSpecError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    session = _run(start(choose))
+    raise typer.Exit(0 if session.result is not None else 1)
 
 
 def _run_ui(mode: str, **kwargs: object) -> None:
@@ -60,17 +61,13 @@ def host(
 ) -> None:
     """Host a game: print a join code, wait for the players, play."""
     options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
-    choose = _chooser(bot)
-    if choose is None:
-        _run_ui("host", players=players, options=options)
-    printer = LogPrinter()
 
-    def on_lobby(lobby) -> None:
+    def on_lobby(lobby: HostedLobby) -> None:
         print(f"join code: {lobby.code.encode()}", flush=True)
         print(f"waiting for {players - 1} more player(s)...", flush=True)
 
-    session = _run(host_game(players, choose, printer, options, on_lobby))
-    _finish(session)
+    _play(bot, "host", lambda choose: host_game(players, choose, LogPrinter(), options,
+                                                on_lobby), players=players, options=options)
 
 
 def join(
@@ -91,11 +88,8 @@ def join(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
-    choose = _chooser(bot)
-    if choose is None:
-        _run_ui("join", code=parsed, options=options)
-    session = _run(join_game(parsed, choose, LogPrinter(), options))
-    _finish(session)
+    _play(bot, "join", lambda choose: join_game(parsed, choose, LogPrinter(), options),
+          code=parsed, options=options)
 
 
 def resume(
@@ -116,11 +110,8 @@ def resume(
                        err=True)
             raise typer.Exit(2)
         game = games[0]
-    choose = _chooser(bot)
-    if choose is None:
-        _run_ui("resume", game=game, options=options)
-    session = _run(resume_game(game, choose, LogPrinter(), options))
-    _finish(session)
+    _play(bot, "resume", lambda choose: resume_game(game, choose, LogPrinter(), options),
+          game=game, options=options)
 
 
 def verify(
@@ -157,7 +148,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _run(coro) -> GameSession:
+def _run(coro: Awaitable[GameSession]) -> GameSession:
     try:
         return trio.run(lambda: coro)
     except BaseException as exc:
