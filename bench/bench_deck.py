@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nacl import bindings as sodium
 
-from p2p.deck_loopback import LoopbackTable
-from p2p.group import card_points
+from p2p.crypto.group import card_points
+from p2p.deck.loopback import LoopbackTable
 
 N_SEATS = 4
 N_CARDS = 32

@@ -1,1 +1,12 @@
-"""p2p package."""
+"""The peer-to-peer layer: fair hidden play with no server and nobody trusted.
+
+Layers, lowest first (each imports only from those above it in this list):
+
+- ``errors``: every error class, split by blame (local misuse, remote fault, proven cheat).
+- ``identity``: a peer's long-lived Ed25519 identity and its home directory.
+- ``crypto/``: group arithmetic, commitments, shared seeds, sealed boxes.
+- ``deck/``: the mental-poker deck, its messages, keys and audit.
+- ``session/``: signed messages and the sans-IO game session (lockstep, audit).
+- ``net/``: trio transport, lobby, mesh and the runner that drives a session over it.
+- ``storage/``: the per-game store and transcripts (``solstice verify``).
+"""

@@ -8,7 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from p2p.identity import Identity
-from p2p.lobby import JoinCode, new_game_id
+from p2p.net.joincode import JoinCode
+from p2p.net.roster import new_game_id
 from ui.cli import app
 
 

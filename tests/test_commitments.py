@@ -9,9 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.canonical import canonical_json
-from p2p.commitments import Opening, check_opening, commit, verify
-from p2p.errors import CheatDetected
-from p2p.fairplay_errors import CommitmentMismatch, MalformedMessage
+from p2p.crypto.commitments import Opening, check_opening, commit, verify
+from p2p.errors import CheatDetected, CommitmentMismatch, MalformedMessage
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),

@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.randomness import RandomStream
-from p2p.deck import CardSeen, Deck, Turn
-from p2p.deck_loopback import LoopbackTable
+from p2p.crypto.group import card_points, hash_to_scalar, mul, mul_base, scalar_invert, scalar_mul
+from p2p.deck.batches import CardSeen, Turn
+from p2p.deck.deck import Deck
+from p2p.deck.loopback import LoopbackTable
 from p2p.errors import LocalProtocolError
-from p2p.group import card_points, hash_to_scalar, mul, mul_base, scalar_invert, scalar_mul
 
 SIZES = [(n, d) for n in (2, 3, 4) for d in (16, 26, 32)]
 

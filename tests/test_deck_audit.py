@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from p2p.deck_audit import audit_deck
-from p2p.deck_loopback import LoopbackTable
-from p2p.fairplay_errors import (
+from p2p.crypto.group import card_points, mul, mul_base, scalar_invert, scalar_mul
+from p2p.deck.audit import audit_deck
+from p2p.deck.loopback import LoopbackTable
+from p2p.errors import (
     CommitmentMismatch,
     DeckCorrupted,
     MalformedMessage,
@@ -16,7 +17,6 @@ from p2p.fairplay_errors import (
     SlotKeyMismatch,
     StepMismatch,
 )
-from p2p.group import card_points, mul, mul_base, scalar_invert, scalar_mul
 
 
 def openings(table: LoopbackTable) -> dict[int, dict[str, Any]]:

@@ -12,17 +12,17 @@ from typing import Any
 import pytest
 from nacl import bindings as sodium
 
-from p2p.deck import Deck
-from p2p.deck_loopback import LoopbackTable
-from p2p.errors import CheatDetected
-from p2p.fairplay_errors import (
+from p2p.crypto.group import FIELD_P, L, card_points, mul, scalar_invert, scalar_mul
+from p2p.deck.deck import Deck
+from p2p.deck.loopback import LoopbackTable
+from p2p.errors import (
+    CheatDetected,
     DeckCorrupted,
     MalformedMessage,
     OutOfOrder,
     SlotKeyMismatch,
     StepMismatch,
 )
-from p2p.group import FIELD_P, L, card_points, mul, scalar_invert, scalar_mul
 
 ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
 

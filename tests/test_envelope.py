@@ -7,15 +7,15 @@ import hashlib
 import pytest
 
 from engine.canonical import canonical_json
-from p2p.envelope import (
+from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
+from p2p.identity import Identity
+from p2p.session.envelope import (
     GENESIS,
     Message,
     MessageLog,
     SignedMessage,
     sign_message,
 )
-from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
-from p2p.identity import Identity
 
 GAME = "ab" * 16
 

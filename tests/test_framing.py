@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from p2p.errors import LocalProtocolError, RemoteProtocolError
-from p2p.framing import FrameDecoder, encode_frame
+from p2p.net.framing import FrameDecoder, encode_frame
 
 
 def test_round_trip_byte_by_byte() -> None:

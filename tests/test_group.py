@@ -8,7 +8,7 @@ import os
 import pytest
 from nacl import bindings as sodium
 
-from p2p.group import (
+from p2p.crypto.group import (
     FIELD_P,
     InvalidPoint,
     InvalidScalar,

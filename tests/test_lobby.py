@@ -7,22 +7,19 @@ import pytest
 from engine.canonical import canonical_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity
-from p2p.lobby import (
+from p2p.net.joincode import InvalidJoinCode, JoinCode
+from p2p.net.lobby import (
     HostLobby,
-    InvalidJoinCode,
-    JoinCode,
     JoinerLobby,
     LobbyRefused,
-    Roster,
-    RosterEntry,
     check_mesh_hello,
     check_mesh_welcome,
     encode_control,
     mesh_hello,
     mesh_welcome,
-    new_game_id,
     refuse,
 )
+from p2p.net.roster import Roster, RosterEntry, new_game_id
 
 HOST = Identity.from_private_bytes(b"\x01" * 32)
 ALICE = Identity.from_private_bytes(b"\x02" * 32)

@@ -10,22 +10,12 @@ import trio
 
 from p2p.errors import RemoteProtocolError
 from p2p.identity import Identity
-from p2p.lobby import JoinCode, LobbyRefused, check_mesh_welcome, encode_control, mesh_hello
-from p2p.mesh import (
-    HostedLobby,
-    Mesh,
-    MeshEvent,
-    Node,
-    PeerDisconnected,
-    PeerLost,
-    PeerReconnected,
-    load_roster,
-    open_node,
-    roster_path,
-    saved_games,
-)
-from p2p.tls import PeerIdentityMismatch
-from p2p.transport import NetConfig, dial
+from p2p.net.joincode import JoinCode
+from p2p.net.lobby import LobbyRefused, check_mesh_welcome, encode_control, mesh_hello
+from p2p.net.mesh import Mesh, MeshEvent, PeerDisconnected, PeerLost, PeerReconnected
+from p2p.net.node import HostedLobby, Node, load_roster, open_node, roster_path, saved_games
+from p2p.net.tls import PeerIdentityMismatch
+from p2p.net.transport import NetConfig, dial
 
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(

@@ -8,10 +8,10 @@ import time
 import trio
 
 from bots.base import Bot, GameInfo, Turn
+from bots.netseat import bot_chooser
 from engine import Action
-from p2p.loopback import LoopbackGame
-from p2p.session import GameSession
-from ui.headless import bot_chooser
+from p2p.session.loopback import LoopbackGame
+from p2p.session.machine import GameSession
 
 
 def _session_wanting_input() -> GameSession:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from p2p.loopback import LoopbackGame
-from p2p.session import GameSession
-from p2p.transcript import verify_transcript
+from p2p.session.loopback import LoopbackGame
+from p2p.session.machine import GameSession
+from p2p.storage.transcript import verify_transcript
 
 SOLSTICE = Path(sys.executable).parent / "solstice"
 LOOPBACK = "127.0.0.1"

@@ -25,10 +25,11 @@ from engine import Dispatch, Pick, legal_actions
 from engine.actions import action_to_dict
 from engine.cards import TYPES
 from engine.disclosure import legal_claims
-from p2p.commitments import Opening
-from p2p.envelope import SignedMessage, sign_message
-from p2p.loopback import LoopbackGame
-from p2p.session import FRAME_MESSAGE, PICK_DOMAIN, GameSession, derive
+from p2p.crypto.commitments import Opening
+from p2p.session.envelope import SignedMessage, sign_message
+from p2p.session.loopback import LoopbackGame
+from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.secrets import PICK_DOMAIN, pick_opening, pick_value
 
 Choose = Callable[[GameSession, list], Any]
 
@@ -505,8 +506,7 @@ def test_pick_of_a_slot_not_in_hand_stops_the_game() -> None:
 
     def own_opening(stage) -> Opening:
         pick = stage.info["pick"]
-        return Opening(PICK_DOMAIN, cheat._pick_value(cheat.my_seat, done["pick"].slots, pick),
-                       derive(cheat.master, cheat.game_id, f"pick/{pick}"))
+        return pick_opening(cheat.master, cheat.game_id, cheat.my_seat, done["pick"].slots, pick)
 
     cheat._pick_opening_from_commit = own_opening  # type: ignore[method-assign]
     run(game, choose)
@@ -524,8 +524,8 @@ def test_pick_reveal_that_does_not_match_its_commitment_stops_the_game() -> None
         honest = original(stage)
         options = [a for a in legal_actions(cheat.engine, cheat.my_seat)
                    if list(a.slots) != list(honest.value["slots"])]
-        return Opening(PICK_DOMAIN, cheat._pick_value(cheat.my_seat, options[0].slots,
-                                                      stage.info["pick"]), honest.salt)
+        value = pick_value(cheat.game_id, cheat.my_seat, options[0].slots, stage.info["pick"])
+        return Opening(PICK_DOMAIN, value, honest.salt)
 
     cheat._pick_opening_from_commit = other_opening  # type: ignore[method-assign]
     run(game, randomly(1))

@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 import trio
 
+from bots.netseat import bot_chooser
 from bots.registry import make_bot
-from p2p.netplay import PeerOptions, host_game, join_game
-from p2p.session import Event, GameSession
-from p2p.transcript import TranscriptUnreadable, Verdict, verify_transcript
-from p2p.transport import NetConfig
-from ui.headless import bot_chooser
+from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.transport import NetConfig
+from p2p.session.events import Event
+from p2p.session.machine import GameSession
+from p2p.storage.transcript import TranscriptUnreadable, Verdict, verify_transcript
 
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=10.0,

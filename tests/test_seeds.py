@@ -7,8 +7,8 @@ import hashlib
 import pytest
 
 from engine.randomness import RandomStream
-from p2p.fairplay_errors import CommitmentMismatch, MalformedMessage, OutOfOrder
-from p2p.seeds import SeedExchange, joint_seed, new_local_seed
+from p2p.crypto.seeds import SeedExchange, joint_seed, new_local_seed
+from p2p.errors import CommitmentMismatch, MalformedMessage, OutOfOrder
 
 
 def exchange(n: int):

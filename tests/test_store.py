@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from p2p.envelope import MessageLog
 from p2p.errors import LocalProtocolError
 from p2p.identity import Identity
-from p2p.store import GameStore
+from p2p.session.envelope import MessageLog
+from p2p.storage.store import GameStore
 
 GAME = "ab" * 16
 

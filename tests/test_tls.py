@@ -7,10 +7,10 @@ import ssl
 import pytest
 import trio
 
-from p2p import tls
 from p2p.errors import RemoteProtocolError
 from p2p.identity import Identity
-from p2p.transport import (
+from p2p.net import tls
+from p2p.net.transport import (
     Connection,
     ConnectionLost,
     NetConfig,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import trio
 
-from ui.bridge import BridgeFinished, TrioBridge, TrioSide
+from ui.app.bridge import BridgeFinished, TrioBridge, TrioSide
 
 
 def _run_ui(main, script=None) -> list[Any]:

@@ -13,12 +13,12 @@ from pathlib import Path
 from textual.widgets import Static
 
 from engine import Capture, Choose, Discard, Dispatch, Pick
-from p2p.netplay import PeerOptions
-from ui.app import EXIT_FINISHED, SolsticeApp
-from ui.netgame import NetSetup
-from ui.screens.game import GameScreen
-from ui.screens.lobby import LobbyScreen
-from ui.screens.summary import EndScreen, RoundSummaryScreen
+from p2p.net.games import PeerOptions
+from ui.app.app import EXIT_FINISHED, SolsticeApp
+from ui.app.netgame import NetSetup
+from ui.app.screens.game import GameScreen
+from ui.app.screens.lobby import LobbyScreen
+from ui.app.screens.summary import EndScreen, RoundSummaryScreen
 
 
 def _setup(home: Path, bot: str = "random") -> NetSetup:
@@ -93,7 +93,7 @@ def test_leaving_mid_game_says_it_cannot_be_resumed_against_bots(tmp_path: Path)
 def test_lost_host_shows_a_message_not_a_traceback(tmp_path: Path) -> None:
     """Joining a game whose host is not there ends with a readable reason."""
     from p2p.identity import Identity
-    from p2p.lobby import JoinCode
+    from p2p.net.joincode import JoinCode
 
     host_id = Identity.load_or_create(tmp_path / "ghost").peer_id
     code = JoinCode("127.0.0.1", 9, "0" * 32, host_id)  # port 9: nobody listens

@@ -25,13 +25,13 @@ from engine import (
 )
 from engine.cleanup import final_scores, ranking
 from engine.view import view
-from ui.messages import AskHuman, GameEnded, RosterLine
-from ui.render import scores_line
-from ui.screens.game import GameScreen
-from ui.screens.lobby import LobbyScreen
-from ui.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
+from ui.app.messages import AskHuman, GameEnded, RosterLine
+from ui.app.render import scores_line
+from ui.app.screens.game import GameScreen
+from ui.app.screens.lobby import LobbyScreen
+from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
 
-CSS = "../ui/solstice.tcss"
+CSS = "../ui/app/solstice.tcss"
 NAMES3 = ("", "greedy-1", "random-2")
 
 

@@ -1,0 +1,235 @@
+"""Deck messages as frozen values with parse/format pairs (``parse_deck_message`` / ``to_dict``).
+
+On the wire each is a plain dict of ints and lowercase-hex strings (canonical-JSON-able).
+Parsing does every check that needs no deck state: exact field set, types, hex, lengths,
+point encodings (canonical, not small order), scalars in [1, L), and no two points of one
+message equal or negated. Anything wrong is ``MalformedMessage`` blaming the sender.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from p2p.crypto.group import (
+    InvalidPoint,
+    InvalidScalar,
+    all_distinct_up_to_sign,
+    check_point_encoding,
+    check_scalar,
+)
+from p2p.errors import MalformedMessage
+
+_HEX32 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class KeyCommit:
+    """Before the game: commitment to the author's deck seed (hence all its deck keys)."""
+
+    TYPE = "deck/commit"
+    seat: int
+    commitment: bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "seat": self.seat, "commitment": self.commitment.hex()}
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """One shuffle layer: the batch's points, each multiplied by x and permuted."""
+
+    TYPE = "deck/shuffle"
+    seat: int
+    batch: int
+    cards: tuple[int, ...]
+    points: tuple[bytes, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "batch": self.batch,
+            "cards": list(self.cards),
+            "points": [p.hex() for p in self.points],
+        }
+
+
+@dataclass(frozen=True)
+class Rekey:
+    """One re-key layer: point i times k_i * x^-1, and the slot-key commitments k_i * B."""
+
+    TYPE = "deck/rekey"
+    seat: int
+    batch: int
+    points: tuple[bytes, ...]
+    key_commitments: tuple[bytes, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "batch": self.batch,
+            "points": [p.hex() for p in self.points],
+            "key_commitments": [p.hex() for p in self.key_commitments],
+        }
+
+
+@dataclass(frozen=True)
+class SlotKey:
+    """Private, to seat ``to`` only: the author's key for ``slot``."""
+
+    TYPE = "deck/slot-key"
+    seat: int
+    slot: int
+    to: int
+    key: bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "slot": self.slot,
+            "to": self.to,
+            "key": self.key.hex(),
+        }
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """Public: the author's key for ``slot``; once every seat's is in, all see the card."""
+
+    TYPE = "deck/reveal"
+    seat: int
+    slot: int
+    key: bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "seat": self.seat, "slot": self.slot, "key": self.key.hex()}
+
+
+@dataclass(frozen=True)
+class KeyOpening:
+    """After the game: the author's deck seed and the salt of its commitment."""
+
+    TYPE = "deck/open-keys"
+    seat: int
+    seed: bytes
+    salt: bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "seed": self.seed.hex(),
+            "salt": self.salt.hex(),
+        }
+
+
+DeckMessage = KeyCommit | Shuffle | Rekey | SlotKey | Reveal | KeyOpening
+
+
+class _Reader:
+    """Field access that turns every defect into MalformedMessage blaming the sender."""
+
+    def __init__(self, sender: int, data: Mapping[str, Any], fields: set[str]) -> None:
+        self.sender, self.data = sender, data
+        if set(data) != fields:
+            self.fail(f"{data.get('type')} needs exactly the fields {sorted(fields)}")
+        if self.uint("seat") != sender:
+            self.fail("seat field does not name the sender")
+
+    def fail(self, reason: str) -> None:
+        raise MalformedMessage(self.sender, reason, dict(self.data))
+
+    def uint(self, name: str) -> int:
+        value = self.data[name]
+        if type(value) is not int or value < 0:  # bool is an int subclass: excluded
+            self.fail(f"{name} must be a non-negative integer")
+        return value
+
+    def raw(self, name: str, value: Any = None) -> bytes:
+        text = self.data[name] if value is None else value
+        if not isinstance(text, str) or not _HEX32.fullmatch(text):
+            self.fail(f"{name} must be 32 bytes of lowercase hex")
+        return bytes.fromhex(text)
+
+    def point(self, name: str, value: Any = None) -> bytes:
+        point = self.raw(name, value)
+        try:
+            check_point_encoding(point)
+        except InvalidPoint as exc:
+            self.fail(f"{name}: {exc}")
+        return point
+
+    def scalar(self, name: str) -> bytes:
+        scalar = self.raw(name)
+        try:
+            check_scalar(scalar)
+        except InvalidScalar as exc:
+            self.fail(f"{name}: {exc}")
+        return scalar
+
+    def points(self, name: str) -> tuple[bytes, ...]:
+        items = self.data[name]
+        if not isinstance(items, list) or not items:
+            self.fail(f"{name} must be a non-empty list")
+        points = tuple(self.point(name, item) for item in items)
+        return points
+
+    def distinct(self, name: str, points: tuple[bytes, ...]) -> None:
+        # Equal or negated points cannot come from an honest layer over distinct cards.
+        if not all_distinct_up_to_sign(points):
+            self.fail(f"{name}: two points are equal or negations of each other")
+
+
+def _key_commit(r: _Reader) -> KeyCommit:
+    return KeyCommit(r.sender, r.raw("commitment"))
+
+
+def _shuffle(r: _Reader) -> Shuffle:
+    cards = r.data["cards"]
+    if not isinstance(cards, list) or not all(type(c) is int and c >= 0 for c in cards):
+        r.fail("cards must be a list of non-negative integers")
+    points = r.points("points")
+    r.distinct("points", points)
+    return Shuffle(r.sender, r.uint("batch"), tuple(cards), points)
+
+
+def _rekey(r: _Reader) -> Rekey:
+    points = r.points("points")
+    r.distinct("points", points)
+    return Rekey(r.sender, r.uint("batch"), points, r.points("key_commitments"))
+
+
+def _slot_key(r: _Reader) -> SlotKey:
+    return SlotKey(r.sender, r.uint("slot"), r.uint("to"), r.scalar("key"))
+
+
+def _reveal(r: _Reader) -> Reveal:
+    return Reveal(r.sender, r.uint("slot"), r.scalar("key"))
+
+
+def _key_opening(r: _Reader) -> KeyOpening:
+    return KeyOpening(r.sender, r.raw("seed"), r.raw("salt"))
+
+
+_PARSERS: dict[str, tuple[set[str], Callable[[_Reader], DeckMessage]]] = {
+    KeyCommit.TYPE: ({"type", "seat", "commitment"}, _key_commit),
+    Shuffle.TYPE: ({"type", "seat", "batch", "cards", "points"}, _shuffle),
+    Rekey.TYPE: ({"type", "seat", "batch", "points", "key_commitments"}, _rekey),
+    SlotKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _slot_key),
+    Reveal.TYPE: ({"type", "seat", "slot", "key"}, _reveal),
+    KeyOpening.TYPE: ({"type", "seat", "seed", "salt"}, _key_opening),
+}
+
+
+def parse_deck_message(sender: int, data: Any) -> DeckMessage:
+    """Parse a dict received from ``sender`` (the authenticated author)."""
+    kind = data.get("type") if isinstance(data, Mapping) else None
+    if kind not in _PARSERS:
+        raise MalformedMessage(sender, f"not a deck message type: {kind!r}", data)
+    fields, parser = _PARSERS[kind]
+    return parser(_Reader(sender, data, fields))

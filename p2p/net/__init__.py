@@ -1,0 +1,9 @@
+"""Networking over trio: everything that touches a socket lives here.
+
+- ``framing``, ``tls``, ``transport``: length-prefixed frames over pinned TLS 1.3.
+- ``joincode``, ``roster``, ``lobby``: join codes, the signed roster, and the control
+  messages of the lobby and the mesh handshake (sans-IO).
+- ``mesh``: the full mesh of roster peers with keepalives and reconnects; ``node``: a peer's
+  listener, the lobby it hosts or joins, the mesh it forms, stored rosters.
+- ``runner``: drives one ``GameSession`` over the mesh; ``games``: host, join or resume a game.
+"""

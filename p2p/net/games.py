@@ -1,0 +1,98 @@
+"""Whole networked games in one call: host, join or resume, then play to the end.
+
+Used by the command line (headless bots), the terminal UI and the loopback tests. The player is
+a ``Chooser``: an async function (session, legal actions) -> action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2p.identity import Identity, default_home
+from p2p.net.joincode import JoinCode
+from p2p.net.mesh import Mesh
+from p2p.net.node import HostedLobby, Node, load_roster, open_node, saved_games
+from p2p.net.runner import Chooser, EventSink, RunOptions, open_session, run_session
+from p2p.net.transport import NetConfig
+from p2p.session.machine import GameSession
+from p2p.storage.store import GameStore
+
+
+@dataclass
+class PeerOptions:
+    home: Path | None = None
+    name: str = "player"
+    bind: str = "0.0.0.0"
+    port: int = 0
+    advertise: str | None = None
+    transcript: Path | None = None
+    net: NetConfig = field(default_factory=NetConfig)
+    waiting_after: float = 5.0
+
+    @property
+    def home_dir(self) -> Path:
+        return Path(self.home) if self.home is not None else default_home()
+
+    def run_options(self) -> RunOptions:
+        return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after)
+
+
+async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
+                options: PeerOptions) -> GameSession:
+    store = GameStore(options.home_dir, mesh.game_id)
+    session = open_session(mesh, store)
+    try:
+        return await run_session(mesh, session, choose, store, on_event, options.run_options())
+    finally:
+        mesh.close()
+
+
+async def host_game(players: int, choose: Chooser, on_event: EventSink, options: PeerOptions,
+                    on_lobby: Callable[[HostedLobby], None] | None = None) -> GameSession:
+    """Listen, announce the join code (``on_lobby``), wait for everyone, play."""
+    identity = Identity.load_or_create(options.home_dir)
+    async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
+                         config=options.net) as node:
+        lobby = node.host(players=players, name=options.name, advertise=options.advertise)
+        if on_lobby is not None:
+            on_lobby(lobby)
+        mesh = await lobby.wait_mesh()
+        return await _play(node, mesh, choose, on_event, options)
+
+
+async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
+                    options: PeerOptions) -> GameSession:
+    """Join the game of a join code, or resume it if our home holds it unfinished."""
+    join_code = JoinCode.parse(code) if isinstance(code, str) else code
+    store = GameStore(options.home_dir, join_code.game_id)
+    if store.exists() and not store.finished:
+        return await resume_game(join_code.game_id, choose, on_event, options)
+    identity = Identity.load_or_create(options.home_dir)
+    async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
+                         config=options.net) as node:
+        mesh = await node.join(join_code, name=options.name)
+        return await _play(node, mesh, choose, on_event, options)
+
+
+def unfinished_games(home: Path) -> list[str]:
+    return [gid for gid in saved_games(home)
+            if GameStore(home, gid).exists() and not GameStore(home, gid).finished]
+
+
+async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
+                      options: PeerOptions) -> GameSession:
+    """Re-enter an unfinished game after a restart (same home: same identity, same port)."""
+    home = options.home_dir
+    identity = Identity.load_or_create(home)
+    roster = load_roster(home, game_id)
+    index = roster.index_of(identity.peer_id)
+    port = roster.players[index].port if index is not None else options.port
+    async with open_node(identity, home=home, bind=options.bind, port=port,
+                         config=options.net) as node:
+        mesh = await node.resume(game_id)
+        return await _play(node, mesh, choose, on_event, options)
+
+
+__all__ = ["PeerOptions", "host_game", "join_game", "resume_game", "unfinished_games"]

@@ -1,0 +1,102 @@
+"""Join codes: what a joiner needs (where the host listens, which game, the host's peer id)
+in one checksummed base32 string (protocol.md, "Lobby and join codes")."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import ipaddress
+from dataclasses import dataclass
+
+from p2p.errors import LocalProtocolError
+from p2p.identity import is_peer_id
+from p2p.net.roster import GAME_ID_BYTES, is_game_id, is_port
+
+JOIN_CODE_PREFIX = "sol1-"
+_CHECKSUM_BYTES = 4
+_BASE32 = frozenset("abcdefghijklmnopqrstuvwxyz234567")
+
+
+class InvalidJoinCode(ValueError):
+    """A join code could not be read (typo, truncation, or not a Solstice code)."""
+
+
+@dataclass(frozen=True)
+class JoinCode:
+    """What a joiner needs: where the host listens, which game, and the host's peer id.
+
+    Text form: ``sol1-`` + lowercase unpadded base32 of
+    ``family(1: 4 or 6) | address(4 or 16) | port(2, BE) | game id(16) | host id(32) | checksum(4)``
+    where the checksum is the first 4 bytes of SHA-256 of everything before it.
+    """
+
+    address: str
+    port: int
+    game_id: str
+    host_id: str
+
+    def __post_init__(self) -> None:
+        try:
+            ipaddress.ip_address(self.address)
+        except ValueError as exc:
+            raise LocalProtocolError(f"join code address must be an IP address: {exc}") from exc
+        if not is_port(self.port):
+            raise LocalProtocolError(f"bad port {self.port}")
+        if not is_game_id(self.game_id) or not is_peer_id(self.host_id):
+            raise LocalProtocolError("bad game id or host id")
+
+    def encode(self) -> str:
+        ip = ipaddress.ip_address(self.address)
+        raw = (
+            bytes([ip.version])
+            + ip.packed
+            + self.port.to_bytes(2, "big")
+            + bytes.fromhex(self.game_id)
+            + bytes.fromhex(self.host_id)
+        )
+        raw += hashlib.sha256(raw).digest()[:_CHECKSUM_BYTES]
+        return JOIN_CODE_PREFIX + base64.b32encode(raw).decode("ascii").rstrip("=").lower()
+
+    @classmethod
+    def parse(cls, text: str) -> JoinCode:
+        """Read a code as typed or pasted: case and white space anywhere are ignored, so a
+        code copied from a terminal where it wrapped over two lines still reads."""
+        code = "".join(text.split()).lower()
+        if not code.startswith(JOIN_CODE_PREFIX):
+            raise InvalidJoinCode(f"a join code starts with {JOIN_CODE_PREFIX!r}")
+        body = code[len(JOIN_CODE_PREFIX) :]
+        if not body:
+            raise InvalidJoinCode("the join code is empty")
+        if not set(body) <= _BASE32:
+            raise InvalidJoinCode("the join code contains characters it cannot hold")
+        try:
+            raw = base64.b32decode(body.upper() + "=" * (-len(body) % 8))
+        except ValueError as exc:  # a length no encoder produces
+            raise InvalidJoinCode("the join code is truncated or too long") from exc
+        addr_len = {4: 4, 6: 16}.get(raw[0])
+        if addr_len is None:
+            raise InvalidJoinCode("the join code is damaged (unknown address family)")
+        expected = 1 + addr_len + 2 + GAME_ID_BYTES + 32 + _CHECKSUM_BYTES
+        if len(raw) != expected:
+            raise InvalidJoinCode("the join code is truncated or too long")
+        payload, checksum = raw[:-_CHECKSUM_BYTES], raw[-_CHECKSUM_BYTES:]
+        if hashlib.sha256(payload).digest()[:_CHECKSUM_BYTES] != checksum:
+            raise InvalidJoinCode("the join code is mistyped (checksum mismatch)")
+        pos = 1 + addr_len
+        address = str(ipaddress.ip_address(payload[1:pos]))
+        port = int.from_bytes(payload[pos : pos + 2], "big")
+        game_id = payload[pos + 2 : pos + 2 + GAME_ID_BYTES].hex()
+        host_id = payload[pos + 2 + GAME_ID_BYTES :].hex()
+        try:
+            parsed = cls(address, port, game_id, host_id)
+        except LocalProtocolError as exc:
+            raise InvalidJoinCode(f"the join code is damaged: {exc}") from exc
+        # The last character carries unused bits; one code, one spelling.
+        if parsed.encode() != code:
+            raise InvalidJoinCode("the join code is mistyped (unused bits set)")
+        return parsed
+
+    def __str__(self) -> str:
+        return self.encode()
+
+

@@ -1,0 +1,262 @@
+"""A peer's node: its listener, the lobby it hosts or joins, the mesh it forms, and the
+stored rosters a restarted peer re-enters with (protocol.md, "Mesh and reconnects")."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import trio
+
+from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
+from p2p.identity import Identity, default_home, short_id
+from p2p.net.joincode import JoinCode
+from p2p.net.lobby import (
+    HostLobby,
+    JoinerLobby,
+    LobbyRefused,
+    decode_control,
+    encode_control,
+    refuse,
+)
+from p2p.net.mesh import Mesh
+from p2p.net.roster import Roster, RosterEntry, new_game_id
+from p2p.net.transport import Connection, NetConfig, dial, serve
+
+log = logging.getLogger(__name__)
+
+
+def roster_path(home: Path, game_id: str) -> Path:
+    return Path(home) / "games" / game_id / "roster.json"
+
+
+def save_roster(home: Path, roster: Roster) -> Path:
+    """Store the signed roster so that a restarted peer can re-enter the mesh."""
+    path = roster_path(home, roster.game_id)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(roster.encode())
+    os.replace(tmp, path)  # atomic: a crash never leaves half a roster
+    return path
+
+
+def load_roster(home: Path, game_id: str) -> Roster:
+    """The stored roster of ``game_id`` (re-verified: the file is not trusted blindly)."""
+    path = roster_path(home, game_id)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise LocalProtocolError(f"no stored roster for game {game_id} in {home}") from exc
+    return Roster.decode(data)
+
+
+def saved_games(home: Path) -> list[str]:
+    """Game ids with a stored roster under ``home``."""
+    games = Path(home) / "games"
+    if not games.is_dir():
+        return []
+    return sorted(p.name for p in games.iterdir() if (p / "roster.json").is_file())
+
+
+# --------------------------------------------------------------------------- node
+
+
+class HostedLobby:
+    """A lobby this node hosts; ``code`` is ready as soon as the node listens."""
+
+    def __init__(self, node: Node, lobby: HostLobby, code: JoinCode) -> None:
+        self._node = node
+        self.lobby = lobby
+        self.code = code
+        self.roster: Roster | None = None
+        self.roster_ready = trio.Event()
+
+    def joined(self) -> tuple[RosterEntry, ...]:
+        return self.lobby.joined
+
+    async def wait_mesh(self) -> Mesh:
+        """Wait until the lobby is full, then until the full mesh is connected."""
+        with trio.fail_after(self._node.config.lobby_timeout):
+            await self.roster_ready.wait()
+        assert self.roster is not None
+        return await self._node._start_mesh(self.roster)
+
+
+class Node:
+    """One peer's listener, plus at most one lobby and one mesh at a time."""
+
+    def __init__(
+        self, identity: Identity, home: Path, bind: str, port: int, config: NetConfig,
+        nursery: trio.Nursery,
+    ) -> None:
+        self.identity = identity
+        self.home = home
+        self.bind = bind
+        self.port = port
+        self.config = config
+        self._nursery = nursery
+        self._hosted: HostedLobby | None = None
+        self._mesh: Mesh | None = None
+        self._mesh_ready = trio.Event()
+
+    def advertised_address(self, advertise: str | None = None) -> str:
+        if advertise:
+            return advertise
+        if self.bind not in ("", "0.0.0.0", "::"):
+            return self.bind
+        return _guess_lan_address()
+
+    def host(self, *, players: int, name: str, advertise: str | None = None) -> HostedLobby:
+        """Open a lobby for ``players`` peers (us included) and make its join code."""
+        if self._hosted is not None or self._mesh is not None:
+            raise LocalProtocolError("this node already hosts a lobby or runs a game")
+        address = self.advertised_address(advertise)
+        game_id = new_game_id()
+        me = RosterEntry(0, name, self.identity.public_bytes, address, self.port)
+        lobby = HostLobby(game_id, players, me)
+        code = JoinCode(address, self.port, game_id, self.identity.peer_id)
+        self._hosted = HostedLobby(self, lobby, code)
+        return self._hosted
+
+    async def join(self, code: JoinCode | str, *, name: str) -> Mesh:
+        """Join the game of ``code``: hello to the host, get the roster, form the mesh."""
+        if self._mesh is not None:
+            raise LocalProtocolError("this node already runs a game")
+        join_code = JoinCode.parse(code) if isinstance(code, str) else code
+        joiner = JoinerLobby(join_code, self.identity, name, self.port)
+        conn = await dial(
+            join_code.address, join_code.port, self.identity, join_code.host_id, self.config, 0
+        )
+        try:
+            await conn.send_frame(encode_control(joiner.hello()))
+            joiner.on_welcome(await conn.receive_first_frame())
+            with trio.fail_after(self.config.lobby_timeout):
+                frame = await conn.receive_frame()
+            if frame is None:
+                raise RemoteProtocolError(0, "the host closed the lobby before the game started")
+            roster = joiner.on_roster(frame)
+        finally:
+            await conn.aclose()
+        return await self._start_mesh(roster)
+
+    async def resume(self, game_id: str) -> Mesh:
+        """Re-enter the mesh of a game whose roster is stored in our home directory."""
+        if self._mesh is not None:
+            raise LocalProtocolError("this node already runs a game")
+        roster = load_roster(self.home, game_id)
+        index = roster.index_of(self.identity.peer_id)
+        if index is None:
+            raise LocalProtocolError(f"{self.identity.short_id} is not in game {game_id}")
+        if roster.players[index].port != self.port:
+            raise LocalProtocolError(
+                f"the roster says we listen on port {roster.players[index].port}, "
+                f"but this node listens on {self.port}"
+            )
+        return await self._start_mesh(roster)
+
+    async def _start_mesh(self, roster: Roster) -> Mesh:
+        save_roster(self.home, roster)
+        mesh = Mesh(roster, self.identity, self.config, self._nursery)
+        self._mesh = mesh
+        self._mesh_ready.set()
+        mesh._start()
+        await mesh.wait_all_connected()
+        return mesh
+
+    async def _on_connection(self, conn: Connection) -> None:
+        """Every incoming connection: a lobby hello or a mesh hello decides what it is."""
+        first = await conn.receive_first_frame()
+        kind = decode_control(first)["type"]
+        try:
+            if kind == "hello":
+                await self._lobby_member(conn, first)
+            elif kind == "mesh-hello":
+                with trio.move_on_after(self.config.first_read_timeout):
+                    await self._mesh_ready.wait()  # a fast peer may dial before we have it
+                if self._mesh is None:
+                    raise LobbyRefused(None, "no game is running here yet")
+                await self._mesh._accept(conn, first)
+            else:
+                raise LobbyRefused(None, f"unexpected first message {kind!r}")
+        except LobbyRefused as exc:
+            log.info("refused %r: %s", conn, exc.reason)
+            with contextlib.suppress(P2PError, OSError):
+                await conn.send_frame(encode_control(refuse(exc.reason)))
+            raise
+
+    async def _lobby_member(self, conn: Connection, hello: bytes) -> None:
+        hosted = self._hosted
+        if hosted is None or hosted.roster is not None:
+            raise LobbyRefused(None, "no lobby is open here")
+        entry = hosted.lobby.on_hello(conn.peer_key, conn.remote_address, hello)
+        log.info("%s (%s) joined the lobby", entry.name, short_id(entry.peer_id))
+        await conn.send_frame(encode_control(hosted.lobby.welcome(entry)))
+        if hosted.lobby.full:
+            # Made here, with no await since the admission, so that nobody can leave between
+            # "the lobby is full" and "the roster lists these players".
+            hosted.roster = hosted.lobby.roster(self.identity)
+            hosted.roster_ready.set()
+        with trio.CancelScope() as watch:
+
+            async def notice_leaving() -> None:
+                # Any frame or EOF from a waiting joiner means it left (or misbehaved).
+                with contextlib.suppress(P2PError, OSError):
+                    await conn.receive_frame()
+                if hosted.roster is None:
+                    hosted.lobby.leave(conn.peer_id)
+                    log.info("%s left the lobby", entry.name)
+                watch.cancel()
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(notice_leaving)
+                await hosted.roster_ready.wait()
+                assert hosted.roster is not None
+                await conn.send_frame(encode_control(HostLobby.roster_message(hosted.roster)))
+                nursery.cancel_scope.cancel()
+
+
+def _guess_lan_address() -> str:
+    """The address our default route would use (a UDP connect sends no packet)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed, nothing is sent
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+@contextlib.asynccontextmanager
+async def open_node(
+    identity: Identity,
+    *,
+    home: Path | str | None = None,
+    bind: str = "0.0.0.0",
+    port: int = 0,
+    config: NetConfig | None = None,
+) -> AsyncIterator[Node]:
+    """Listen on ``bind:port`` and yield a Node; leaving the block closes everything."""
+    cfg = config or NetConfig()
+    home_path = Path(home) if home is not None else default_home()
+    async with trio.open_nursery() as nursery:
+        node_box: list[Node] = []
+
+        async def handler(conn: Connection) -> None:
+            await node_box[0]._on_connection(conn)
+
+        bound = await nursery.start(
+            lambda task_status: serve(
+                identity, handler, bind=bind, port=port, config=cfg, task_status=task_status
+            )
+        )
+        node = Node(identity, home_path, bind, bound, cfg, nursery)
+        node_box.append(node)
+        try:
+            yield node
+        finally:
+            nursery.cancel_scope.cancel()
+
+

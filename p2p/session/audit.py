@@ -1,0 +1,128 @@
+"""End-of-game audit: with every secret opened, re-check the whole game.
+
+1. The deck: every shuffle and re-key step against the opened deck seeds (``audit_deck``), which
+   gives the card in every slot.
+2. Every private disclosure: each sealed slot key, opened with its recipient's box key, must be
+   the author's true slot key.
+3. Every move: the game is replayed from the true deck with full information, so every
+   disclosure claim, pick, dispatch and decision is checked against the real cards.
+4. The result: the replay's final scores must be the ones the peers played to.
+
+Any fault raises a RemoteProtocolError subclass naming the seat to blame.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine import (
+    GameState,
+    IllegalActionError,
+    Shuffle,
+    apply_in_place,
+    final_scores,
+    is_over,
+    new_game,
+    ranking,
+)
+from engine.canonical import CanonicalEncodingError, parse_json
+from p2p.crypto.sealed import parse_secret_key, unseal
+from p2p.deck.audit import audit_deck, open_seats
+from p2p.errors import CheatDetected, RemoteProtocolError
+
+if TYPE_CHECKING:
+    from p2p.session.machine import GameSession
+
+
+class AuditFailed(CheatDetected):
+    """The audit proved a fault of ``seat``."""
+
+
+def audit_game(session: GameSession) -> dict[str, Any]:
+    deck, config, live = session.deck, session.config, session.engine
+    assert deck is not None and config is not None and live is not None
+    n = session.n
+    deck_openings = {}
+    for seat in range(n):
+        opening = session.openings.get(seat, {})
+        if not isinstance(opening.get("deck"), dict):
+            raise RemoteProtocolError(seat, "audit message lacks its deck key opening")
+        deck_openings[seat] = opening["deck"]
+    slot_cards = audit_deck(session.game_id, n, len(session.card_ids), deck.public_transcript,
+                            deck_openings).slot_cards
+    seat_keys = open_seats(session.game_id, deck, deck_openings)
+    _check_private_keys(session, seat_keys)
+    replay = _replay(session, slot_cards)
+    for slot, card in enumerate(live.card_of):
+        if card >= 0 and replay.card_of[slot] != card:
+            raise AuditFailed(None, f"slot {slot} was played as card {card}, the deck says "
+                                    f"{replay.card_of[slot]}")
+    if final_scores(replay) != final_scores(live):
+        raise AuditFailed(None, "the replayed game ends with other scores than were played")
+    factions = config.factions
+    scores = {factions[seat]: score for seat, score in enumerate(final_scores(replay))}
+    order = ranking(replay)
+    winner = factions[order[0]]
+    summary = (f"audit passed: {replay.round} rounds; "
+               + ", ".join(f"{f} {v}" for f, v in scores.items()) + f"; {winner} wins")
+    return {"ok": True, "scores": scores, "winner": winner, "rounds": replay.round,
+            "vp": dict(zip(factions, replay.vp, strict=True)),
+            "casualties": dict(zip(factions, replay.casualties, strict=True)),
+            "ranking": [factions[s] for s in order], "summary": summary}
+
+
+def _check_private_keys(session: GameSession, seat_keys: dict[int, Any]) -> None:
+    boxes = {}
+    for seat in range(session.n):
+        peer = session.peer_of_seat[seat]
+        boxes[seat] = parse_secret_key(seat, session.openings[seat].get("box"),
+                                       session.box_public[peer])
+    for sealed in session.private_log:
+        author, to, box, slots = sealed.author, sealed.to, sealed.box, sealed.slots
+        try:
+            keys = parse_json(unseal(boxes[to], author, box))
+        except (ValueError, CanonicalEncodingError, UnicodeDecodeError):
+            raise AuditFailed(author, "a sealed key message is not JSON") from None
+        if not isinstance(keys, list) or len(keys) != len(slots):
+            raise AuditFailed(author, f"sealed keys for seat {to} do not match the slots due")
+        for slot, data in zip(slots, keys, strict=True):
+            true_key = seat_keys[author].slot_key(slot).hex()
+            if not isinstance(data, dict) or data.get("key") != true_key:
+                raise AuditFailed(author, f"disclosed a false key for slot {slot} to seat {to}",
+                                  evidence={"slot": slot, "to": to})
+
+
+def _replay(session: GameSession, slot_cards: dict[int, int]) -> GameState:
+    config = session.config
+    assert config is not None
+    ids = session.card_ids
+    size = len(ids)
+    state = new_game(config, [ids[slot_cards[slot]] for slot in range(size)], keep_log=False)
+    for action in session.actions:
+        if isinstance(action, Shuffle) and action.perm is None:
+            action = _reshuffle_permutation(state, slot_cards, ids)
+        try:
+            apply_in_place(state, action)
+        except IllegalActionError as exc:
+            raise AuditFailed(exc.seat, f"with the true cards, {action.text()} is illegal: "
+                                        f"{exc.reason}") from None
+    if not is_over(state):
+        raise AuditFailed(None, "the replayed game is not over")
+    return state
+
+
+def _reshuffle_permutation(state: GameState, slot_cards: dict[int, int],
+                           ids: tuple[int, ...]) -> Shuffle:
+    """The permutation a hidden reshuffle made, from the audited cards of the new slots."""
+    old_cards = [state.card_of[slot] for slot in state.discard]
+    first = len(state.card_of)
+    perm = []
+    for i in range(len(old_cards)):
+        card = ids[slot_cards[first + i]]
+        if card not in old_cards:
+            raise AuditFailed(None, f"reshuffled slot {first + i} holds a card that was not "
+                                    "in the discard")
+        position = old_cards.index(card)
+        perm.append(position)
+        old_cards[position] = -2  # each discard is used once
+    return Shuffle(tuple(perm))

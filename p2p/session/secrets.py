@@ -1,0 +1,61 @@
+"""Every secret of a game derives from one master secret: a restarted peer rebuilds its
+seeds, salts and deck keys and never contradicts what it already published."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2p.crypto.commitments import Opening, commitment_of
+from p2p.crypto.seeds import SEED_DOMAIN
+from p2p.deck.keys import DECK_KEYS_DOMAIN, DeckKeys, committed_value
+
+SECRET_DOMAIN = b"solstice/secret/v1\x00"
+PICK_DOMAIN = "solstice/pick/v1"
+
+
+def derive(master: bytes, game_id: str, label: str) -> bytes:
+    return hashlib.sha256(SECRET_DOMAIN + master + game_id.encode() + b"/" +
+                          label.encode()).digest()
+
+
+def local_seed(master: bytes, game_id: str, label: str,
+               seat: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """This seat's (commit, reveal) seed messages for ``label``."""
+    seed = derive(master, game_id, f"seed/{label}")
+    salt = derive(master, game_id, f"salt/{label}")
+    value = {"game": game_id, "label": label, "seat": seat, "seed": seed.hex()}
+    commitment = commitment_of(Opening(SEED_DOMAIN, value, salt))
+    return ({"type": "seed/commit", "seat": seat, "label": label,
+             "commitment": commitment.hex()},
+            {"type": "seed/reveal", "seat": seat, "label": label, "seed": seed.hex(),
+             "salt": salt.hex()})
+
+
+def pick_opening(master: bytes, game_id: str, seat: int, slots: Sequence[int],
+                 pick: int) -> Opening:
+    """The opening of seat's ``pick``-th pick commitment (its salt derives from the master)."""
+    return Opening(PICK_DOMAIN, pick_value(game_id, seat, slots, pick),
+                   derive(master, game_id, f"pick/{pick}"))
+
+
+def pick_value(game_id: str, seat: int, slots: Sequence[int], pick: int) -> dict[str, Any]:
+    return {"game": game_id, "seat": seat, "pick": pick, "slots": list(slots)}
+
+
+def deck_keys(master: bytes, game_id: str) -> DerivedDeckKeys:
+    return DerivedDeckKeys(derive(master, game_id, "deck"), derive(master, game_id, "salt/deck"))
+
+
+@dataclass(frozen=True)
+class DerivedDeckKeys(DeckKeys):
+    """Deck keys whose seed commitment has a salt derived from the master secret too (``commit``
+    draws a random one): a restarted peer must open the commitment it published before."""
+
+    salt: bytes = field(default=b"", repr=False)
+
+    def commitment(self, game_id: str, seat: int) -> tuple[bytes, Opening]:
+        opening = Opening(DECK_KEYS_DOMAIN, committed_value(game_id, seat, self.seed), self.salt)
+        return commitment_of(opening), opening

@@ -1,0 +1,24 @@
+"""A stage: the one message each required peer contributes before the game moves on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2p.session.envelope import SignedMessage
+
+# Stage kinds whose messages carry the public state hash the author computed.
+STATEFUL = ("keys", "action", "pick/commit")
+
+
+@dataclass
+class Stage:
+    kind: str
+    peers: frozenset[int]
+    index: int
+    collected: dict[int, SignedMessage] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def missing(self) -> list[int]:
+        return sorted(self.peers - set(self.collected))

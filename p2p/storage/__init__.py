@@ -1,0 +1,1 @@
+"""What a peer keeps on disk: the per-game store (secret, message log) and transcripts."""

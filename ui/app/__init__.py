@@ -1,0 +1,1 @@
+"""The Textual terminal app: screens, widgets, and the bridge between Textual and trio."""

@@ -1,0 +1,243 @@
+"""The Textual terminal UI: lobby, game, round summaries, end screen.
+
+The app owns a ``TrioBridge`` (``ui.app.bridge``): the network game (``ui.app.netgame``) runs in a
+trio thread and sends plain values (``ui.app.messages``) that ``deliver`` routes to the screens,
+on the UI thread; the human's choices go back as ``HumanAnswer`` through the bridge.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import ModalScreen
+
+from engine import Action
+from p2p.net.games import PeerOptions
+from p2p.net.joincode import JoinCode
+from ui.app.bridge import BridgeFinished, TrioBridge
+from ui.app.messages import (
+    AskHuman,
+    BoardChanged,
+    Connecting,
+    GameEnded,
+    HumanAnswer,
+    LobbyOpened,
+    NetNote,
+    RosterChanged,
+)
+from ui.app.netgame import NetSetup, run_network
+from ui.app.render import scores_line
+from ui.app.screens.dialogs import HelpScreen, LeaveScreen
+from ui.app.screens.game import GameScreen
+from ui.app.screens.lobby import LobbyScreen
+from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
+
+EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
+NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
+               "over": "bold #7ee787", "transcript": "dim"}
+
+
+class FromNetwork(Message):
+    """One value from the trio side, re-posted as a Textual message so that it is handled
+    inside the app's context (the bridge's loop callback runs outside of it)."""
+
+    def __init__(self, item: Any) -> None:
+        super().__init__()
+        self.item = item
+
+
+class SolsticeApp(App[int]):
+    CSS_PATH = "solstice.tcss"
+    TITLE = "Solstice"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "leave", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(self, setup: NetSetup | None = None, title: str = "Solstice") -> None:
+        super().__init__()
+        self.setup = setup
+        self.lobby = LobbyScreen(title)
+        self.game: GameScreen | None = None
+        self.bridge: TrioBridge | None = None
+        self.ended: GameEnded | None = None
+        self.left = False
+        self.log_lines: list[str] = []
+        self.view: dict[str, Any] | None = None
+        self.names: tuple[str, ...] = ()
+        self.in_resolution = False
+        self.answers: list[Action] = []  # what the human chose, in order (tests read it)
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(self.lobby)
+        if self.setup is not None:
+            self.bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item)))
+            self.bridge.start(functools.partial(run_network, self.setup))
+
+    def on_unmount(self) -> None:
+        if self.bridge is not None:
+            self.bridge.stop()
+
+    # -- from the network -------------------------------------------------------------------
+
+    def on_from_network(self, message: FromNetwork) -> None:
+        self.deliver(message.item)
+
+    def deliver(self, item: Any) -> None:
+        """Route one value from the trio side (runs on the UI thread)."""
+        if isinstance(item, LobbyOpened):
+            self.lobby.show_code(item.code, item.players)
+        elif isinstance(item, RosterChanged):
+            self.lobby.show_roster(item.players, item.roster)
+        elif isinstance(item, Connecting):
+            self.lobby.show_status(item.text)
+        elif isinstance(item, BoardChanged):
+            self.view, self.names = item.view, item.names or self.names
+            self._game_screen().show_board(item.view, self.names, item.waiting)
+        elif isinstance(item, AskHuman):
+            self.view, self.names = item.view, item.names or self.names
+            self._game_screen().ask_human(item)
+        elif isinstance(item, NetNote):
+            self._note(item)
+        elif isinstance(item, GameEnded):
+            self._show_end(item)
+        elif isinstance(item, BridgeFinished) and self.ended is None:
+            reason = "the network side stopped"
+            if item.error is not None:
+                reason = f"{type(item.error).__name__}: {item.error}"
+            self._show_end(GameEnded(None, reason))
+
+    def _game_screen(self) -> GameScreen:
+        if self.game is None:
+            self.game = GameScreen()
+            self._close_modals()
+            self.push_screen(self.game)
+        return self.game
+
+    def _close_modals(self) -> None:
+        while isinstance(self.screen, ModalScreen):
+            self.pop_screen()
+
+    def _note(self, note: NetNote) -> None:
+        if note.kind == "rejected" and isinstance(note.data, dict) and note.data.get("duplicate"):
+            return  # a resent message we already hold: normal after a resync, not news
+        self.log_lines.append(note.text)
+        if self.game is not None:
+            self.game.add_log(note.text, NOTE_STYLES.get(note.kind, ""))
+        else:
+            self.lobby.show_status(note.text)
+        if note.kind == "aborted":
+            self.notify(note.text, severity="error", timeout=10)
+        if note.kind != "log":
+            return
+        if note.text == "Resolve planets":
+            self.in_resolution = True
+        elif self.in_resolution and note.text.startswith("Round "):
+            # A new round began: show how the last one resolved before the board moves on.
+            self.in_resolution = False
+            lines = resolution_lines(self.log_lines[:-1])
+            scores = scores_line(self.view, self.names) if self.view else None
+            round_number = int(note.text.split()[1].rstrip(":")) - 1
+            self._close_modals()
+            self.push_screen(RoundSummaryScreen(round_number, lines, scores))
+
+    def _show_end(self, ended: GameEnded) -> None:
+        if self.ended is not None or self.left:
+            return
+        self.ended = ended
+        names = {}
+        if self.view is not None:
+            names = {f: (self.names[i] if i < len(self.names) else "")
+                     for i, f in enumerate(self.view["factions"])}
+            names[self.view["factions"][self.view["seat"]]] = "you"
+        self._close_modals()
+        self.push_screen(EndScreen(ended, names, self.log_lines, self.resume_hint()))
+
+    # -- from the human ---------------------------------------------------------------------
+
+    def on_game_screen_answered(self, message: GameScreen.Answered) -> None:
+        self.answers.append(message.action)
+        if self.bridge is not None:
+            self.bridge.send(HumanAnswer(message.serial, message.action))
+
+    def action_help(self) -> None:
+        events = tuple(self.view["events_in_play"]) if self.view else ()
+        self.push_screen(HelpScreen(events))
+
+    def resume_hint(self) -> str:
+        setup = self.setup
+        if setup is None:
+            return ""
+        if setup.mode == "play":
+            return ("A game against local bots cannot be resumed (the bots keep no state); "
+                    "start a new one with: solstice play")
+        game = (self.ended.game_id if self.ended else None) or setup.game or (
+            setup.code.game_id if setup.code else None)
+        if game is None:
+            return "The game had not started yet; nothing to resume."
+        home = f" --home {setup.options.home}" if setup.options.home else ""
+        return f"Resume it later with: solstice resume {game}{home}"
+
+    def action_leave(self) -> None:
+        if self.ended is not None or self.bridge is None or not self.bridge.running:
+            self.exit(self._exit_code())
+            return
+        if isinstance(self.screen, LeaveScreen):
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.left = True
+                if self.bridge is not None:
+                    self.bridge.stop()
+                self.exit(EXIT_LEFT)  # run_app prints how to resume, after the screen is gone
+
+        self.push_screen(LeaveScreen(self.resume_hint()), answered)
+
+    def _exit_code(self) -> int:
+        if self.left:
+            return EXIT_LEFT
+        if self.ended is not None and self.ended.result is not None:
+            return EXIT_FINISHED
+        return EXIT_STOPPED
+
+
+def run_app(setup: NetSetup, title: str) -> int:
+    app = SolsticeApp(setup, title)
+    code = app.run()
+    if app.left:
+        print("You left the game. " + app.resume_hint())
+    elif app.ended is not None:
+        ended = app.ended
+        if ended.result is not None:
+            print(ended.result.get("summary", "game over"))
+        else:
+            print(f"The game stopped: {ended.reason}")
+            if setup.mode != "play" and ended.game_id:
+                print(app.resume_hint())
+        if ended.transcript:
+            print(f"Transcript: {ended.transcript}")
+    return code if isinstance(code, int) else app._exit_code()
+
+
+def run_network_ui(mode: str, **kwargs: Any) -> int:
+    """``solstice host/join/resume`` without ``--bot``: the human plays in the UI."""
+    options: PeerOptions = kwargs["options"]
+    if mode == "host":
+        setup = NetSetup("host", options, players=int(kwargs["players"]))
+        title = f"Solstice — hosting a {setup.players}-player game"
+    elif mode == "join":
+        code: JoinCode = kwargs["code"]
+        setup = NetSetup("join", options, code=code)
+        title = "Solstice — joining a game"
+    elif mode == "resume":
+        setup = NetSetup("resume", options, game=str(kwargs["game"]))
+        title = f"Solstice — resuming game {setup.game}"
+    else:
+        raise ValueError(f"unknown mode {mode!r}")
+    return run_app(setup, title)

@@ -1,0 +1,86 @@
+"""Plain values the network side (trio thread) sends to the UI, and the UI's answer.
+
+They are frozen dataclasses, not Textual messages, so that the network code and the bridge
+tests never import Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import Action
+
+
+@dataclass(frozen=True)
+class RosterLine:
+    name: str
+    fingerprint: str  # the first characters of the peer id
+
+
+@dataclass(frozen=True)
+class LobbyOpened:
+    """We host: the join code to hand out and how many players the game needs."""
+
+    code: str
+    players: int
+
+
+@dataclass(frozen=True)
+class RosterChanged:
+    players: int
+    roster: tuple[RosterLine, ...]
+
+
+@dataclass(frozen=True)
+class Connecting:
+    """Before the first board: joining, connecting the mesh, shuffling the deck."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class BoardChanged:
+    """A fresh view of the game for our seat, and whom the game waits for."""
+
+    view: dict[str, Any]
+    waiting: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # player name per seat ("" when unknown)
+
+
+@dataclass(frozen=True)
+class AskHuman:
+    """Our seat must act: one of ``legal``. Answer with ``HumanAnswer(serial, action)``."""
+
+    serial: int
+    view: dict[str, Any]
+    legal: tuple[Action, ...]
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HumanAnswer:
+    serial: int
+    action: Action
+
+
+@dataclass(frozen=True)
+class NetNote:
+    """A ``p2p.session.machine.Event`` (kind: log, waiting, rejected, aborted, over, transcript)."""
+
+    kind: str
+    text: str
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """The network program is done: ``result`` is the audited result dict, or None when the
+    game stopped (``reason`` says why). ``game_id``/``home`` tell how to resume."""
+
+    result: dict[str, Any] | None
+    reason: str = ""
+    transcript: str | None = None
+    game_id: str | None = None
+    home: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)

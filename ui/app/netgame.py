@@ -1,0 +1,265 @@
+"""The trio side of the terminal UI: host, join, resume, or play against local bots.
+
+Runs in the bridge's trio thread (``ui.app.bridge``). The human is a chooser that posts
+``AskHuman`` to the UI and awaits the ``HumanAnswer`` the UI sends back. The board is kept
+fresh by posting ``BoardChanged`` whenever the session moves on: on every session event and
+from a short poll (draft picks of others produce no log line). The session object is only
+read in this thread, between the runner's awaits, so it is never touched concurrently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from bots.base import Bot, GameInfo, Turn
+from bots.netseat import bot_chooser
+from bots.registry import make_bot
+from engine import Action
+from engine.view import view
+from p2p.errors import P2PError
+from p2p.net.games import PeerOptions, host_game, join_game, resume_game
+from p2p.net.joincode import JoinCode
+from p2p.net.node import HostedLobby
+from p2p.session.events import Event
+from p2p.session.machine import GameSession
+from ui.app.bridge import TrioSide
+from ui.app.messages import (
+    AskHuman,
+    BoardChanged,
+    Connecting,
+    GameEnded,
+    HumanAnswer,
+    LobbyOpened,
+    NetNote,
+    RosterChanged,
+    RosterLine,
+)
+
+POLL_SECONDS = 0.15
+
+
+@dataclass
+class NetSetup:
+    """What to run: ``mode`` is "play" (vs local bots), "host", "join" or "resume"."""
+
+    mode: str
+    options: PeerOptions
+    players: int = 2
+    code: JoinCode | None = None
+    game: str | None = None
+    bots: tuple[str, ...] = ()
+    seed: str | None = None
+    bot_homes: list[Path] = field(default_factory=list)
+
+
+class SeededBot(Bot):
+    """Wraps a bot so that its random stream comes from ``--seed`` (the deal itself comes
+    from the peers' shared randomness, so the seed only fixes the bots' own choices)."""
+
+    def __init__(self, inner: Bot, seed: bytes) -> None:
+        self.inner = inner
+        self.seed = seed
+        self.name = inner.name
+        self.time_budget = inner.time_budget
+
+    def start(self, info: GameInfo) -> None:
+        self.inner.start(dataclasses.replace(info, seed=self.seed))
+
+    def choose(self, turn: Turn) -> Action:
+        return self.inner.choose(turn)
+
+    def end(self, result: dict[str, Any]) -> None:
+        self.inner.end(result)
+
+
+def bot_seed(seed: str, index: int) -> bytes:
+    """A distinct seed per opponent, all fixed by the one ``--seed``."""
+    return hashlib.sha256(f"solstice-play/{seed}/{index}".encode()).digest()[:16]
+
+
+def fingerprint(peer_id: str) -> str:
+    return peer_id[:12]
+
+
+class NetGame:
+    """One networked game as seen by the human's peer."""
+
+    def __init__(self, setup: NetSetup, side: TrioSide) -> None:
+        self.setup = setup
+        self.side = side
+        self.session: GameSession | None = None
+        self.roster_names: list[str] = []  # by peer index, when we know the roster
+        self.serial = 0
+        self.result: dict[str, Any] | None = None
+        self.transcript: str | None = None
+        self.abort_reason = ""
+        self.game_id: str | None = setup.game or (setup.code.game_id if setup.code else None)
+        self._last_key: Any = None
+
+    # -- what the UI sees -------------------------------------------------------------------
+
+    def seat_names(self) -> tuple[str, ...]:
+        s = self.session
+        if s is None or not s.seat_of_peer:
+            return ()
+        peer_of_seat = [s.seat_of_peer.index(seat) for seat in range(s.n)]
+        return tuple(self.roster_names[p] if p < len(self.roster_names) else ""
+                     for p in peer_of_seat)
+
+    def waiting(self) -> tuple[str, ...]:
+        """Who the game waits for, by faction (and name when known), never ourselves."""
+        s = self.session
+        if s is None or not s.seat_of_peer or s.config is None:
+            return ()
+        out = []
+        for peer in s.waiting_for():
+            if peer == s.me:
+                continue
+            faction = s.config.factions[s.seat_of_peer[peer]]
+            name = self.roster_names[peer] if peer < len(self.roster_names) else ""
+            out.append(f"{faction} ({name})" if name else faction)
+        return tuple(out)
+
+    def post_board(self, force: bool = False) -> None:
+        s = self.session
+        if s is None or s.engine is None or s.my_seat is None:
+            return
+        key = (s.stage_index, len(s.engine.log), s.engine.phase, self.waiting())
+        if key == self._last_key and not force:
+            return
+        self._last_key = key
+        self.side.post(BoardChanged(view(s.engine, s.my_seat), self.waiting(),
+                                    self.seat_names()))
+
+    def on_event(self, event: Event) -> None:
+        if event.kind == "input":
+            return
+        if event.kind == "over":
+            self.result = dict(event.data)
+        elif event.kind == "transcript":
+            self.transcript = str(event.data)
+        elif event.kind == "aborted":
+            self.abort_reason = event.text
+        elif event.kind == "roster" and isinstance(event.data, list):
+            self.roster_names = [str(name) for name in event.data]
+        elif event.kind == "log" and self.session is None:
+            self.side.post(Connecting(event.text))
+        self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
+        self.post_board()
+
+    async def choose(self, session: GameSession, legal: list[Action]) -> Action:
+        self.session = session
+        self.serial += 1
+        serial = self.serial
+        assert session.engine is not None and session.my_seat is not None
+        self.post_board(force=True)
+        self.side.post(AskHuman(serial, view(session.engine, session.my_seat), tuple(legal),
+                                self.seat_names()))
+        while True:
+            item = await self.side.receive()
+            # Answers to an older question (a double key press) are dropped, and the UI only
+            # offers legal actions; the check keeps a confused UI from stalling the game.
+            if isinstance(item, HumanAnswer) and item.serial == serial and item.action in legal:
+                return item.action
+
+    async def poll(self) -> None:
+        while True:
+            await trio.sleep(POLL_SECONDS)
+            self.post_board()
+
+    async def watch_lobby(self, lobby: HostedLobby, players: int) -> None:
+        shown: tuple[RosterLine, ...] = ()
+        while self.session is None:
+            entries = lobby.joined()
+            self.roster_names = [e.name for e in entries]
+            lines = tuple(RosterLine(e.name, fingerprint(e.peer_id)) for e in entries)
+            if lines != shown:
+                shown = lines
+                self.side.post(RosterChanged(players, lines))
+            await trio.sleep(0.2)
+
+    # -- running ----------------------------------------------------------------------------
+
+    async def run(self) -> GameEnded:
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self.poll)
+                session = await self._play(nursery)
+                nursery.cancel_scope.cancel()
+        except (P2PError, OSError, trio.TooSlowError) as exc:
+            return self._ended(None, f"{type(exc).__name__}: {exc}")
+        if session.result is not None:
+            return self._ended(self.result or dict(session.result), "")
+        reason = self.abort_reason or (session.aborted.reason if session.aborted else
+                                       "the game stopped")
+        return self._ended(None, reason)
+
+    def _ended(self, result: dict[str, Any] | None, reason: str) -> GameEnded:
+        return GameEnded(result, reason, self.transcript, self.game_id,
+                         str(self.setup.options.home_dir))
+
+    async def _play(self, nursery: trio.Nursery) -> GameSession:
+        setup = self.setup
+        if setup.mode == "join":
+            assert setup.code is not None
+            self.side.post(Connecting(f"joining the game at {setup.code.address}:"
+                                      f"{setup.code.port}..."))
+            return await join_game(setup.code, self.choose, self.on_event, setup.options)
+        if setup.mode == "resume":
+            assert setup.game is not None
+            self.side.post(Connecting(f"resuming game {setup.game}; waiting for the others..."))
+            return await resume_game(setup.game, self.choose, self.on_event, setup.options)
+
+        def on_lobby(lobby: HostedLobby) -> None:
+            self.game_id = lobby.code.game_id
+            self.side.post(LobbyOpened(lobby.code.encode(), setup.players))
+            nursery.start_soon(self.watch_lobby, lobby, setup.players)
+            if setup.mode == "play":
+                nursery.start_soon(self._run_bots, lobby.code)
+
+        return await host_game(setup.players, self.choose, self.on_event, setup.options,
+                               on_lobby)
+
+    async def _run_bots(self, code: JoinCode) -> None:
+        async with trio.open_nursery() as nursery:
+            for index, spec in enumerate(self.setup.bots):
+                nursery.start_soon(self._run_bot, index, spec, code)
+
+    async def _run_bot(self, index: int, spec: str, code: JoinCode) -> None:
+        bot = make_bot(spec)
+        if self.setup.seed is not None:
+            bot = SeededBot(bot, bot_seed(self.setup.seed, index))
+        home = Path(tempfile.mkdtemp(prefix=f"solstice-bot{index + 1}-"))
+        self.setup.bot_homes.append(home)
+        base = self.setup.options
+        options = PeerOptions(home=home, name=f"{spec.split(':')[0]}-{index + 1}",
+                              bind=base.bind, net=base.net)
+        try:
+            await join_game(code, bot_chooser(bot, io.StringIO()), lambda _event: None, options)
+        except (P2PError, OSError) as exc:
+            self.side.post(NetNote("rejected", f"bot {options.name} stopped: {exc}"))
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def _plain(data: Any) -> Any:
+    """Event data made safe to hand to another thread (no live objects)."""
+    if isinstance(data, dict | list | str | int | float | bool) or data is None:
+        return data
+    return str(data)
+
+
+async def run_network(setup: NetSetup, side: TrioSide) -> GameEnded:
+    """The bridge's trio program: play the game, then tell the UI how it ended."""
+    ended = await NetGame(setup, side).run()
+    side.post(ended)
+    return ended

@@ -1,0 +1,151 @@
+"""Modal screens: help (rules summary and card tables), the full log, leaving a game."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, RichLog, Static
+
+from engine.cards import CARDS, FACTIONS, PLANETS, TYPES, action_card
+from ui.app.render import EVENT_STYLE, EVENT_TEXT, card_effect, faction_style
+
+RULES_SUMMARY = """\
+[b]Goal[/b]: most VP when a round ends with someone at 16+ VP or 3+ casualties.
+Final score = VP − casualties (ties: fewer casualties, then turn order).
+
+[b]Each round[/b]
+[b]1. Draft[/b]: pick a card (2 on the first pick with 2 players), pass the rest
+   (left in odd rounds, right in even). Draft 5 (Messenger 6, Poison 4).
+   Leftovers are dealt face up to the planets, top to bottom (never the Desert).
+[b]2. Dispatch[/b]: in turn, play one card face down to a planet (max 6 cards,
+   Blockade 5), disclosing what the planet asks; or once per round capture a
+   card as your prisoner (it comes back to your hand next round).
+[b]3. Resolve[/b]: planets top to bottom; cards by initiative, low first.
+   [b]Strongest[/b] / [b]favored[/b] = strictly most strength / favor on that planet.
+[b]4. Check the end[/b], [b]5. Clean up[/b]: refill hands to 6; most VP goes first.
+
+Kill: the card is discarded; an action card gives its owner a casualty.
+Legions may be sacrificed instead of another of your cards on its planet.
+"""
+
+KEYS = """\
+[b]Keys[/b]: arrows / mouse move · Enter choose · Esc back a step · l log ·
+F1 or ? this help · q leave the game (you can resume it later) · c copy the join code
+"""
+
+
+def action_table() -> Table:
+    table = Table(title="Action cards (S strength, F favor, VP)", expand=False,
+                  title_style="bold")
+    table.add_column("card (init.)")
+    for faction in FACTIONS:
+        table.add_column(faction, style=faction_style(faction))
+    for card_type in TYPES:
+        first = action_card(FACTIONS[0], card_type)
+        row = [f"{card_type} ({first.initiative})"]
+        for faction in FACTIONS:
+            card = action_card(faction, card_type)
+            row.append(f"S{card.strength} F{card.favor} · {card_effect(card)}")
+        table.add_row(*row)
+    return table
+
+
+def event_table(in_play: tuple[str, ...] = ()) -> Table:
+    table = Table(title="Events (* in this game)", expand=False, title_style="bold")
+    table.add_column("event", style=EVENT_STYLE)
+    table.add_column("init")
+    table.add_column("kind")
+    table.add_column("effect")
+    for card in CARDS:
+        if card.is_event:
+            mark = "*" if card.name in in_play else ""
+            table.add_row(card.name + mark, str(card.initiative), card.event_kind or "",
+                          EVENT_TEXT.get(card.name, ""))
+    return table
+
+
+def planet_table() -> Table:
+    table = Table(title="Planets", expand=False, title_style="bold")
+    table.add_column("planet")
+    table.add_column("VP")
+    table.add_column("disclosure when a card is played")
+    for planet in PLANETS.values():
+        table.add_row(planet.name, str(planet.vp), planet.rule_text())
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,question_mark,q", "close", "Close"),
+    ]
+
+    def __init__(self, in_play: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.in_play = in_play
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Static(Text.from_markup(RULES_SUMMARY + "\n" + KEYS))
+            yield Static(planet_table())
+            yield Static(action_table())
+            yield Static(event_table(self.in_play))
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class LogScreen(ModalScreen[None]):
+    """The whole game log (on narrow terminals the side log is hidden)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,l,q", "close", "Close")]
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        log = RichLog(id="full-log", wrap=True, markup=False, min_width=20)
+        yield log
+        yield Footer()
+
+    def on_mount(self) -> None:
+        log = self.query_one(RichLog)
+        for line in self.lines:
+            log.write(line)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class LeaveScreen(ModalScreen[bool]):
+    """Confirm leaving; says whether and how the game can be resumed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Leave"),
+        Binding("n,escape", "answer(False)", "Stay"),
+    ]
+
+    def __init__(self, how_to_resume: str) -> None:
+        super().__init__()
+        self.how_to_resume = how_to_resume
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="leave-box"):
+            yield Static(Text("Leave the game?", style="bold"))
+            yield Static(self.how_to_resume, id="leave-text")
+            with Horizontal(id="leave-buttons"):
+                yield Button("Leave (y)", id="leave", variant="error")
+                yield Button("Stay (n)", id="stay", variant="primary")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "leave")
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)

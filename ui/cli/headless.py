@@ -1,0 +1,28 @@
+"""Headless network play: the game is printed as a log, one line per event."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from typing import TextIO
+
+from p2p.session.events import Event
+
+log = logging.getLogger("solstice.headless")
+
+
+class LogPrinter:
+    """Prints the public progress of a game, one line per event, with elapsed time."""
+
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self.out = out
+        self.started = time.monotonic()
+
+    def __call__(self, event: Event) -> None:
+        if event.kind == "input":
+            return
+        stamp = f"[{time.monotonic() - self.started:6.1f}s]"
+        prefix = {"rejected": "warning: ", "aborted": "STOPPED: ", "waiting": "",
+                  "over": "", "transcript": "transcript written to "}.get(event.kind, "")
+        print(f"{stamp} {prefix}{event.text}", file=self.out, flush=True)
