@@ -159,7 +159,7 @@ def action_from_dict(data: Any) -> Action:
         value = data.get(name)
         if not isinstance(value, typ) or (isinstance(value, bool) and typ is int):
             raise MalformedActionError(f"{kind}: field {name!r} must be {typ.__name__}")
-        if typ is int and value < 0:
+        if isinstance(value, int) and value < 0:
             raise MalformedActionError(f"{kind}: field {name!r} must not be negative")
         return value
 

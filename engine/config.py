@@ -77,7 +77,7 @@ class GameConfig:
     def from_dict(cls, data: dict[str, object]) -> GameConfig:
         try:
             return cls(tuple(data["factions"]), tuple(data["planets"]),  # type: ignore[arg-type]
-                       tuple(data["events"]), int(data["first_player"]))  # type: ignore[arg-type]
+                       tuple(data["events"]), int(data["first_player"]))  # type: ignore[arg-type, call-overload]
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"bad game configuration: {exc}") from exc
 
@@ -90,7 +90,7 @@ def random_config(n: int, stream: RandomStream, *, first_game: bool = False,
     factions = factions or FACTIONS[:n]
     if n == 2:
         planets = (*stream.sample(STANDARD_PLANETS, 2), "Desert")
-        events = (stream.choice(events_of_kind("Deception")),
+        events: tuple[str, ...] = (stream.choice(events_of_kind("Deception")),
                   stream.choice(events_of_kind("Fortune")), "Quagmire", "Mercenaries")
     else:
         planets = tuple(stream.sample(STANDARD_PLANETS, n))

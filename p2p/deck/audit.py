@@ -55,7 +55,7 @@ def open_seats(game_id: str, observer: Deck, openings: Mapping[int, Any]) -> dic
 def _mismatch(
     step: Shuffle | Rekey, batch: BatchRecord, what: str, position: int, expected: bytes
 ) -> StepMismatch:
-    published = step.points if what == "point" else step.key_commitments
+    published = step.key_commitments if isinstance(step, Rekey) and what != "point" else step.points
     return StepMismatch(
         step.seat,
         f"batch {batch.index} {step.to_dict()['type']} {what} {position} is not what the "

@@ -381,6 +381,7 @@ class Deck:
     def _check_slot_key(self, sender: int, slot: int, key: bytes, evidence: Any) -> None:
         batch, position = self._openable(sender, slot)
         rekey = batch.steps[self.n_seats + sender]
+        assert isinstance(rekey, Rekey)  # re-key steps follow the n shuffles
         commitment = rekey.key_commitments[position]
         if mul_base(key) != commitment:
             raise SlotKeyMismatch(

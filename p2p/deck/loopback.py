@@ -54,6 +54,7 @@ class LoopbackTable:
     def build(self) -> None:
         """Run shuffle and re-key turns until every batch is ready."""
         while (turn := self.decks[0].turn) is not None:
+            assert turn.seat is not None  # only the commit turn has no single seat
             author = self.decks[turn.seat]
             message = author.shuffle() if turn.step == "shuffle" else author.rekey()
             self.broadcast(turn.seat, message)

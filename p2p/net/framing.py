@@ -38,7 +38,7 @@ class FrameDecoder:
         """Bytes received but not yet part of a complete frame."""
         return len(self._buffer)
 
-    def feed(self, data: bytes) -> list[bytes]:
+    def feed(self, data: bytes | bytearray) -> list[bytes]:
         """Add ``data``; return every payload completed by it (possibly none)."""
         if self._error is not None:
             raise self._error

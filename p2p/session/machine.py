@@ -311,9 +311,9 @@ class GameSession:
                 except (RemoteProtocolError, RuleViolationError, IllegalActionError,
                         NotWaitingError, MalformedActionError) as exc:
                     seat = getattr(exc, "seat", None)
-                    peer = self.peer_of_seat[seat] if isinstance(seat, int) and \
+                    blamed: int | None = self.peer_of_seat[seat] if isinstance(seat, int) and \
                         self.peer_of_seat and seat < self.n else seat
-                    self._abort(peer, str(exc), evidence=self._evidence(stage, peer))
+                    self._abort(blamed, str(exc), evidence=self._evidence(stage, blamed))
                     return
                 self._flush_engine_log()
                 continue
@@ -383,6 +383,7 @@ class GameSession:
             if turn is not None and turn.step == "commit":
                 return self._stage("deck/commit")
             if turn is not None:
+                assert turn.seat is not None
                 return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
             return None  # unreachable: the engine is created when the deck is ready
         s = self.engine
@@ -407,7 +408,7 @@ class GameSession:
                 discards = [self.card_ids.index(s.card_of[x]) for x in s.discard]
                 deck.begin_batch(discards)
                 turn = deck.turn
-            assert turn is not None
+            assert turn is not None and turn.seat is not None
             return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
         if s.awaiting:
             raise LocalProtocolError(f"engine waits for slots {s.awaiting} nobody opened")
