@@ -1,0 +1,65 @@
+"""The published test vectors (tests/vectors/*.json) match the implementation.
+
+Every output stored in a vector file is recomputed from its inputs here, so a change to an
+encoding, a derivation or the random stream fails this test until the vectors are rebuilt
+on purpose (``python tests/vectors/build.py``) and protocol.md says what changed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+VECTORS = Path(__file__).resolve().parent / "vectors"
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("vector_build", VECTORS / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BUILD = _builder()
+
+
+@pytest.mark.parametrize("name", sorted(BUILD.vector_files()))
+def test_vector_file_matches_the_implementation(name: str) -> None:
+    stored = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    assert stored == BUILD.vector_files()[name](), f"{name} drifted; see tests/vectors/build.py"
+
+
+def test_every_vector_file_is_built_and_documented() -> None:
+    on_disk = {p.name for p in VECTORS.glob("*.json")}
+    assert on_disk == set(BUILD.vector_files())
+    protocol = (VECTORS.parent.parent / "protocol.md").read_text(encoding="utf-8")
+    for name in on_disk:
+        assert f"tests/vectors/{name}" in protocol, f"protocol.md does not describe {name}"
+
+
+def test_the_canonical_vectors_spell_what_the_spec_says() -> None:
+    """Independent of the implementation: a few encodings written out by hand."""
+    cases = json.loads((VECTORS / "canonical.json").read_text(encoding="utf-8"))["cases"]
+    by_value = {json.dumps(c["value"], sort_keys=True): c["encoding_utf8"] for c in cases}
+    assert by_value[json.dumps({"a": [True, False, None], "b": 1}, sort_keys=True)] == \
+        '{"a":[true,false,null],"b":1}'
+    assert by_value[json.dumps("non-ASCII as itself: é € 😀")] == '"non-ASCII as itself: é € 😀"'
+    # keys sorted by code point: upper case before lower case, then non-ASCII
+    assert by_value[json.dumps({"é": 1, "Z": 2, "a": 3, "B": 4, "😀": 5, "ä": 6},
+                               sort_keys=True)] == '{"B":4,"Z":2,"a":3,"ä":6,"é":1,"😀":5}'
+
+
+def test_the_stream_vectors_follow_the_spec_not_just_the_code() -> None:
+    """Recompute the first words straight from protocol.md's definition of the stream."""
+    import hashlib
+
+    for case in json.loads((VECTORS / "stream.json").read_text(encoding="utf-8"))["cases"]:
+        seed = bytes.fromhex(case["seed_hex"])
+        data = b"".join(hashlib.sha256(b"solstice/stream/v1\x00" + seed + i.to_bytes(8, "big"))
+                        .digest() for i in range(2))
+        words = [str(int.from_bytes(data[8 * k:8 * k + 8], "big")) for k in range(6)]
+        assert case["words"] == words

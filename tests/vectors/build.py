@@ -1,0 +1,189 @@
+"""Build the published test vectors in this folder: ``python tests/vectors/build.py``.
+
+Each file is ``{"name", "description", "cases": [...]}``; every case holds its inputs and the
+outputs this implementation computes from them. ``tests/test_vectors.py`` recomputes every
+output and compares, so the files cannot drift from the code. Rebuild only when the protocol
+changes on purpose, and say so in protocol.md ("Test vectors").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+from engine.canonical import canonical_json  # noqa: E402
+from engine.randomness import RandomStream  # noqa: E402
+from p2p.crypto.commitments import Opening, commitment_of  # noqa: E402
+from p2p.crypto.group import (  # noqa: E402
+    card_points,
+    hash_to_point,
+    hash_to_scalar,
+    mul,
+    mul_base,
+    scalar_invert,
+)
+from p2p.crypto.sealed import box_key  # noqa: E402
+from p2p.crypto.seeds import joint_seed  # noqa: E402
+from p2p.deck.keys import DeckKeys  # noqa: E402
+from p2p.session.secrets import derive  # noqa: E402
+
+
+def seed_bytes(label: str) -> bytes:
+    """Fixed 32-byte inputs for the vectors: SHA-256 of a readable label."""
+    return hashlib.sha256(label.encode()).digest()
+
+
+# -- canonical JSON -------------------------------------------------------------------------
+
+CANONICAL_VALUES: list[Any] = [
+    0, -1, 2**63, "", "plain", True, False, None, [], {},
+    {"b": 1, "a": [True, False, None]},
+    {"é": 1, "Z": 2, "a": 3, "B": 4, "😀": 5, "ä": 6},
+    "quote \" backslash \\ slash / tab \t newline \n nul \u0000 del \u007f",
+    "non-ASCII as itself: é € 😀",
+    [[], [[]], {"x": {"y": {}}}],
+]
+
+
+def canonical_case(value: Any) -> dict[str, Any]:
+    return {"value": value, "encoding_utf8": canonical_json(value).decode("utf-8")}
+
+
+# -- random stream --------------------------------------------------------------------------
+
+STREAM_SEEDS = ["", "solstice", "00" * 32]
+
+
+def stream_case(seed_text: str) -> dict[str, Any]:
+    seed = bytes.fromhex(seed_text) if seed_text == "00" * 32 else seed_text.encode()
+    words = RandomStream(seed)
+    below = RandomStream(seed)
+    ranges = [1, 2, 3, 7, 10, 52, 1000, 2**32 + 1, 2**64]
+    return {
+        "seed_hex": seed.hex(),
+        "words": [str(words.word()) for _ in range(6)],  # strings: JSON readers may lose bits
+        "randbelow": [{"n": str(n), "value": str(below.randbelow(n))} for n in ranges],
+        "permutation_10": RandomStream(seed).permutation(10),
+        "sample_5_of_letters": RandomStream(seed).sample(list("abcdefghij"), 5),
+        "choice_of_letters_twice": _two_choices(RandomStream(seed), "abcdefghij"),
+    }
+
+
+def _two_choices(stream: RandomStream, items: str) -> list[str]:
+    first = stream.choice(items)
+    return [first, stream.choice(items)]
+
+
+# -- commitments and joint seeds ------------------------------------------------------------
+
+def commitment_case(domain: str, value: Any, salt_label: str) -> dict[str, Any]:
+    salt = seed_bytes(salt_label)
+    return {"domain": domain, "value": value, "salt": salt.hex(),
+            "hashed_input_utf8": canonical_json([domain, value, salt.hex()]).decode(),
+            "commitment": commitment_of(Opening(domain, value, salt)).hex()}
+
+
+def joint_seed_case(labels: list[str]) -> dict[str, Any]:
+    seeds = [seed_bytes(label) for label in labels]
+    return {"seeds": [s.hex() for s in seeds], "joint_seed": joint_seed(seeds).hex()}
+
+
+# -- group ----------------------------------------------------------------------------------
+
+def group_cases() -> dict[str, Any]:
+    tag = b"solstice/test-vector/v1\x00"
+    scalars = [hash_to_scalar(tag, bytes([i])) for i in range(3)]
+    points = [hash_to_point(tag, bytes([i])) for i in range(3)]
+    return {
+        "tag_hex": tag.hex(),
+        "hash_to_scalar": [{"data_hex": bytes([i]).hex(), "scalar": s.hex()}
+                           for i, s in enumerate(scalars)],
+        "hash_to_point": [{"data_hex": bytes([i]).hex(), "point": p.hex()}
+                          for i, p in enumerate(points)],
+        "mul": [{"scalar": s.hex(), "point": p.hex(), "product": mul(s, p).hex()}
+                for s, p in zip(scalars, points, strict=True)],
+        "mul_base": [{"scalar": s.hex(), "point": mul_base(s).hex()} for s in scalars],
+        "scalar_invert": [{"scalar": s.hex(), "inverse": scalar_invert(s).hex()}
+                          for s in scalars],
+        "card_points": {"game": "0123456789abcdef0123456789abcdef", "cards": 16,
+                        "points": [p.hex() for p in
+                                   card_points("0123456789abcdef0123456789abcdef", 16)]},
+    }
+
+
+# -- key derivations ------------------------------------------------------------------------
+
+def keys_cases() -> dict[str, Any]:
+    game = "0123456789abcdef0123456789abcdef"
+    master = seed_bytes("master secret of a test peer")
+    deck_seed = seed_bytes("deck seed of a test seat")
+    keys = DeckKeys(deck_seed)
+    return {
+        "game": game,
+        "master": master.hex(),
+        "derive": [{"label": label, "secret": derive(master, game, label).hex()}
+                   for label in ("deck", "salt/deck", "seed/setup", "salt/setup", "pick/1")],
+        "box_public_key": bytes(box_key(master, game).public_key).hex(),
+        "deck_seed": deck_seed.hex(),
+        "shuffle_keys": [{"batch": b, "key": keys.shuffle_key(b).hex()} for b in (0, 1)],
+        "permutations": [{"batch": b, "size": m, "permutation": keys.permutation(b, m)}
+                         for b, m in ((0, 16), (1, 5))],
+        "slot_keys": [{"slot": s, "key": keys.slot_key(s).hex()} for s in (0, 1, 31, 300)],
+    }
+
+
+def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
+    """File name -> builder. The test imports this to recompute every file."""
+    return {
+        "canonical.json": lambda: {
+            "name": "canonical JSON",
+            "description": "value -> its canonical encoding (UTF-8 text); see 'Canonical encoding'",
+            "cases": [canonical_case(v) for v in CANONICAL_VALUES]},
+        "stream.json": lambda: {
+            "name": "random stream",
+            "description": "RandomStream(seed): words (decimal strings), randbelow, permutation, "
+                           "sample and choice; see 'Random stream'",
+            "cases": [stream_case(s) for s in STREAM_SEEDS]},
+        "commitments.json": lambda: {
+            "name": "commitments and joint seeds",
+            "description": "commitment = SHA-256(prefix || canonical [domain, value, salt_hex]); "
+                           "joint seed of seeds in seat order",
+            "cases": [commitment_case("solstice/seed/v1", {"game": "g1", "label": "setup",
+                                                          "seat": 0, "seed": "00" * 32}, "s1"),
+                      commitment_case("solstice/pick/v1", {"game": "g1", "seat": 2, "pick": 3,
+                                                          "slots": [4, 9]}, "s2")],
+            "joint_seeds": [joint_seed_case(["a", "b"]), joint_seed_case(["a", "b", "c", "d"])]},
+        "group.json": lambda: {
+            "name": "group arithmetic",
+            "description": "hash_to_scalar, hash_to_point, multiplication, inversion and card "
+                           "points in the Ed25519 prime-order group (libsodium encodings)",
+            "cases": [group_cases()]},
+        "keys.json": lambda: {
+            "name": "key derivations",
+            "description": "secrets derived from a master secret; deck shuffle keys, "
+                           "permutations and slot keys derived from a deck seed",
+            "cases": [keys_cases()]},
+    }
+
+
+def render(data: dict[str, Any]) -> str:
+    # Pretty for readers; the values inside are what matters (the canonical encodings are
+    # given as text in the cases that need bytes).
+    return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def main() -> None:
+    for name, build in vector_files().items():
+        (HERE / name).write_text(render(build()), encoding="utf-8")
+        print(f"wrote {HERE / name}")
+
+
+if __name__ == "__main__":
+    main()
