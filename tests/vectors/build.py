@@ -18,7 +18,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
+from engine import random_config  # noqa: E402
 from engine.canonical import canonical_json  # noqa: E402
+from engine.cards import CARDS, FIRST_GAME_EVENTS, STANDARD_PLANETS, events_of_kind  # noqa: E402
 from engine.randomness import RandomStream  # noqa: E402
 from p2p.crypto.commitments import Opening, commitment_of  # noqa: E402
 from p2p.crypto.group import (  # noqa: E402
@@ -139,6 +141,27 @@ def keys_cases() -> dict[str, Any]:
     }
 
 
+# -- cards and setup -------------------------------------------------------------------------
+
+def cards_case() -> dict[str, Any]:
+    return {"cards": [{"id": c.id, "label": c.label} for c in CARDS],
+            "standard_planets": list(STANDARD_PLANETS),
+            "events_of_kind": {kind: list(events_of_kind(kind))
+                               for kind in ("Deception", "Fortune", "Destruction")},
+            "first_game_events": list(FIRST_GAME_EVENTS)}
+
+
+def setup_case(n: int, label: str) -> dict[str, Any]:
+    """The setup stage's draws from the joint seed: seat order, then the game's configuration."""
+    joint = seed_bytes(label)
+    stream = RandomStream(joint)
+    seat_of_peer = stream.permutation(n)
+    config = random_config(n, stream)
+    return {"players": n, "joint_seed": joint.hex(), "seat_of_peer": seat_of_peer,
+            "planets": list(config.planets), "events": list(config.events),
+            "first_player": config.first_player, "card_ids": list(config.card_ids())}
+
+
 def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
     """File name -> builder. The test imports this to recompute every file."""
     return {
@@ -165,6 +188,16 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
             "description": "hash_to_scalar, hash_to_point, multiplication, inversion and card "
                            "points in the Ed25519 prime-order group (libsodium encodings)",
             "cases": [group_cases()]},
+        "cards.json": lambda: {
+            "name": "card ids and setup tables",
+            "description": "every card's global id and label; the ordered lists the setup "
+                           "draws from",
+            "cases": [cards_case()]},
+        "setup.json": lambda: {
+            "name": "setup draws",
+            "description": "from the setup joint seed's stream: seat_of_peer = permutation(n), "
+                           "then planets, events and first player; the game's card ids",
+            "cases": [setup_case(n, f"setup vector {n}/{k}") for n in (2, 3, 4) for k in (0, 1, 2)]},
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "
