@@ -68,15 +68,23 @@ class _LiveProgress:
 
     def _count(self, record: GameRecord) -> None:
         self._games += 1
+        for bot in record.seats:
+            self._wins[bot] += 0  # every bot is listed, winless ones too
         self._wins[record.seats[record.winner]] += 1
 
     def _status(self) -> str:
         elapsed = time.perf_counter() - self._started
         rate = self._played / elapsed if self._played and elapsed > 0 else 0.0
-        left = (f"~{(self._total - self._games) / rate:.0f} s left" if rate else "")
+        left = f"~{_duration((self._total - self._games) / rate)} left" if rate else ""
         wins = "  ".join(f"{bot} {100 * n / self._games:.0f}%"
                          for bot, n in self._wins.most_common())
         return f"{rate:.2f} games/s {left}  {wins}"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
