@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bots.base import Bot, GameInfo, Turn
 from bots.guard import GuardedSeat
@@ -44,7 +44,8 @@ class MatchResult:
     actions: int
     faults: tuple[str, ...] = ()  # bot errors replaced by a random legal action
     decisions: tuple[int, ...] = ()         # decisions asked of each seat's bot
-    think_seconds: tuple[float, ...] = ()   # wall-clock time each seat's bot spent on them
+    # wall-clock time each seat's bot spent on them: not part of a game's (replayable) outcome
+    think_seconds: tuple[float, ...] = field(default=(), compare=False)
 
     @property
     def winner(self) -> int:

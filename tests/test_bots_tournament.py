@@ -176,3 +176,17 @@ def test_shards_split_by_deal_cover_every_game_once() -> None:
     for bad in ("0/3", "4/3", "1", "a/b"):
         with pytest.raises(ScheduleError):
             Shard.parse(bad)
+
+
+def test_live_progress_shows_rate_time_left_and_every_bots_running_win_rate() -> None:
+    from ui.cmd_tournament import _LiveProgress
+
+    progress = _LiveProgress()
+    progress.start(4, [_game(0, ["a", "b"], [9, 3], 0)])
+    try:
+        progress.game(_game(1, ["b", "a"], [9, 3], 0))
+        status = progress._status()
+    finally:
+        progress.stop()
+    assert "games/s" in status and "left" in status
+    assert "a 50%" in status and "b 50%" in status
