@@ -48,6 +48,19 @@ def test_local_cluster_gives_the_same_records_and_json_as_worker_processes(
     assert _outcomes(list(cluster_records.games)) == _outcomes(list(pool_records.games))
 
 
+@pytest.mark.slow
+def test_a_running_scheduler_is_used_by_its_address() -> None:
+    distributed = pytest.importorskip("distributed", reason="Dask distributed is not "
+                                      "installed (pip install 'solstice[cluster]')")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster:
+        remote = run_tournament(["greedy", "random"], games=4, players=2, seed="tcp",
+                                cluster=cluster.scheduler_address)
+    assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+    local = run_tournament(["greedy", "random"], games=4, players=2, seed="tcp")
+    assert remote.to_json() == local.to_json()
+
+
 def test_a_bot_file_spec_is_found_with_its_class_and_options() -> None:
     assert bot_file("dir/my_bot.py:MyBot:greed=2,x=1") == (Path("dir/my_bot.py"), "MyBot",
                                                            ":greed=2,x=1")

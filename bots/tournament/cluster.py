@@ -74,9 +74,10 @@ def _client(address: str) -> Iterator[Any]:
         workers = int(local.group(1))
         if workers < 1:
             raise ClusterError("local:K needs at least one worker")
-        # Loopback only, no dashboards: a test or a single big machine needs no network.
+        # Loopback only: a test or a single big machine needs no network. The scheduler's
+        # HTTP server always starts; a free port keeps it off a fixed 8787 another run holds.
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None,
+                               host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                worker_dashboard_address=None, silence_logs=logging.ERROR)
         try:
             with Client(cluster) as client:
