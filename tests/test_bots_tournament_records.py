@@ -18,10 +18,12 @@ from typer.testing import CliRunner
 from bots.tournament import (
     GameRecord,
     RecordsError,
+    Settings,
     Shard,
     read_records,
     run_tournament,
 )
+from bots.tournament.records import RecordsWriter
 from ui.cli import app
 
 BOTS = ["greedy", "random"]
@@ -199,3 +201,13 @@ def test_merge_refuses_records_of_different_runs_or_a_game_twice(tmp_path: Path)
     empty.write_bytes(b"")
     none = runner.invoke(app, ["tournament", "merge", str(empty)])
     assert none.exit_code == 2 and "holds no records" in none.output
+
+
+def test_two_runs_cannot_write_one_records_file_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    settings = Settings(tuple(BOTS), 2, "lock", 4, "0")
+    with (RecordsWriter(path, settings, Shard(), resume=False),
+          pytest.raises(RecordsError, match="being written by another tournament run")):
+        RecordsWriter(path, settings, Shard(), resume=True)
+    with RecordsWriter(path, settings, Shard(), resume=True) as again:
+        assert again.done == ()

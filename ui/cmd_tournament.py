@@ -30,8 +30,7 @@ from bots.tournament import (
 from bots.tournament.cluster import ClusterError
 from bots.tournament.report import text_report
 
-app = typer.Typer(help="Play a tournament between bots (see --help), or merge records "
-                  "(tournament merge).")
+app = typer.Typer()
 
 _USER_ERRORS = (BotSpecError, RecordsError, ScheduleError, ClusterError)
 
@@ -118,7 +117,7 @@ def tournament(
         "the parts' records with 'solstice tournament merge'."),
     cluster: str | None = typer.Option(
         None, "--cluster", help="Run the games on a Dask cluster: tcp://HOST:8786 (a running "
-        "scheduler) or local:K (K local workers on 127.0.0.1). Needs solstice[cluster]."),
+        "scheduler) or local:K (K local workers on 127.0.0.1). Needs solstice\\[cluster]."),
     cluster_cmd_bots: bool = typer.Option(
         False, "--cluster-cmd-bots", help="Allow cmd: bots with --cluster (their program "
         "must be installed on every worker)."),
@@ -126,7 +125,8 @@ def tournament(
                                  "game's outcome as JSON."),
 ) -> None:
     """Play a tournament between bots and report win rates (95 % CI) per bot, seat and
-    faction, a comparison paired by deal, and mean scores."""
+    faction, a comparison paired by deal, and mean scores; 'tournament merge' combines the
+    records of a run's shards."""
     if ctx.invoked_subcommand is not None:
         return
     if resume and records is None:

@@ -147,26 +147,37 @@ class RecordsWriter:
         are never overwritten); with it, a file of the same run is continued and its games are
         in ``done``."""
         self.path = path
-        existing = read_records(path, cut_torn_tail=resume)
-        if existing is not None and not resume:
-            raise RecordsError(f"{path} already holds records; continue that run with "
-                               "--resume or choose another file")
-        if existing is not None:
-            differences = existing.settings.differences(settings)
-            if existing.shard != shard:
-                differences.append(f"shard {existing.shard} vs {shard}")
-            if differences:
-                raise RecordsError(f"{path} is from another run ({'; '.join(differences)}); "
-                                   "resume it with its own settings or choose another file")
-        self.done: tuple[GameRecord, ...] = existing.games if existing else ()
         try:
             self._file: BinaryIO = path.open("ab")
-            if existing is None:
-                self._file.truncate(0)  # a torn header (killed at once) starts again
-                self._write(_header(settings, shard))
-                _sync_directory(path)
         except OSError as exc:
             raise RecordsError(f"cannot write records {path}: {exc.strerror}") from None
+        try:
+            _lock(self._file, path)
+            self.done = self._check(settings, shard, resume)
+        except BaseException:
+            self._file.close()
+            raise
+
+    def _check(self, settings: Settings, shard: Shard, resume: bool) -> tuple[GameRecord, ...]:
+        existing = read_records(self.path, cut_torn_tail=resume)
+        if existing is not None and not resume:
+            raise RecordsError(f"{self.path} already holds records; continue that run with "
+                               "--resume or choose another file")
+        if existing is None:
+            try:
+                self._file.truncate(0)  # a torn header (killed at once) starts again
+                self._write(_header(settings, shard))
+            except OSError as exc:
+                raise RecordsError(f"cannot write records {self.path}: {exc.strerror}") from None
+            _sync_directory(self.path)
+            return ()
+        differences = existing.settings.differences(settings)
+        if existing.shard != shard:
+            differences.append(f"shard {existing.shard} vs {shard}")
+        if differences:
+            raise RecordsError(f"{self.path} is from another run ({'; '.join(differences)}); "
+                               "resume it with its own settings or choose another file")
+        return existing.games
 
     def append(self, record: GameRecord) -> None:
         self._write(record.to_json())
@@ -184,6 +195,19 @@ class RecordsWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _lock(file: BinaryIO, path: Path) -> None:
+    """Hold an exclusive lock on the records while writing: two runs appending to one file
+    would play games twice."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no advisory locks
+        return
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise RecordsError(f"{path} is being written by another tournament run") from None
 
 
 def _sync_directory(path: Path) -> None:
