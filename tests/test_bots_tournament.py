@@ -20,6 +20,7 @@ from bots.tournament import (
     seating,
     wilson_interval,
 )
+from bots.tournament.report import text_report
 from ui.cli import app
 
 
@@ -190,3 +191,10 @@ def test_live_progress_shows_rate_time_left_and_every_bots_running_win_rate() ->
         progress.stop()
     assert "games/s" in status and "left" in status
     assert "a 50%" in status and "b 50%" in status
+
+
+def test_fault_text_from_a_bot_cannot_drive_the_terminal() -> None:
+    record = GameRecord(0, "s/0", ("a", "b"), ("black", "white"), (1, 0), 0, 2, (1, 1),
+                        (0.0, 0.0), ("bot 'a' raised ValueError: \x1b[2Jgone",))
+    lines = text_report(_result([record]))
+    assert lines[-1].endswith("first: bot 'a' raised ValueError: ?[2Jgone")

@@ -211,3 +211,14 @@ def test_two_runs_cannot_write_one_records_file_at_once(tmp_path: Path) -> None:
         RecordsWriter(path, settings, Shard(), resume=True)
     with RecordsWriter(path, settings, Shard(), resume=True) as again:
         assert again.done == ()
+
+
+def test_resuming_a_shard_takes_the_shard_from_the_records(tmp_path: Path) -> None:
+    path = tmp_path / "shard.jsonl"
+    run_tournament(BOTS, games=8, players=2, seed="sr", shard=Shard(2, 2), records=path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:2]))  # one of the shard's 4 games kept
+    out = CliRunner().invoke(app, ["tournament", "--records", str(path), "--resume"])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("4 games, shard 2/2, 2 players")
+    assert sorted(line["game"] for line in _lines(path)[1:]) == [2, 3, 6, 7]

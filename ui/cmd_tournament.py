@@ -112,9 +112,9 @@ def tournament(
     resume: bool = typer.Option(
         False, "--resume", help="Continue the run in --records: skip its finished games, "
         "play the rest. Settings not given are taken from the file."),
-    shard: str = typer.Option(
-        "1/1", "--shard", help="Play only part K of N of the run (every N-th deal); combine "
-        "the parts' records with 'solstice tournament merge'."),
+    shard: str | None = typer.Option(
+        None, "--shard", help="Play only part K of N of the run (every N-th deal; default: "
+        "all); combine the parts' records with 'solstice tournament merge'."),
     cluster: str | None = typer.Option(
         None, "--cluster", help="Run the games on a Dask cluster: tcp://HOST:8786 (a running "
         "scheduler) or local:K (K local workers on 127.0.0.1). Needs solstice\\[cluster]."),
@@ -131,14 +131,18 @@ def tournament(
         return
     if resume and records is None:
         raise _fail("--resume needs --records FILE")
+    if cluster is not None and workers > 1:
+        raise _fail("--workers is for this machine; with --cluster the cluster's workers "
+                    "play the games")
     try:
-        part = Shard.parse(shard)
+        part = Shard.parse(shard) if shard is not None else Shard()
         saved = read_records(records) if resume and records else None
         if saved is not None:  # what the command line leaves out comes from the records
             bots = bots or ",".join(saved.settings.bots)
             games = games or saved.settings.games
             seed = seed if seed is not None else saved.settings.seed
             players = players or saved.settings.players
+            part = part if shard is not None else saved.shard
         if not bots:
             raise BotSpecError("--bots is required (e.g. --bots greedy,random)")
         progress = _LiveProgress() if not as_json and sys.stderr.isatty() else None

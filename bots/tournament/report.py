@@ -211,8 +211,14 @@ def text_report(result: TournamentResult) -> list[str]:
                      f"{p.b_better}, even {p.even}; score per seat {p.score_diff:+.2f}{ci}")
     if result.faults:
         lines.append(f"  {len(result.faults)} bot fault(s) replaced by random moves; first: "
-                     f"{result.faults[0]}")
+                     f"{_printable(result.faults[0])}")
     return lines
+
+
+def _printable(text: str, limit: int = 300) -> str:
+    """A bot's words (in a fault) with control characters replaced: they must not drive the
+    terminal."""
+    return "".join(c if c.isprintable() else "?" for c in text[:limit])
 
 
 def _pct(wins: int, games: int) -> str:
