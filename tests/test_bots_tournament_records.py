@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,27 @@ def test_resuming_a_shard_takes_the_shard_from_the_records(tmp_path: Path) -> No
     assert out.exit_code == 0, out.output
     assert out.output.startswith("4 games, shard 2/2, 2 players")
     assert sorted(line["game"] for line in _lines(path)[1:]) == [2, 3, 6, 7]
+
+
+def test_a_failed_write_is_a_records_error_and_keeps_the_games_before_it(
+        tmp_path: Path, monkeypatch) -> None:
+    import errno
+
+    from bots.tournament import records as records_module
+
+    path = tmp_path / "full.jsonl"
+    settings = Settings(tuple(BOTS), 2, "full", 4, "0")
+    record = GameRecord(0, "full/0", tuple(BOTS), ("black", "white"), (5, 1), 0, 2, (9, 9),
+                        (0.0, 0.0))
+    with RecordsWriter(path, settings, Shard(), resume=False) as writer:
+        writer.append(record)
+
+        def no_space(fd: int) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(records_module.os, "fsync", no_space)
+        with pytest.raises(RecordsError, match=r"cannot write records .*No space left"):
+            writer.append(replace(record, game=1))
+    monkeypatch.undo()
+    saved = read_records(path)
+    assert saved is not None and saved.games[0] == record

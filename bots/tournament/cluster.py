@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.registry import split_spec
-from bots.tournament.play import GameJob, close_cached_bots, play_one
+from bots.tournament.play import GameJob, WrongSolstice, close_cached_bots, play_one
 from bots.tournament.records import GameRecord
 from bots.tournament.version import identity
 
@@ -56,7 +56,11 @@ def play_on_cluster(address: str, jobs: Sequence[GameJob]) -> Iterator[GameRecor
         futures = client.map(play_one, tasks, pure=False)
         try:
             for future in as_completed(futures):
-                yield future.result()
+                try:
+                    record = future.result()
+                except WrongSolstice as exc:  # a worker that joined after the first check
+                    raise ClusterError(f"a Dask worker runs other code: {exc}") from None
+                yield record
         finally:
             client.cancel(futures)
             client.run(close_cached_bots)

@@ -164,11 +164,8 @@ class RecordsWriter:
             raise RecordsError(f"{self.path} already holds records; continue that run with "
                                "--resume or choose another file")
         if existing is None:
-            try:
-                self._file.truncate(0)  # a torn header (killed at once) starts again
-                self._write(_header(settings, shard))
-            except OSError as exc:
-                raise RecordsError(f"cannot write records {self.path}: {exc.strerror}") from None
+            self._file.truncate(0)  # a torn header (killed at once) starts again
+            self._write(_header(settings, shard))
             _sync_directory(self.path)
             return ()
         differences = existing.settings.differences(settings)
@@ -183,9 +180,12 @@ class RecordsWriter:
         self._write(record.to_json())
 
     def _write(self, data: dict[str, Any]) -> None:
-        self._file.write(_line(data))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            self._file.write(_line(data))
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:  # e.g. a full disk: the records so far stay usable
+            raise RecordsError(f"cannot write records {self.path}: {exc.strerror}") from None
 
     def close(self) -> None:
         self._file.close()
