@@ -247,3 +247,19 @@ def test_a_failed_write_is_a_records_error_and_keeps_the_games_before_it(
     monkeypatch.undo()
     saved = read_records(path)
     assert saved is not None and saved.games[0] == record
+
+
+def test_a_header_torn_at_the_start_is_written_anew_but_other_text_is_kept(
+        tmp_path: Path) -> None:
+    settings = Settings(tuple(BOTS), 2, "head", 2, "0")
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(b'{"type":"run","for')
+    with RecordsWriter(torn, settings, Shard(), resume=True) as writer:
+        assert writer.done == ()
+    assert _lines(torn)[0]["type"] == "run"
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"a note without a newline")
+    for resume in (False, True):
+        with pytest.raises(RecordsError, match="not a records file of this run"):
+            RecordsWriter(notes, settings, Shard(), resume=resume)
+    assert notes.read_bytes() == b"a note without a newline"

@@ -97,7 +97,7 @@ def read_records(path: Path, *, cut_torn_tail: bool = False) -> RunRecords | Non
     except OSError as exc:
         raise RecordsError(f"cannot read records {path}: {exc.strerror}") from None
     complete = raw.rfind(b"\n") + 1
-    if complete < len(raw) and cut_torn_tail:
+    if 0 < complete < len(raw) and cut_torn_tail:  # (a torn header is the writer's to judge)
         with path.open("r+b") as f:
             f.truncate(complete)
             f.flush()
@@ -164,7 +164,11 @@ class RecordsWriter:
             raise RecordsError(f"{self.path} already holds records; continue that run with "
                                "--resume or choose another file")
         if existing is None:
-            self._file.truncate(0)  # a torn header (killed at once) starts again
+            header = _line(_header(settings, shard))
+            if not header.startswith(self.path.read_bytes()):
+                raise RecordsError(f"{self.path} is not a records file of this run (nor empty); "
+                                   "choose another file")
+            self._file.truncate(0)  # a header torn by a kill at the very start is written anew
             self._write(_header(settings, shard))
             _sync_directory(self.path)
             return ()
