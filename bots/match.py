@@ -8,8 +8,9 @@ a game with faults still replays exactly.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bots.base import Bot, GameInfo, Turn
 from bots.guard import GuardedSeat
@@ -42,6 +43,9 @@ class MatchResult:
     rounds: int
     actions: int
     faults: tuple[str, ...] = ()  # bot errors replaced by a random legal action
+    decisions: tuple[int, ...] = ()         # decisions asked of each seat's bot
+    # wall-clock time each seat's bot spent on them: not part of a game's (replayable) outcome
+    think_seconds: tuple[float, ...] = field(default=(), compare=False)
 
     @property
     def winner(self) -> int:
@@ -67,6 +71,8 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         seed_bytes = stream.fork(f"bot{seat}").word().to_bytes(8, "big")
         guarded.start(GameInfo(seat, config, seed_bytes), faults)
     actions = 0
+    decisions = [0] * len(bots)
+    think = [0.0] * len(bots)
     while not is_over(state):
         movers = to_move(state)
         if movers == [CHANCE]:
@@ -74,14 +80,17 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         else:
             seat = movers[0]
             legal = legal_actions(state, seat)
+            started = time.perf_counter()
             action = seats[seat].ask(Turn(state, seat, legal), fallback, faults)
+            think[seat] += time.perf_counter() - started
+            decisions[seat] += 1
         apply_in_place(state, action)
         actions += 1
         if on_state is not None:
             on_state(state)
     result = MatchResult(config, tuple(final_scores(state)), tuple(state.vp),
                          tuple(state.casualties), tuple(ranking(state)), state.round, actions,
-                         tuple(faults))
+                         tuple(faults), tuple(decisions), tuple(think))
     for seat, bot in enumerate(bots):
         try:
             bot.end({"seat": seat, "scores": list(result.scores), "winner": result.winner})

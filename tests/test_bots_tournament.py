@@ -9,7 +9,18 @@ import pytest
 from typer.testing import CliRunner
 
 from bots.registry import BotSpecError
-from bots.tournament import lineup, run_tournament, seating, wilson_interval
+from bots.tournament import (
+    GameRecord,
+    ScheduleError,
+    Settings,
+    Shard,
+    TournamentResult,
+    lineup,
+    run_tournament,
+    seating,
+    wilson_interval,
+)
+from bots.tournament.report import text_report
 from ui.cli import app
 
 
@@ -64,17 +75,24 @@ def test_json_output_has_exactly_the_specified_shape() -> None:
                                       "--seed", "shape", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)  # nothing else (no progress bar) on the output
-    assert list(data) == ["games", "bots", "results"]
+    assert list(data) == ["games", "players", "seed", "bots", "results", "paired", "records"]
     assert data["games"] == 6 and data["bots"] == ["greedy", "random"]
     assert list(data["results"]) == ["greedy", "random"]
     for entry in data["results"].values():
-        assert list(entry) == ["wins", "win_rate", "ci95", "mean_score"]
+        assert list(entry) == ["wins", "win_rate", "ci95", "mean_score", "by_seat",
+                               "by_faction"]
         assert isinstance(entry["wins"], int)
         assert entry["win_rate"] == round(entry["wins"] / 6, 4)
         lo, hi = entry["ci95"]
         assert 0 <= lo <= entry["win_rate"] <= hi <= 1
         assert isinstance(entry["mean_score"], float | int)
+        assert [s["games"] for s in entry["by_seat"]] == [3, 3]
+        assert sum(f["games"] for f in entry["by_faction"].values()) == 6
     assert sum(e["wins"] for e in data["results"].values()) == 6
+    assert [g["game"] for g in data["records"]] == list(range(6))
+    assert list(data["records"][0]) == ["game", "deal", "seats", "factions", "scores",
+                                        "winner", "rounds", "decisions", "faults"]
+    assert data["paired"][0]["deals"] == 3
 
 
 def test_text_output_and_bad_spec_exit_code() -> None:
@@ -83,6 +101,9 @@ def test_text_output_and_bad_spec_exit_code() -> None:
                              "--games", "2"])
     assert ok.exit_code == 0, ok.output
     assert "ismcts:iterations=5" in ok.output and "95% CI" in ok.output
+    assert ok.output.startswith("2 games, 2 players")  # not a terminal: no progress bar
+    assert "by seat:" in ok.output and "by faction:" in ok.output
+    assert "paired by deal (1 deals played from every seat)" in ok.output
     bad = runner.invoke(app, ["tournament", "--bots", "nosuch,random", "--games", "2"])
     assert bad.exit_code == 2 and "unknown bot 'nosuch'" in bad.output
 
@@ -93,3 +114,87 @@ def test_same_results_with_one_and_two_workers() -> None:
     two = run_tournament(bots, games=4, players=2, seed="workers", workers=2)
     assert one.records == two.records
     assert one.to_json() == two.to_json()
+
+
+def _game(game: int, seats: list[str], scores: list[int], winner: int,
+          factions: tuple[str, ...] = ("black", "white")) -> GameRecord:
+    return GameRecord(game, f"s/{game // 2}", tuple(seats), factions, tuple(scores), winner,
+                      3, (10, 10), (0.001, 0.002))
+
+
+def _result(records: list[GameRecord], games: int = 6) -> TournamentResult:
+    return TournamentResult(Settings(("a", "b"), 2, "s", games, "0"), records)
+
+
+def test_win_rates_per_seat_and_per_faction_count_each_seat_played() -> None:
+    result = _result([
+        _game(0, ["a", "b"], [10, 5], 0),
+        _game(1, ["b", "a"], [10, 5], 0),
+        _game(2, ["a", "b"], [10, 5], 0, factions=("blue", "green")),
+        _game(3, ["b", "a"], [5, 10], 1, factions=("blue", "green")),
+    ])
+    a = result.stats()["a"]
+    assert [(t.wins, t.games) for t in a.by_seat] == [(2, 2), (1, 2)]
+    assert {f: (t.wins, t.games) for f, t in a.by_faction.items()} == {
+        "black": (1, 1), "white": (0, 1), "blue": (1, 1), "green": (1, 1)}
+    entry = result.to_json()["results"]["a"]
+    assert entry["by_seat"][1] == {"games": 2, "wins": 1, "win_rate": 0.5,
+                                   "ci95": [0.0945, 0.9055]}
+
+
+def test_paired_comparison_uses_only_deals_played_from_every_seat() -> None:
+    result = _result([
+        _game(0, ["a", "b"], [12, 4], 0),   # deal 0: a wins from both seats
+        _game(1, ["b", "a"], [6, 10], 1),
+        _game(2, ["a", "b"], [9, 7], 0),    # deal 1: each wins once
+        _game(3, ["b", "a"], [11, 5], 0),
+        _game(4, ["a", "b"], [20, 0], 0),   # deal 2: one rotation only, not paired
+    ])
+    (pair,) = result.paired()
+    assert (pair.a, pair.b, pair.deals) == ("a", "b", 2)
+    assert (pair.a_better, pair.b_better, pair.even) == (1, 0, 1)
+    # per-seat score difference a - b: deal 0 (12+10)/2 - (4+6)/2 = 6, deal 1 (9+5)/2 -
+    # (7+11)/2 = -2; mean 2, sd 5.657, half-width 1.96 * 5.657 / sqrt(2) = 7.84
+    assert pair.score_diff == pytest.approx(2.0)
+    assert pair.score_diff_ci95 == pytest.approx((2 - 7.8399, 2 + 7.8399), abs=1e-3)
+
+
+def test_mean_time_per_decision_is_weighted_by_decisions() -> None:
+    records = [GameRecord(0, "s/0", ("a", "b"), ("black", "white"), (1, 0), 0, 2, (10, 30),
+                          (0.001, 0.003)),
+               GameRecord(1, "s/0", ("b", "a"), ("black", "white"), (1, 0), 0, 2, (10, 30),
+                          (0.001, 0.003))]
+    stats = _result(records).stats()
+    assert stats["a"].seconds_per_decision == pytest.approx((0.01 + 0.09) / 40)
+
+
+def test_shards_split_by_deal_cover_every_game_once() -> None:
+    settings = Settings(("a", "b", "c"), 3, "s", 20, "0")
+    parts = [settings.games_of(Shard(k, 3)) for k in (1, 2, 3)]
+    assert sorted(g for part in parts for g in part) == list(range(20))
+    assert parts[0][:6] == [0, 1, 2, 9, 10, 11]   # deals 0 and 3, each from every seat
+    assert Shard.parse(" 2/3 ") == Shard(2, 3)
+    for bad in ("0/3", "4/3", "1", "a/b"):
+        with pytest.raises(ScheduleError):
+            Shard.parse(bad)
+
+
+def test_live_progress_shows_rate_time_left_and_every_bots_running_win_rate() -> None:
+    from ui.cli.tournament import _LiveProgress
+
+    progress = _LiveProgress()
+    progress.start(4, [_game(0, ["a", "b"], [9, 3], 0)])
+    try:
+        progress.game(_game(1, ["b", "a"], [9, 3], 0))
+        status = progress._status()
+    finally:
+        progress.stop()
+    assert "games/s" in status and "left" in status
+    assert "a 50%" in status and "b 50%" in status
+
+
+def test_fault_text_from_a_bot_cannot_drive_the_terminal() -> None:
+    record = GameRecord(0, "s/0", ("a", "b"), ("black", "white"), (1, 0), 0, 2, (1, 1),
+                        (0.0, 0.0), ("bot 'a' raised ValueError: \x1b[2Jgone",))
+    lines = text_report(_result([record]))
+    assert lines[-1].endswith("first: bot 'a' raised ValueError: ?[2Jgone")

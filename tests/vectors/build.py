@@ -197,7 +197,8 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
             "name": "setup draws",
             "description": "from the setup joint seed's stream: seat_of_peer = permutation(n), "
                            "then planets, events and first player; the game's card ids",
-            "cases": [setup_case(n, f"setup vector {n}/{k}") for n in (2, 3, 4) for k in (0, 1, 2)]},
+            "cases": [setup_case(n, f"setup vector {n}/{k}")
+                      for n in (2, 3, 4) for k in (0, 1, 2)]},
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "
