@@ -59,7 +59,7 @@ def faction_style(faction: str | None) -> str:
 def seat_name(view: dict[str, Any], seat: int, names: tuple[str, ...] = ()) -> str:
     """``black (you)``, ``white (bob)`` or just ``blue``."""
     faction = view["factions"][seat]
-    if seat == view["seat"]:
+    if seat == view["seat"] and not view.get("spectator"):
         return f"{faction} (you)"
     name = names[seat] if seat < len(names) else ""
     return f"{faction} ({name})" if name else faction
@@ -121,8 +121,10 @@ def hidden_chip(entry: dict[str, Any], view: dict[str, Any], names: tuple[str, .
     if who is not None and who >= 0:
         faction = view["factions"][who]
         text.append(" by ")
-        text.append("you" if who == view["seat"] else faction, style=faction_style(faction))
-    if entry.get("label") and who == view["seat"]:
+        mine = who == view["seat"] and not view.get("spectator")
+        text.append("you" if mine else faction, style=faction_style(faction))
+    if entry.get("label"):
+        # Known to this viewer: their own card, or one they were shown (or a replay's open view).
         card = CARD_BY_LABEL[entry["label"]]
         name = card.name if card.is_event else f"{card.faction} {card.name}"
         text.append(f": {name}", style="italic")

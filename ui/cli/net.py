@@ -52,7 +52,8 @@ def _run_ui(mode: str, **kwargs: object) -> None:
 def host(
     players: int = typer.Option(..., "--players", "-n", min=2, max=4, help="Players (2-4), "
                                 "this peer included."),
-    port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
+    port: int = typer.Option(0, "--port", min=0, max=65535,
+                             help="TCP port to listen on (0: any free port)."),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
     name: str = typer.Option("host", "--name", help="Your name in the roster."),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
@@ -78,7 +79,8 @@ def join(
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
-    port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
+    port: int = typer.Option(0, "--port", min=0, max=65535,
+                             help="TCP port to listen on (0: any free port)."),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript."),
 ) -> None:
