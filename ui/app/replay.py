@@ -7,6 +7,7 @@ PgUp / PgDn scroll, q or Esc close.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.table import Table
@@ -209,7 +210,7 @@ class ReplayScreen(Screen[None]):
 class ReplayApp(App[None]):
     """``solstice replay TRANSCRIPT``: the viewer on its own."""
 
-    CSS_PATH = "solstice.tcss"
+    CSS_PATH = Path(__file__).parent / "solstice.tcss"  # absolute: subclasses live elsewhere
     TITLE = "Solstice replay"
 
     def __init__(self, replay: Replay) -> None:
