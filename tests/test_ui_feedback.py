@@ -186,7 +186,7 @@ def test_the_resume_lobby_offers_no_join_code_to_copy(tmp_path: Path) -> None:
             await pilot.pause()
             lobby = app.screen
             assert isinstance(lobby, LobbyScreen)
-            assert lobby.check_action("copy_code", ()) is None
+            assert lobby.check_action("copy_code", ()) is False
             lobby.show_code(CODE, 2)
             assert lobby.check_action("copy_code", ()) is True
 

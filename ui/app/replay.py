@@ -47,8 +47,8 @@ class ReplayScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,n", "move(1)", "Next"),
         Binding("left,p", "move(-1)", "Back"),
-        Binding("right_square_bracket", "round(1)", "Next round"),
-        Binding("left_square_bracket", "round(-1)", "Prev round"),
+        Binding("right_square_bracket", "round(1)", "Round", key_display="[ ]"),
+        Binding("left_square_bracket", "round(-1)", "Previous round", show=False),
         Binding("home", "jump(0)", "First", show=False),
         Binding("end", "jump(-1)", "Last", show=False),
         Binding("v", "viewpoint", "View as"),

@@ -8,6 +8,7 @@ the full-information game: ``view(state, seat)`` is what that seat saw at that m
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,11 +117,25 @@ def _steps(session: GameSession) -> tuple[Step, ...]:
                             session.deck.public_transcript, openings).slot_cards
     ids = session.card_ids
     state = new_game(session.config, [ids[slot_cards[slot]] for slot in range(len(ids))])
+
+    def opened(s: GameState, action: Action) -> Action:
+        # A reshuffle's permutation stayed hidden in play; the audited cards give it.
+        if isinstance(action, Shuffle) and action.perm is None:
+            return _reshuffle_permutation(s, slot_cards, ids)
+        return action
+
+    return build_steps(state, session.actions, opened)
+
+
+def build_steps(state: GameState, actions: Iterable[Action],
+                opened: Callable[[GameState, Action], Action] = lambda _s, a: a,
+                ) -> tuple[Step, ...]:
+    """Apply ``actions`` to the full-information ``state`` (changed in place), one Step per
+    player move; the log lines of chance actions go to the move before them."""
     steps: list[Step] = []
     logged = 0
 
     def flush() -> None:
-        """Give the log lines since the last move (its chance follow-ups) to that move."""
         nonlocal logged
         lines = tuple(readable(x) for x in state.log[logged:])
         logged = len(state.log)
@@ -131,11 +146,10 @@ def _steps(session: GameSession) -> tuple[Step, ...]:
             steps[-1] = Step(last.state, last.move, last.seat, last.disclosed, last.truth,
                              last.log + lines)
 
-    for action in session.actions:
+    for action in actions:
         if action.seat is not None:
             flush()
-        if isinstance(action, Shuffle) and action.perm is None:
-            action = _reshuffle_permutation(state, slot_cards, ids)
+        action = opened(state, action)
         before = state.clone()
         apply_in_place(state, action)
         if action.seat is not None:

@@ -103,9 +103,11 @@ class PlanetBoard(VerticalScroll, can_focus=False):
     def watch_view(self, view: dict[str, Any] | None) -> None:
         planets = view["planets"] if view else []
         on_board = frozenset(c["slot"] for p in planets for c in p["cards"])
-        if self._on_board is not None and on_board - self._on_board:
-            self.fresh = on_board - self._on_board
-        self._on_board = on_board
+        if view is not None:
+            # The first board we see has no "last move" yet.
+            if self._on_board is not None and on_board - self._on_board:
+                self.fresh = on_board - self._on_board
+            self._on_board = on_board
         for index, widget in enumerate(self.query(PlanetView)):
             if index < len(planets):
                 widget.display = True

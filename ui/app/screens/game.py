@@ -24,7 +24,7 @@ from engine import Action
 from engine.disclosure import describe_claim
 from ui.app.choices import Destination, DispatchChoices, DraftChoices, decision_options, prompt_kind
 from ui.app.messages import AskHuman
-from ui.app.render import card_line, option_text, planet_header
+from ui.app.render import card_chip, card_line, option_text, planet_header
 from ui.app.widgets import (
     PhaseBar,
     PlanetBoard,
@@ -33,7 +33,7 @@ from ui.app.widgets import (
     StatusLine,
     picked_line,
 )
-from ui.app.wording import card_name
+from ui.app.wording import card_name, readable
 
 NARROW = 110  # below this width the log moves to its own screen (key l), scores on top
 
@@ -145,6 +145,7 @@ class GameScreen(Screen[None]):
         if not self._ready:
             self._pending.append(lambda: self.add_log(line, style))
             return
+        line = readable(line)
         self.log_lines.append(line)
         self.query_one("#log", RichLog).write(Text(line, style=style))
 
@@ -224,7 +225,7 @@ class GameScreen(Screen[None]):
                               highlight=highlight)
             return
         slot = step[1]
-        chosen = card_line(labels.get(slot))
+        chosen = card_chip(labels.get(slot))
         if step[0] == "dest":
             prompt = Text("Play ", style="bold").append_text(chosen)
             prompt.append(" to…", style="bold")

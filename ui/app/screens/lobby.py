@@ -82,9 +82,8 @@ class LobbyScreen(Screen[None]):
         self.show_status("Starting…")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "copy_code" and self.code is None:
-            return None  # no code (joining, resuming): no key in the footer either
-        return True
+        # No code (joining, resuming): no copy key in the footer either.
+        return not (action == "copy_code" and self.code is None)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.code is not None:

@@ -36,7 +36,7 @@ def resolution_lines(log: list[str]) -> list[str]:
 def resolution_text(lines: list[str]) -> Text:
     """Planet headers stand out; each score or kill is indented under its planet."""
     text = Text()
-    for line in lines:
+    for line in map(readable, lines):
         head = line.split(":", 1)[0]
         if head in PLANETS:
             text.append("\n" + head, style="bold underline")
@@ -94,9 +94,12 @@ class RoundSummaryScreen(ModalScreen[None]):
         if done and self.scores is not None:
             scores = Text("Scores: ", style="bold").append_text(self.scores)
         self.query_one("#summary-scores", Static).update(scores)
-        self.query_one("#summary-box", VerticalScroll).scroll_end(animate=False)
-        if done and getattr(self, "_timer", None) is not None:
-            self._timer.stop()
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            # While revealing, keep the newest line in sight.
+            self.query_one("#summary-box", VerticalScroll).scroll_end(animate=False)
+            if done:
+                timer.stop()
 
     def action_reveal_all(self) -> None:
         self.shown = len(self.lines)
@@ -162,10 +165,9 @@ class EndScreen(Screen[None]):
             if ended.transcript:
                 path = short_path(ended.transcript)
                 # The path on a line of its own: at 80 columns it fits unbroken.
-                yield Static(Text.assemble(("Transcript:\n", "bold"), (path, "")))
-                yield Static(Text.assemble("Re-check it: ", (f"solstice verify {path}", "bold"),
-                                           "\nWatch it again: ",
-                                           (f"solstice replay {path}", "bold")))
+                yield Static(Text.assemble(
+                    ("Transcript", "bold"), " (re-check it with ", ("solstice verify", "bold"),
+                    ", watch it again with ", ("solstice replay", "bold"), "):\n", path))
             keys = "q or Enter quit · l game log"
             if ended.transcript and ended.result is not None:
                 keys += " · r replay the game"
@@ -176,6 +178,11 @@ class EndScreen(Screen[None]):
         from ui.app.screens.dialogs import LogScreen
 
         self.app.push_screen(LogScreen(self.log_lines))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Nothing finished to replay: no replay key in the footer.
+        return not (action == "replay" and (not self.ended.transcript
+                                            or self.ended.result is None))
 
     def action_replay(self) -> None:
         from p2p.storage.transcript import TranscriptUnreadable
