@@ -441,3 +441,75 @@ def test_the_transcript_path_is_shortened_to_the_home_directory() -> None:
     path = str(Path.home() / ".local/share/solstice/games" / ("ab" * 16) / "transcript.json")
     assert short_path(path).startswith("~/.local/share/solstice/games/")
     assert short_path("/srv/t.json") == "/srv/t.json"
+
+
+# -- item 7: small terminals keep the status and the choices, and scroll the board by keys -------
+
+def test_at_60x20_the_status_and_choices_stay_and_the_board_scrolls_by_keys(
+        tmp_path: Path) -> None:
+    s = _state(4, b"small")
+    for _ in range(3000):
+        movers = to_move(s)
+        if s.phase.value == "dispatch" and movers and movers[0] >= 0 and sum(
+                len(p) for p in s.planets) >= 8:
+            break
+        from engine import random_chance
+
+        s = apply(s, random_chance(s, RandomStream(b"s%d" % len(s.log))) if movers[0] < 0
+                  else legal_actions(s, movers[0])[0])
+    seat = to_move(s)[0]
+
+    async def scenario() -> None:
+        from engine.view import view as seat_view
+        from ui.app.messages import AskHuman
+
+        app = _app("play", tmp_path)
+        async with app.run_test(size=(60, 20)) as pilot:
+            v = seat_view(s, seat)
+            app.deliver(AskHuman(1, v, tuple(legal_actions(s, seat))))
+            await pilot.pause()
+            screen = app.screen
+            status = screen.query_one(StatusLine)
+            assert 0 <= status.region.y < 20 and str(status.render()) == "Your move."
+            choices = screen.query_one("#choices")
+            assert choices.region.height >= 2 and choices.region.bottom <= 19
+            board = screen.query_one(PlanetBoard)
+            assert board.max_scroll_y > 0, "the board should overflow at 60x20"
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+            assert board.scroll_y > 0
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+            assert board.scroll_y == 0
+
+    run(scenario)
+
+
+# -- the end screen opens the replay viewer --------------------------------------------------------
+
+def test_r_on_the_end_screen_opens_the_replay(tmp_path: Path) -> None:
+    from ui_transcript import write_finished_game
+
+    from ui.app.replay import ReplayScreen
+
+    path = write_finished_game(tmp_path / "t.json", players=2, seed=3)
+    result = __import__("json").loads(path.read_text())["outcome"]
+
+    class Host(App[None]):
+        CSS_PATH = SolsticeApp.CSS_PATH
+
+        def on_mount(self) -> None:
+            self.push_screen(EndScreen(GameEnded(result, transcript=str(path))))
+
+    async def scenario() -> None:
+        app = Host()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, ReplayScreen)
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, EndScreen)
+
+    run(scenario)
