@@ -229,15 +229,16 @@ def prisoner_line(view: dict[str, Any]) -> Text | None:
 
 def score_rows(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text:
     """One line per player (for the side column of a wide terminal)."""
-    text = Text("Scores\n", style="bold")
+    text = Text("Scores", style="bold")
     for seat, score in enumerate(view["scores"]):
+        text.append("\n")
         text.append_text(seat_text(view, seat, names))
         text.append(f"\n   {score['vp']} VP", style="bold")
         text.append(f"  {score['casualties']} casualt{'y' if score['casualties'] == 1 else 'ies'}",
                     style="red" if score["casualties"] else "dim")
         if view["has_prisoner"][seat]:
             text.append("  ⛓ prisoner", style="dim")
-        text.append(f"  hand {view['hand_sizes'][seat]}\n", style="dim")
+        text.append(f"  hand {view['hand_sizes'][seat]}", style="dim")
     return text
 
 

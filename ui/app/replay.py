@@ -19,9 +19,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ui.app.render import PHASE_NAMES, faction_style
+from ui.app.render import PHASE_NAMES, card_chip, faction_style
 from ui.app.replay_data import Replay, Step, open_view, seat_view
-from ui.app.widgets import PhaseBar, PlanetBoard, ScoreBar
+from ui.app.widgets import PhaseBar, PlanetBoard, ScoreBar, show_view
 
 NARROW = 100  # below this width the scores and the move's log go under the board
 
@@ -116,11 +116,8 @@ class ReplayScreen(Screen[None]):
             move.append("   true card: ", style="dim")
             move.append(step.truth, style="bold")
         self.query_one("#replay-move", Static).update(move)
-        names = replay.names
-        for widget in (self.query_one(PhaseBar), self.query_one(ScoreBar),
-                       self.query_one(PlanetBoard)):
-            widget.names = names
-            widget.view = v
+        show_view((self.query_one(PhaseBar), self.query_one(ScoreBar),
+                   self.query_one(PlanetBoard)), v, replay.names)
         self.query_one("#replay-hand", Static).update(self._hand(v))
         self.query_one("#replay-scores", Static).update(scores_table(replay, v["round"]))
         log = Text("This move:\n", style="bold")
@@ -129,8 +126,6 @@ class ReplayScreen(Screen[None]):
         self.query_one("#replay-log", Static).update(log)
 
     def _hand(self, v: dict[str, Any]) -> Text:
-        from ui.app.render import card_chip
-
         if self.viewer is None:
             text = Text("Hands:", style="bold")
             for seat in range(len(self.replay.factions)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from rich.text import Text
@@ -40,16 +41,20 @@ class PhaseBar(Static):
 
 
 class ScoreBar(Static):
-    """VP, casualties and prisoners of every player, plus claimed events."""
+    """VP, casualties and prisoners of every player on one line, then claimed events and
+    our own prisoner."""
 
     view: reactive[dict[str, Any] | None] = reactive(None, layout=True)
     names: tuple[str, ...] = ()
+
+    def scores(self, view: dict[str, Any]) -> Text:
+        return scores_line(view, self.names)
 
     def watch_view(self, view: dict[str, Any] | None) -> None:
         if view is None:
             self.update("")
             return
-        text = scores_line(view, self.names)
+        text = self.scores(view)
         for extra in (claims_line(view, self.names), prisoner_line(view)):
             if extra is not None:
                 text.append("\n")
@@ -57,22 +62,18 @@ class ScoreBar(Static):
         self.update(text)
 
 
-class SideScores(Static):
+class SideScores(ScoreBar):
     """The scores one player per line, beside the board on a wide terminal."""
 
-    view: reactive[dict[str, Any] | None] = reactive(None, layout=True)
-    names: tuple[str, ...] = ()
+    def scores(self, view: dict[str, Any]) -> Text:
+        return score_rows(view, self.names)
 
-    def watch_view(self, view: dict[str, Any] | None) -> None:
-        if view is None:
-            self.update("")
-            return
-        text = score_rows(view, self.names)
-        for extra in (claims_line(view, self.names), prisoner_line(view)):
-            if extra is not None:
-                text.append_text(extra)
-                text.append("\n")
-        self.update(text)
+
+def show_view(widgets: Iterable[Any], view: dict[str, Any], names: tuple[str, ...]) -> None:
+    """Hand a seat's view (and the players' names) to widgets that render from it."""
+    for widget in widgets:
+        widget.names = names
+        widget.view = view
 
 
 class PlanetView(Static):

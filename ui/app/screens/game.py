@@ -32,6 +32,7 @@ from ui.app.widgets import (
     SideScores,
     StatusLine,
     picked_line,
+    show_view,
 )
 from ui.app.wording import card_name, readable
 
@@ -112,10 +113,8 @@ class GameScreen(Screen[None]):
             self._pending.append(lambda: self.show_board(view, names, waiting, clocks))
             return
         self.view, self.names, self.waiting = view, names, waiting
-        for widget in (self.query_one(PhaseBar), self.query_one(ScoreBar),
-                       self.query_one(SideScores), self.query_one(PlanetBoard)):
-            widget.names = names
-            widget.view = view
+        show_view((self.query_one(PhaseBar), self.query_one("#scores", ScoreBar),
+                   self.query_one(SideScores), self.query_one(PlanetBoard)), view, names)
         if self.ask is None:
             self._refresh_panel()
         elif self.draft is not None:
