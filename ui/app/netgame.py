@@ -171,7 +171,7 @@ class NetGame:
             self.abort_reason = event.text
         elif event.kind == "roster" and isinstance(event.data, list):
             self.roster_names = [str(name) for name in event.data]
-            if self.setup.mode != "host" and self.setup.mode != "play":
+            if self.setup.mode not in ("host", "play"):  # the host's lobby watcher has it
                 self.side.post(RosterChanged(len(self.roster_names), tuple(
                     RosterLine(name, "") for name in self.roster_names)))
         elif event.kind == "log" and self.session is None:

@@ -146,17 +146,16 @@ class StatusLine(Static):
             message, spinning = Text("Resolving planets", style="#e3b341"), True
         else:
             message, spinning = Text("Waiting for the other players", style="#e3b341"), True
-        if message.plain != self.message.plain:
-            self.since = now()
-        self.message, self.spinning = message, spinning
-        self._render_status()
+        self._set(message, spinning)
 
     def show_text(self, text: str) -> None:
         """A free status (the lobby's): spinning, timed since the text changed."""
-        if text != getattr(self, "_text", None):
-            self._text = text
+        self._set(Text(text, style="#e3b341"), True)
+
+    def _set(self, message: Text, spinning: bool) -> None:
+        if message.plain != self.message.plain:
             self.since = now()
-        self.message, self.spinning = Text(text, style="#e3b341"), True
+        self.message, self.spinning = message, spinning
         self._render_status()
 
     def show_clocks(self, clocks: dict[str, float]) -> None:

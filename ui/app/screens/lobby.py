@@ -120,7 +120,8 @@ class LobbyScreen(Screen[None]):
         for index, line in enumerate(self.roster):
             text.append(f"  {index + 1}. ")
             text.append(line.name, style="bold")
-            text.append(f"  id {line.fingerprint}", style="dim")
+            if line.fingerprint:
+                text.append(f"  id {line.fingerprint}", style="dim")
             if index == 0:
                 text.append("  (host)", style="dim")
             text.append("\n")
