@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import inspect
 import re
 import sys
 from collections.abc import Callable
@@ -114,6 +115,25 @@ def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return spec.strip(), {}
 
 
+def _check_option_names(factory: Callable[..., Bot], target: str,
+                        options: dict[str, Any]) -> None:
+    """Name an unknown option and list the known ones (a bare TypeError names the class's
+    ``__init__``, which a player never wrote)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    known = [p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                  inspect.Parameter.KEYWORD_ONLY)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        accepted = ", ".join([*known, "timeout"])
+        raise BotSpecError(f"bot {target!r} has no option {unknown[0]!r} (its options: "
+                           f"{accepted})")
+
+
 def make_bot(spec: str) -> Bot:
     """A new bot for ``spec`` (see the module docstring); BotSpecError says what is wrong."""
     if not spec or not spec.strip():
@@ -123,6 +143,7 @@ def make_bot(spec: str) -> Bot:
     target, options = split_spec(spec)
     timeout = options.pop("timeout", None)
     factory = _resolve(target, spec)
+    _check_option_names(factory, target, options)
     try:
         bot = factory(**options)
     except (TypeError, ValueError) as exc:

@@ -52,4 +52,5 @@ def describe_claim(claim: str) -> str:
         return f"a {claim} card"
     if claim == "event":
         return "an event"
-    return f"a {claim}"
+    # Card types starting with a vowel sound (Elder, Assassin) take "an".
+    return f"{'an' if claim[:1] in 'AEIOU' else 'a'} {claim}"

@@ -35,7 +35,7 @@ def test_timeout_option_sets_the_budget_of_any_bot() -> None:
 @pytest.mark.parametrize("spec, message", [
     ("nosuchbot", "unknown bot 'nosuchbot'"),
     ("ismcts:iterations", "use key=value"),
-    ("ismcts:bogus=1", "bad options for bot 'ismcts'"),
+    ("ismcts:bogus=1", "bot 'ismcts' has no option 'bogus' \\(its options: iterations"),
     ("ismcts:iterations=0", "iterations must be at least 1"),
     ("random:timeout=-1", "timeout must be a positive number"),
     ("no_such_module_xyz:Bot", "cannot import module"),

@@ -25,3 +25,13 @@ def test_effects_state_the_printed_numbers() -> None:
     assert CARD_BY_LABEL["event:Famine"].effect == ""
     assert action_card("blue", "Marshal").describe() == \
         "blue Marshal (S1 F0, initiative 12, VP 3 if strongest)"
+
+
+def test_disclosures_read_as_english_with_a_or_an() -> None:
+    from engine.disclosure import describe_claim
+
+    assert describe_claim("Elder") == "an Elder"
+    assert describe_claim("Assassin") == "an Assassin"
+    assert describe_claim("Duchess") == "a Duchess"
+    assert describe_claim("white") == "a white card"
+    assert describe_claim("event") == "an event"

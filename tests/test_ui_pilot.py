@@ -110,5 +110,9 @@ def test_lost_host_shows_a_message_not_a_traceback(tmp_path: Path) -> None:
             text = " ".join(str(w.render()) for w in app.screen.query(Static))
             assert "The game stopped" in text
             assert "Traceback" not in text
+            # One plain reason (not a trio ExceptionGroup), and no resume command that fails.
+            assert "ExceptionGroup" not in text and "nursery" not in text
+            assert "cannot connect" in text or "timed out" in text, text
+            assert "solstice resume" not in text and "solstice join" in text
 
     asyncio.run(scenario())

@@ -6,8 +6,10 @@ Regenerate after an intended change with ``pytest tests/test_ui_snapshots.py
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual.app import App
 
@@ -25,14 +27,24 @@ from engine import (
 )
 from engine.cleanup import final_scores, ranking
 from engine.view import view
+from ui.app import widgets
 from ui.app.messages import AskHuman, GameEnded, RosterLine
 from ui.app.render import scores_line
+from ui.app.replay import ReplayScreen
+from ui.app.replay_data import Replay, build_steps
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
 
 CSS = "../ui/app/solstice.tcss"
 NAMES3 = ("", "greedy-1", "random-2")
+SMALL, STANDARD, WIDE = (60, 20), (80, 24), (160, 50)
+
+
+@pytest.fixture(autouse=True)
+def frozen_status_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spinner and the time waited come from this clock: frozen, snapshots are stable."""
+    monkeypatch.setattr(widgets, "now", lambda: 1000.0)
 
 
 def _game(players: int, seed: bytes) -> tuple[GameState, RandomStream]:
@@ -135,20 +147,43 @@ def test_dispatch_wide_terminal_with_log(snap_compare) -> None:
     assert snap_compare(GameFixture(s, seat), terminal_size=(160, 50))
 
 
-def test_decision_prompt(snap_compare) -> None:
+def test_draft_fifth_pick_on_a_small_terminal_still_lists_the_cards(snap_compare) -> None:
+    s, stream = _game(3, b"snapshot-draft5")
+    s = _advance(s, stream, lambda s: len(s.drafted[0]) == 4 and s.picks[0] is None
+                 and to_move(s) != [CHANCE])
+    assert snap_compare(GameFixture(s, 0), terminal_size=SMALL)
+
+
+def test_dispatch_choose_planet_small_terminal(snap_compare) -> None:
+    s, seat = _dispatch_state()
+    assert snap_compare(GameFixture(s, seat), press=["enter"], terminal_size=SMALL)
+
+
+def test_board_while_waiting_small_terminal(snap_compare) -> None:
+    s, seat = _dispatch_state()
+    assert snap_compare(GameFixture(s, (seat + 1) % 3, ask=False), terminal_size=SMALL)
+
+
+def _decision_state() -> GameState:
     s, stream = _game(3, b"snapshot-decision")
-    s = _advance(s, stream, lambda s: s.decision is not None)
-    assert snap_compare(GameFixture(s, s.decision.seat), terminal_size=(100, 32))
+    return _advance(s, stream, lambda s: s.decision is not None)
 
 
-def test_resolution_summary(snap_compare) -> None:
+@pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
+def test_decision_prompt(snap_compare, size: tuple[int, int]) -> None:
+    s = _decision_state()
+    assert snap_compare(GameFixture(s, s.decision.seat), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
+def test_resolution_summary(snap_compare, size: tuple[int, int]) -> None:
     s, stream = _game(3, b"snapshot-resolution")
     s = _advance(s, stream, lambda s: s.round == 2)
     v = view(s, 0)
     lines = resolution_lines(s.log)
     assert lines, "round 1 resolved nothing"
     assert snap_compare(ScreenFixture(lambda: RoundSummaryScreen(1, lines, scores_line(
-        v, NAMES3))), terminal_size=(80, 24))
+        v, NAMES3))), terminal_size=size)
 
 
 def _end_result(s: GameState) -> dict[str, Any]:
@@ -162,14 +197,15 @@ def _end_result(s: GameState) -> dict[str, Any]:
             "summary": f"audit passed: {s.round} rounds"}
 
 
-def test_end_screen(snap_compare) -> None:
+@pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
+def test_end_screen(snap_compare, size: tuple[int, int]) -> None:
     s, stream = _game(3, b"snapshot-end")
     s = _advance(s, stream, is_over)
     ended = GameEnded(_end_result(s), transcript="/home/me/.local/share/solstice/games/"
                       "0123abcd/transcript.json", game_id="0123abcd")
     names = {s.config.factions[0]: "you", s.config.factions[1]: "greedy-1",
              s.config.factions[2]: "random-2"}
-    assert snap_compare(ScreenFixture(lambda: EndScreen(ended, names)), terminal_size=(80, 24))
+    assert snap_compare(ScreenFixture(lambda: EndScreen(ended, names)), terminal_size=size)
 
 
 def test_stopped_game_screen(snap_compare) -> None:
@@ -187,3 +223,51 @@ def test_scores_line_marks_you_and_casualties() -> None:
     assert "(you)" in text.plain and "greedy-1" in text.plain
     for seat in range(3):
         assert f"{s.vp[seat]}VP {s.casualties[seat]}✝" in text.plain
+
+
+def _replay() -> Replay:
+    """A whole seeded engine game as the replay viewer shows it (no transcript needed)."""
+    s, stream = _game(4, b"snapshot-replay")
+    start = s.clone()
+    actions = []
+    for _ in range(5000):
+        if is_over(s):
+            break
+        movers = to_move(s)
+        action = (random_chance(s, stream) if movers == [CHANCE] else
+                  legal_actions(s, movers[0])[stream.randbelow(len(legal_actions(s, movers[0])))])
+        actions.append(action)
+        s = apply(s, action)
+    steps = build_steps(start, actions)
+    return Replay(Path("transcript.json"), "0123abcd" * 4, ("ana", "bob", "cy", "dee"),
+                  tuple(s.config.factions), steps, _end_result(s))
+
+
+class ReplayFixture(App[None]):
+    CSS_PATH = CSS
+
+    def __init__(self, replay: Replay, index: int, viewer: int | None) -> None:
+        super().__init__()
+        self.replay, self.index, self.viewer = replay, index, viewer
+
+    def on_mount(self) -> None:
+        screen = ReplayScreen(self.replay)
+        screen.index, screen.viewer = self.index, self.viewer
+        self.push_screen(screen)
+
+
+def _hidden_dispatch(replay: Replay) -> int:
+    return next(i for i, step in enumerate(replay.steps) if step.disclosed
+                and step.state.round == 2)
+
+
+@pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
+def test_replay_viewer_as_a_seat_saw_it(snap_compare, size: tuple[int, int]) -> None:
+    replay = _replay()
+    assert snap_compare(ReplayFixture(replay, _hidden_dispatch(replay), 0), terminal_size=size)
+
+
+def test_replay_viewer_all_open_wide(snap_compare) -> None:
+    replay = _replay()
+    assert snap_compare(ReplayFixture(replay, _hidden_dispatch(replay), None),
+                        terminal_size=WIDE)

@@ -8,6 +8,7 @@ on the UI thread; the human's choices go back as ``HumanAnswer`` through the bri
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App
@@ -35,8 +36,10 @@ from ui.app.screens.dialogs import HelpScreen, LeaveScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
+from ui.app.wording import readable
 
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
+SUMMARY_PACE = 0.6  # seconds between the lines of a round's resolution
 NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
                "over": "bold #7ee787", "transcript": "dim"}
 
@@ -51,7 +54,7 @@ class FromNetwork(Message):
 
 
 class SolsticeApp(App[int]):
-    CSS_PATH = "solstice.tcss"
+    CSS_PATH = Path(__file__).parent / "solstice.tcss"  # absolute: subclasses live elsewhere
     TITLE = "Solstice"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "leave", "Quit", show=False, priority=True),
@@ -65,10 +68,13 @@ class SolsticeApp(App[int]):
         self.bridge: TrioBridge | None = None
         self.ended: GameEnded | None = None
         self.left = False
-        self.log_lines: list[str] = []
+        self.log_lines: list[str] = []  # every note, as shown
+        self.game_log: list[str] = []   # the game's own log lines only (for round summaries)
         self.view: dict[str, Any] | None = None
         self.names: tuple[str, ...] = ()
-        self.in_resolution = False
+        self.game_id: str | None = None
+        self.started = False  # the session exists, so the game is stored and resumable
+        self.summary_pace = SUMMARY_PACE
         self.answers: list[Action] = []  # what the human chose, in order (tests read it)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -91,16 +97,17 @@ class SolsticeApp(App[int]):
     def deliver(self, item: Any) -> None:
         """Route one value from the trio side (runs on the UI thread)."""
         if isinstance(item, LobbyOpened):
+            self.game_id = item.game_id or self.game_id
             self.lobby.show_code(item.code, item.players)
         elif isinstance(item, RosterChanged):
             self.lobby.show_roster(item.players, item.roster)
         elif isinstance(item, Connecting):
             self.lobby.show_status(item.text)
         elif isinstance(item, BoardChanged):
-            self.view, self.names = item.view, item.names or self.names
-            self._game_screen().show_board(item.view, self.names, item.waiting)
+            self.view, self.names, self.started = item.view, item.names or self.names, True
+            self._game_screen().show_board(item.view, self.names, item.waiting, item.clocks)
         elif isinstance(item, AskHuman):
-            self.view, self.names = item.view, item.names or self.names
+            self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().ask_human(item)
         elif isinstance(item, NetNote):
             self._note(item)
@@ -126,37 +133,50 @@ class SolsticeApp(App[int]):
     def _note(self, note: NetNote) -> None:
         if note.kind == "rejected" and isinstance(note.data, dict) and note.data.get("duplicate"):
             return  # a resent message we already hold: normal after a resync, not news
-        self.log_lines.append(note.text)
+        if note.kind in ("roster", "seats"):
+            self.started = True  # the session runs: it is in the store from now on
+        text = readable(note.text)
+        self.log_lines.append(text)
         if self.game is not None:
-            self.game.add_log(note.text, NOTE_STYLES.get(note.kind, ""))
+            self.game.add_log(text, NOTE_STYLES.get(note.kind, ""))
         else:
-            self.lobby.show_status(note.text)
+            self.lobby.show_status(text)
         if note.kind == "aborted":
-            self.notify(note.text, severity="error", timeout=10)
+            self.notify(text, severity="error", timeout=10)
         if note.kind != "log":
             return
-        if note.text == "Resolve planets":
-            self.in_resolution = True
-        elif self.in_resolution and note.text.startswith("Round "):
-            # A new round began: show how the last one resolved before the board moves on.
-            self.in_resolution = False
-            lines = resolution_lines(self.log_lines[:-1])
-            scores = scores_line(self.view, self.names) if self.view else None
-            round_number = int(note.text.split()[1].rstrip(":")) - 1
+        self.game_log.append(text)
+        if text.startswith("Scores after round ") and self.view is not None:
+            # A round ended (the last one too): show how it resolved before going on. Only
+            # once a board was shown, so a resumed game does not summarise old rounds.
+            round_number = int(text.split()[3].rstrip(":"))
+            lines = resolution_lines(self.game_log)
+            scores = scores_line(self.view, self.names)
             self._close_modals()
-            self.push_screen(RoundSummaryScreen(round_number, lines, scores))
+            self.push_screen(RoundSummaryScreen(round_number, lines, scores, self.summary_pace),
+                             self._summary_closed)
+
+    def _summary_closed(self, _result: object = None) -> None:
+        if self.ended is not None and not isinstance(self.screen, EndScreen):
+            self._push_end()
 
     def _show_end(self, ended: GameEnded) -> None:
         if self.ended is not None or self.left:
             return
         self.ended = ended
+        if isinstance(self.screen, RoundSummaryScreen):
+            return  # the end screen follows when the player closes the last round's summary
+        self._push_end()
+
+    def _push_end(self) -> None:
+        assert self.ended is not None
         names = {}
         if self.view is not None:
             names = {f: (self.names[i] if i < len(self.names) else "")
                      for i, f in enumerate(self.view["factions"])}
             names[self.view["factions"][self.view["seat"]]] = "you"
         self._close_modals()
-        self.push_screen(EndScreen(ended, names, self.log_lines, self.resume_hint()))
+        self.push_screen(EndScreen(self.ended, names, self.log_lines, self.resume_hint()))
 
     # -- from the human ---------------------------------------------------------------------
 
@@ -167,21 +187,22 @@ class SolsticeApp(App[int]):
 
     def action_help(self) -> None:
         events = tuple(self.view["events_in_play"]) if self.view else ()
-        self.push_screen(HelpScreen(events))
+        self.push_screen(HelpScreen(events, self.leave_text()))
+
+    def leave_text(self) -> str:
+        """What q does in this game, for the help screen."""
+        if self.setup is not None and self.setup.mode == "play":
+            return "q leave the game (a game against local bots cannot be resumed)"
+        return "q leave the game (see the leave dialog for whether and how to resume it)"
 
     def resume_hint(self) -> str:
         setup = self.setup
         if setup is None:
             return ""
-        if setup.mode == "play":
-            return ("A game against local bots cannot be resumed (the bots keep no state); "
-                    "start a new one with: solstice play")
-        game = (self.ended.game_id if self.ended else None) or setup.game or (
+        game = (self.ended.game_id if self.ended else None) or self.game_id or setup.game or (
             setup.code.game_id if setup.code else None)
-        if game is None:
-            return "The game had not started yet; nothing to resume."
-        home = f" --home {setup.options.home}" if setup.options.home else ""
-        return f"Resume it later with: solstice resume {game}{home}"
+        home = str(setup.options.home) if setup.options.home else None
+        return resume_hint(setup.mode, game, self.started, home)
 
     def action_leave(self) -> None:
         if self.ended is not None or self.bridge is None or not self.bridge.running:
@@ -207,6 +228,24 @@ class SolsticeApp(App[int]):
         return EXIT_STOPPED
 
 
+def resume_hint(mode: str, game: str | None, started: bool, home: str | None) -> str:
+    """How (and whether) a game left now can be picked up again.
+
+    A game is resumable once its session runs (the store holds it); before that a joiner
+    simply joins again and a host has nothing to resume. A resumed game had started before.
+    """
+    home_flag = f" --home {home}" if home else ""
+    if mode == "play":
+        return ("A game against local bots cannot be resumed (the bots keep no state); "
+                "start a new one with: solstice play")
+    if game is not None and (started or mode == "resume"):
+        return f"Resume it later with: solstice resume {game}{home_flag}"
+    if mode == "join":
+        return ("You had not joined the game yet; to try again, run the same "
+                "solstice join command.")
+    return "The game had not started yet; nothing to resume."
+
+
 def run_app(setup: NetSetup, title: str) -> int:
     app = SolsticeApp(setup, title)
     code = app.run()
@@ -215,7 +254,7 @@ def run_app(setup: NetSetup, title: str) -> int:
     elif app.ended is not None:
         ended = app.ended
         if ended.result is not None:
-            print(ended.result.get("summary", "game over"))
+            print(readable(ended.result.get("summary", "game over")))
         else:
             print(f"The game stopped: {ended.reason}")
             if setup.mode != "play" and ended.game_id:

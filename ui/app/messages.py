@@ -24,6 +24,7 @@ class LobbyOpened:
 
     code: str
     players: int
+    game_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ class BoardChanged:
     view: dict[str, Any]
     waiting: tuple[str, ...] = ()
     names: tuple[str, ...] = ()  # player name per seat ("" when unknown)
+    # Decision clocks (issue #11): seconds left per seat when the table plays with clocks;
+    # the status line shows them as soon as the runner fills this in.
+    clocks: tuple[float | None, ...] = ()
 
 
 @dataclass(frozen=True)

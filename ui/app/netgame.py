@@ -129,16 +129,36 @@ class NetGame:
             out.append(f"{faction} ({name})" if name else faction)
         return tuple(out)
 
+    def committed_picks(self) -> list[bool] | None:
+        """Who has committed this draft pick (the session collects sealed commitments, so
+        the engine itself learns the picks only when all are in)."""
+        s = self.session
+        stage = s.stage if s is not None else None
+        if s is None or stage is None or stage.kind != "pick/commit":
+            return None
+        return [s.peer_of_seat[seat] in stage.collected for seat in range(s.n)]
+
     def post_board(self, force: bool = False) -> None:
         s = self.session
         if s is None or s.engine is None or s.my_seat is None:
             return
-        key = (s.stage_index, len(s.engine.log), s.engine.phase, self.waiting())
+        picked = self.committed_picks()
+        key = (s.stage_index, len(s.engine.log), s.engine.phase, self.waiting(),
+               tuple(picked or ()))
         if key == self._last_key and not force:
             return
         self._last_key = key
-        self.side.post(BoardChanged(view(s.engine, s.my_seat), self.waiting(),
-                                    self.seat_names()))
+        self.side.post(BoardChanged(self.board_view(), self.waiting(), self.seat_names()))
+
+    def board_view(self) -> dict[str, Any]:
+        """Our seat's view, with who has committed this draft pick filled in."""
+        s = self.session
+        assert s is not None and s.engine is not None and s.my_seat is not None
+        board = view(s.engine, s.my_seat)
+        picked = self.committed_picks()
+        if picked is not None:
+            board["picked"] = picked
+        return board
 
     def on_event(self, event: Event) -> None:
         if event.kind == "input":
@@ -151,6 +171,9 @@ class NetGame:
             self.abort_reason = event.text
         elif event.kind == "roster" and isinstance(event.data, list):
             self.roster_names = [str(name) for name in event.data]
+            if self.setup.mode not in ("host", "play"):  # the host's lobby watcher has it
+                self.side.post(RosterChanged(len(self.roster_names), tuple(
+                    RosterLine(name, "") for name in self.roster_names)))
         elif event.kind == "log" and self.session is None:
             self.side.post(Connecting(event.text))
         self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
@@ -162,8 +185,7 @@ class NetGame:
         serial = self.serial
         assert session.engine is not None and session.my_seat is not None
         self.post_board(force=True)
-        self.side.post(AskHuman(serial, view(session.engine, session.my_seat), tuple(legal),
-                                self.seat_names()))
+        self.side.post(AskHuman(serial, self.board_view(), tuple(legal), self.seat_names()))
         while True:
             item = await self.side.receive()
             # Answers to an older question (a double key press) are dropped, and the UI only
@@ -195,8 +217,8 @@ class NetGame:
                 nursery.start_soon(self.poll)
                 session = await self._play(nursery)
                 nursery.cancel_scope.cancel()
-        except (P2PError, OSError, trio.TooSlowError) as exc:
-            return self._ended(None, f"{type(exc).__name__}: {exc}")
+        except (P2PError, OSError, trio.TooSlowError, BaseExceptionGroup) as exc:
+            return self._ended(None, failure_reason(exc))
         if session.result is not None:
             return self._ended(self.result or dict(session.result), "")
         reason = self.abort_reason or (session.aborted.reason if session.aborted else
@@ -211,8 +233,9 @@ class NetGame:
         setup = self.setup
         if setup.mode == "join":
             assert setup.code is not None
-            self.side.post(Connecting(f"joining the game at {setup.code.address}:"
-                                      f"{setup.code.port}..."))
+            self.side.post(Connecting(f"Joining the game at {setup.code.address}:"
+                                      f"{setup.code.port}. The game starts as soon as every "
+                                      "player is in; the host sees who has joined."))
             return await join_game(setup.code, self.choose, self.on_event, setup.options)
         if setup.mode == "resume":
             assert setup.game is not None
@@ -221,7 +244,7 @@ class NetGame:
 
         def on_lobby(lobby: HostedLobby) -> None:
             self.game_id = lobby.code.game_id
-            self.side.post(LobbyOpened(lobby.code.encode(), setup.players))
+            self.side.post(LobbyOpened(lobby.code.encode(), setup.players, lobby.code.game_id))
             nursery.start_soon(self.watch_lobby, lobby, setup.players)
             if setup.mode == "play":
                 nursery.start_soon(self._run_bots, lobby.code)
@@ -249,6 +272,27 @@ class NetGame:
             self.side.post(NetNote("rejected", f"bot {options.name} stopped: {exc}"))
         finally:
             shutil.rmtree(home, ignore_errors=True)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def failure_reason(exc: BaseException) -> str:
+    """One line for why the network side failed: the first real error inside any trio
+    exception groups, never the group's own "Exceptions from Trio nursery"."""
+    leaves = _leaves(exc)
+    expected = [e for e in leaves if isinstance(e, P2PError | OSError | trio.TooSlowError)]
+    if len(expected) != len(leaves):
+        raise exc  # a bug: keep the traceback
+    first = expected[0]
+    if isinstance(first, trio.TooSlowError):
+        return "timed out waiting for the other players"
+    if isinstance(first, OSError) and not isinstance(first, P2PError):
+        return f"cannot connect: {first.strerror or first}"
+    return str(first) or type(first).__name__
 
 
 def _plain(data: Any) -> Any:

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from engine.cards import CARD_BY_LABEL, Card
 from engine.disclosure import describe_claim
+from ui.app.wording import card_name
 
 # Readable on a dark background: "black" cannot be drawn in black, so it is a light grey chip.
 FACTION_STYLES: dict[str, str] = {
@@ -59,7 +60,7 @@ def faction_style(faction: str | None) -> str:
 def seat_name(view: dict[str, Any], seat: int, names: tuple[str, ...] = ()) -> str:
     """``black (you)``, ``white (bob)`` or just ``blue``."""
     faction = view["factions"][seat]
-    if seat == view["seat"]:
+    if seat == view["seat"] and not view.get("spectator"):
         return f"{faction} (you)"
     name = names[seat] if seat < len(names) else ""
     return f"{faction} ({name})" if name else faction
@@ -121,8 +122,10 @@ def hidden_chip(entry: dict[str, Any], view: dict[str, Any], names: tuple[str, .
     if who is not None and who >= 0:
         faction = view["factions"][who]
         text.append(" by ")
-        text.append("you" if who == view["seat"] else faction, style=faction_style(faction))
-    if entry.get("label") and who == view["seat"]:
+        mine = who == view["seat"] and not view.get("spectator")
+        text.append("you" if mine else faction, style=faction_style(faction))
+    if entry.get("label"):
+        # Known to this viewer: their own card, or one they were shown (or a replay's open view).
         card = CARD_BY_LABEL[entry["label"]]
         name = card.name if card.is_event else f"{card.faction} {card.name}"
         text.append(f": {name}", style="italic")
@@ -149,8 +152,12 @@ def planet_header(planet: dict[str, Any], view: dict[str, Any],
     return text
 
 
+FRESH_STYLE = "on #3b3220"
+
+
 def planet_cards(planet: dict[str, Any], view: dict[str, Any],
-                 names: tuple[str, ...] = ()) -> Text:
+                 names: tuple[str, ...] = (), fresh: frozenset[int] = frozenset()) -> Text:
+    """The cards on a planet; those in ``fresh`` (the last move) are marked and lit."""
     if not planet["cards"]:
         text = Text("  no cards", style="dim")
     else:
@@ -158,13 +165,17 @@ def planet_cards(planet: dict[str, Any], view: dict[str, Any],
         chips = []
         for entry in planet["cards"]:
             if entry["face_up"]:
-                chips.append(card_chip(entry["label"], dim=entry["resolved"]))
+                chip = card_chip(entry["label"], dim=entry["resolved"])
             else:
-                chips.append(hidden_chip(entry, view, names))
+                chip = hidden_chip(entry, view, names)
+            if entry["slot"] in fresh:
+                chip = Text("▸", style="bold #e3b341").append_text(chip)
+                chip.stylize(FRESH_STYLE)
+            chips.append(chip)
         text.append_text(Text(" ").join(chips))
     if planet["discarded"]:
         text.append("  killed/discarded: ", style="red")
-        text.append(", ".join(label.split(":", 1)[-1] for label in planet["discarded"]),
+        text.append(", ".join(card_name(label) for label in planet["discarded"]),
                     style="red")
     return text
 
@@ -199,7 +210,35 @@ def claims_line(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text | Non
     for claim in view["claims"]:
         text.append(f"{claim['event']} → ")
         text.append_text(seat_text(view, claim["seat"], names))
-        text.append(" (acts now) " if claim["active"] else " (next round) ", style="dim")
+        # A claim made last round works during this one (Sentry, Messenger, Poison...).
+        text.append(" (this round) " if claim["active"] else " (from next round) ",
+                    style="dim")
+    return text
+
+
+def prisoner_line(view: dict[str, Any]) -> Text | None:
+    """Our own prisoner as a card (others' prisoners stay hidden: only ⛓ marks them)."""
+    prisoner = view.get("prisoner")
+    if not prisoner:
+        return None
+    text = Text("Your prisoner: ", style="bold")
+    text.append_text(card_chip(prisoner["label"]))
+    text.append(" (back in your hand next round)", style="dim")
+    return text
+
+
+def score_rows(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text:
+    """One line per player (for the side column of a wide terminal)."""
+    text = Text("Scores", style="bold")
+    for seat, score in enumerate(view["scores"]):
+        text.append("\n")
+        text.append_text(seat_text(view, seat, names))
+        text.append(f"\n   {score['vp']} VP", style="bold")
+        text.append(f"  {score['casualties']} casualt{'y' if score['casualties'] == 1 else 'ies'}",
+                    style="red" if score["casualties"] else "dim")
+        if view["has_prisoner"][seat]:
+            text.append("  ⛓ prisoner", style="dim")
+        text.append(f"  hand {view['hand_sizes'][seat]}", style="dim")
     return text
 
 

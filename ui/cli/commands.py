@@ -1,12 +1,25 @@
-"""The ``solstice`` command line (typer). Each command group lives in its own module."""
+"""The ``solstice`` command line (typer). Each command group lives in its own module.
+
+Help is plain text (no Rich boxes, no ``<bool>`` type placeholders) and every error, ours or
+the option parser's, is one ``error: ...`` line on stderr followed by where to get help.
+"""
 
 from __future__ import annotations
 
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
 import typer
+
+try:  # typer >= 0.24 vendors click; older releases depend on it
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - depends on the installed typer
+    import click.exceptions as click_errors  # type: ignore[no-redef]
 
 from ui.cli import bots as cmd_bots
 from ui.cli import net as cmd_net
 from ui.cli import play as cmd_play
+from ui.cli import replay as cmd_replay
 from ui.cli import rules as cmd_rules
 from ui.cli import simulate as cmd_simulate
 from ui.cli import tournament as cmd_tournament
@@ -17,18 +30,62 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
+
+
+def package_version() -> str:
+    try:
+        return version("solstice")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"solstice {package_version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(False, "--version", help="Print the version and exit.",
+                                      callback=_show_version, is_eager=True),
+) -> None:
+    """Solstice: a peer-to-peer card game client with fair hidden play and pluggable bots."""
+
+
 app.add_typer(cmd_rules.app, name="rules")
 cmd_simulate.register(app)
 cmd_net.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
+cmd_replay.register(app)
 app.command()(cmd_play.play)
 
 
-def main() -> None:
-    app()
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; option errors are printed in the same ``error:`` style as ours."""
+    try:
+        code = app(args=argv, prog_name="solstice", standalone_mode=False)
+    except click_errors.NoArgsIsHelpError as exc:
+        typer.echo(exc.format_message())
+        code = 0
+    except click_errors.UsageError as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        if exc.ctx is not None:
+            typer.echo(f"Try '{exc.ctx.command_path} --help' for help.", err=True)
+        code = exc.exit_code
+    except click_errors.ClickException as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        code = exc.exit_code
+    except typer.Exit as exc:
+        code = exc.exit_code
+    except typer.Abort:
+        typer.echo("error: aborted", err=True)
+        code = 1
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

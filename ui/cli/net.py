@@ -12,6 +12,7 @@ import typer
 from bots.netseat import bot_chooser
 from bots.registry import BotSpecError, make_bot
 from p2p.errors import P2PError
+from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
 from p2p.net.joincode import InvalidJoinCode, JoinCode
 from p2p.net.node import HostedLobby
@@ -52,7 +53,8 @@ def _run_ui(mode: str, **kwargs: object) -> None:
 def host(
     players: int = typer.Option(..., "--players", "-n", min=2, max=4, help="Players (2-4), "
                                 "this peer included."),
-    port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
+    port: int = typer.Option(0, "--port", min=0, max=65535,
+                             help="TCP port to listen on (0: any free port)."),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
     name: str = typer.Option("host", "--name", help="Your name in the roster."),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
@@ -74,11 +76,13 @@ def host(
 def join(
     code: list[str] = typer.Argument(..., help="The join code the host printed (pieces of a "
                                           "code that wrapped are joined together)."),
-    name: str = typer.Option("player", "--name", help="Your name in the roster."),
+    name: str | None = typer.Option(None, "--name", help="Your name in the roster (default: "
+                                    "player-XXXX, from your peer id)."),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
-    port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
+    port: int = typer.Option(0, "--port", min=0, max=65535,
+                             help="TCP port to listen on (0: any free port)."),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript."),
 ) -> None:
@@ -88,7 +92,8 @@ def join(
     except InvalidJoinCode as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
+    options = PeerOptions(home=home, name=name or default_name(home), bind=bind, port=port,
+                          transcript=transcript)
     _play(bot, "join", lambda choose: join_game(parsed, choose, LogPrinter(), options),
           code=parsed, options=options)
 
@@ -139,6 +144,13 @@ def verify(
     else:
         typer.echo(f"NOT fair: {verdict.summary}", err=True)
     raise typer.Exit(0 if verdict.ok else 1)
+
+
+def default_name(home: Path | None) -> str:
+    """``player-`` and the first characters of this home's peer id: two players who both
+    keep the default still tell apart in the roster."""
+    peer = Identity.load_or_create(PeerOptions(home=home).home_dir).peer_id
+    return f"player-{peer[:4]}"
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

@@ -12,6 +12,7 @@ from engine.canonical import CanonicalEncodingError
 from engine.scenario import ScenarioError, resolve_scenario
 
 app = typer.Typer(help="Rules tools: resolve a planet scenario, show the card tables.",
+                 rich_markup_mode=None,
                   no_args_is_help=True)
 
 

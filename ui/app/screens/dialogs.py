@@ -36,7 +36,7 @@ Legions may be sacrificed instead of another of your cards on its planet.
 
 KEYS = """\
 [b]Keys[/b]: arrows / mouse move · Enter choose · Esc back a step · l log ·
-F1 or ? this help · q leave the game (you can resume it later) · c copy the join code
+[ and ] (or PgUp / PgDn) scroll the board · F1 or ? this help · c copy the join code (lobby)
 """
 
 
@@ -85,13 +85,16 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,f1,question_mark,q", "close", "Close"),
     ]
 
-    def __init__(self, in_play: tuple[str, ...] = ()) -> None:
+    def __init__(self, in_play: tuple[str, ...] = (), leave: str = "q leave the game") -> None:
         super().__init__()
         self.in_play = in_play
+        self.leave = leave
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
-            yield Static(Text.from_markup(RULES_SUMMARY + "\n" + KEYS))
+            text = Text.from_markup(RULES_SUMMARY + "\n" + KEYS)
+            text.append(self.leave + "\n")
+            yield Static(text)
             yield Static(planet_table())
             yield Static(action_table())
             yield Static(event_table(self.in_play))

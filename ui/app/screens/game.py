@@ -24,18 +24,31 @@ from engine import Action
 from engine.disclosure import describe_claim
 from ui.app.choices import Destination, DispatchChoices, DraftChoices, decision_options, prompt_kind
 from ui.app.messages import AskHuman
-from ui.app.render import card_line, option_text, planet_header
-from ui.app.widgets import PhaseBar, PlanetBoard, ScoreBar, StatusLine, picked_line
+from ui.app.render import card_chip, card_line, option_text, planet_header
+from ui.app.widgets import (
+    PhaseBar,
+    PlanetBoard,
+    ScoreBar,
+    SideScores,
+    StatusLine,
+    picked_line,
+    show_view,
+)
+from ui.app.wording import card_name, readable
 
-NARROW = 110  # below this width the log moves to its own screen (key l)
+NARROW = 110  # below this width the log moves to its own screen (key l), scores on top
 
 
 class GameScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back"),
+        Binding("escape", "back", "Back", show=False),  # the prompt's hint names Esc
         Binding("f1", "app.help", "Help"),
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("l", "show_log", "Log"),
+        Binding("pageup", "scroll_board(-1)", "Board ↑", show=False),
+        Binding("pagedown", "scroll_board(1)", "Board ↓", show=False),
+        Binding("left_square_bracket", "scroll_board(-1)", "Scroll board", key_display="[ ]"),
+        Binding("right_square_bracket", "scroll_board(1)", "Board ↓", show=False),
         Binding("q", "app.leave", "Quit"),
     ]
 
@@ -63,17 +76,21 @@ class GameScreen(Screen[None]):
         self._ready = False  # set in on_mount (``is_mounted`` is only true after it)
 
     def compose(self) -> ComposeResult:
+        # The status line sits right under the phase bar so that "Your move." and the wait
+        # never scroll away; the board takes what the panel leaves and scrolls with [ ].
         with Horizontal(id="columns"):
             with Vertical(id="main"):
                 yield PhaseBar(id="phase")
+                yield StatusLine(id="status")
                 yield ScoreBar(id="scores")
                 yield PlanetBoard(id="board")
                 with Vertical(id="panel"):
                     yield Static(id="prompt")
                     yield OptionList(id="choices")
                     yield Static(id="hint")
-                yield StatusLine(id="status")
-            yield RichLog(id="log", wrap=True, markup=False, min_width=20)
+            with Vertical(id="side"):
+                yield SideScores(id="side-scores")
+                yield RichLog(id="log", wrap=True, markup=False, min_width=20)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -91,18 +108,23 @@ class GameScreen(Screen[None]):
     # -- data in ----------------------------------------------------------------------------
 
     def show_board(self, view: dict[str, Any], names: tuple[str, ...] = (),
-                   waiting: tuple[str, ...] = ()) -> None:
+                   waiting: tuple[str, ...] = (), clocks: tuple[float | None, ...] = ()) -> None:
         if not self._ready:
-            self._pending.append(lambda: self.show_board(view, names, waiting))
+            self._pending.append(lambda: self.show_board(view, names, waiting, clocks))
             return
         self.view, self.names, self.waiting = view, names, waiting
-        for widget in (self.query_one(PhaseBar), self.query_one(ScoreBar),
-                       self.query_one(PlanetBoard)):
-            widget.names = names
-            widget.view = view
+        show_view((self.query_one(PhaseBar), self.query_one("#scores", ScoreBar),
+                   self.query_one(SideScores), self.query_one(PlanetBoard)), view, names)
         if self.ask is None:
             self._refresh_panel()
-        self.query_one(StatusLine).show_waiting(view, waiting, self.ask is not None)
+        elif self.draft is not None:
+            # Who has committed this pick changes while we choose: keep the cursor and marks.
+            self._refresh_panel(highlight=self.query_one("#choices", OptionList).highlighted or 0)
+        status = self.query_one(StatusLine)
+        status.show_waiting(view, waiting, self.ask is not None)
+        if any(c is not None for c in clocks):
+            status.show_clocks({view["factions"][seat]: left for seat, left in enumerate(clocks)
+                                if left is not None})
 
     def ask_human(self, ask: AskHuman) -> None:
         if not self._ready:
@@ -122,6 +144,7 @@ class GameScreen(Screen[None]):
         if not self._ready:
             self._pending.append(lambda: self.add_log(line, style))
             return
+        line = readable(line)
         self.log_lines.append(line)
         self.query_one("#log", RichLog).write(Text(line, style=style))
 
@@ -178,7 +201,7 @@ class GameScreen(Screen[None]):
         prompt.append_text(picked_line(view, self.names))
         if view["drafted"]:
             prompt.append("\nDrafted: ", style="dim")
-            prompt.append(", ".join((c["label"] or "?").replace(":", " ")
+            prompt.append(", ".join(card_name(c["label"]) if c["label"] else "?"
                                     for c in view["drafted"]), style="dim")
         options = []
         for slot in self.draft.slots:
@@ -201,7 +224,7 @@ class GameScreen(Screen[None]):
                               highlight=highlight)
             return
         slot = step[1]
-        chosen = card_line(labels.get(slot))
+        chosen = card_chip(labels.get(slot))
         if step[0] == "dest":
             prompt = Text("Play ", style="bold").append_text(chosen)
             prompt.append(" to…", style="bold")
@@ -319,3 +342,10 @@ class GameScreen(Screen[None]):
         from ui.app.screens.dialogs import LogScreen
 
         self.app.push_screen(LogScreen(self.log_lines))
+
+    def action_scroll_board(self, direction: int) -> None:
+        board = self.query_one(PlanetBoard)
+        if direction < 0:
+            board.scroll_page_up()
+        else:
+            board.scroll_page_down()

@@ -1,10 +1,15 @@
-"""The lobby: the join code to hand out (shown whole, selectable, copyable) and the roster."""
+"""The lobby: the join command to hand out (selectable, pastable as shown, copyable), the
+roster, and what we wait for (with a spinner and the time so far)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -12,6 +17,41 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ui.app.messages import RosterLine
+from ui.app.widgets import StatusLine
+
+CODE_MARGIN = 6  # the lobby's padding and the code box's own
+
+
+def paste_lines(code: str, width: int) -> list[str]:
+    """``solstice join CODE`` in lines of at most ``width`` characters. Each line but the
+    last ends with `` \\`` (a shell line continuation), so pasting all the lines as drawn
+    runs one command; ``solstice join`` joins the pieces of the code again."""
+    command = f"solstice join {code}"
+    if len(command) <= width:
+        return [command]
+    room = max(12, width - 2)
+    lines, line, rest = [], "solstice join ", code
+    while rest:
+        take = room - len(line)
+        line, rest = line + rest[:take], rest[take:]
+        if rest:
+            lines.append(line + " \\")
+            line = ""
+    lines.append(line)
+    return lines
+
+
+def copy_to_tmux(text: str) -> bool:
+    """Inside tmux, put ``text`` in tmux's paste buffer (tmux does not take the terminal
+    clipboard sequence from programs unless set-clipboard is on)."""
+    if not os.environ.get("TMUX") or shutil.which("tmux") is None:
+        return False
+    try:
+        subprocess.run(["tmux", "set-buffer", "--", text], check=True, timeout=2,
+                       capture_output=True)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
 
 
 class LobbyScreen(Screen[None]):
@@ -35,19 +75,36 @@ class LobbyScreen(Screen[None]):
             yield Static(id="code", classes="hidden")
             yield Static(id="join-hint", classes="hidden")
             yield Static(id="roster")
-            yield Static(Text("Starting…", style="#e3b341"), id="lobby-status")
+            yield StatusLine(id="lobby-status")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_status("Starting…")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # No code (joining, resuming): no copy key in the footer either.
+        return not (action == "copy_code" and self.code is None)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.code is not None:
+            self._render_code(event.size.width)
+
+    def _render_code(self, width: int) -> None:
+        assert self.code is not None
+        lines = paste_lines(self.code, max(20, width - CODE_MARGIN))
+        self.query_one("#code", Static).update("\n".join(lines))
 
     def show_code(self, code: str, players: int) -> None:
         self.code, self.players = code, players
         widget = self.query_one("#code", Static)
-        widget.border_title = "Join code (press c to copy)"
-        widget.update(code)
+        widget.border_title = "Other players run (press c to copy the code)"
+        self._render_code(self.size.width or 80)
         widget.remove_class("hidden")
         hint = self.query_one("#join-hint", Static)
-        hint.update(Text.assemble(("Other players run: ", "dim"),
-                                  ("solstice join ", "bold"), ("<the code>", "bold italic")))
+        hint.update(Text("Select and paste all the lines above as they are (the \\ joins "
+                         "them), or press c and paste after: solstice join", style="dim"))
         hint.remove_class("hidden")
+        self.refresh_bindings()
         self.show_status("Waiting for the players to join…")
         self._render_roster()
 
@@ -56,14 +113,15 @@ class LobbyScreen(Screen[None]):
         self._render_roster()
 
     def show_status(self, text: str) -> None:
-        self.query_one("#lobby-status", Static).update(Text(text, style="#e3b341"))
+        self.query_one("#lobby-status", StatusLine).show_text(text)
 
     def _render_roster(self) -> None:
         text = Text(f"Players {len(self.roster)}/{self.players or '?'}\n", style="bold")
         for index, line in enumerate(self.roster):
             text.append(f"  {index + 1}. ")
             text.append(line.name, style="bold")
-            text.append(f"  id {line.fingerprint}", style="dim")
+            if line.fingerprint:
+                text.append(f"  id {line.fingerprint}", style="dim")
             if index == 0:
                 text.append("  (host)", style="dim")
             text.append("\n")
@@ -76,5 +134,10 @@ class LobbyScreen(Screen[None]):
         if self.code is None:
             self.notify("No join code yet", severity="warning")
             return
-        self.app.copy_to_clipboard(self.code)
-        self.notify("Join code copied to the clipboard")
+        self.app.copy_to_clipboard(self.code)  # OSC 52: terminals that allow it
+        if copy_to_tmux(self.code):
+            self.notify("Join code copied to tmux's paste buffer (and sent to the terminal "
+                        "clipboard)")
+        else:
+            self.notify("Join code sent to the terminal clipboard; if your terminal does not "
+                        "take it, select the lines above instead")

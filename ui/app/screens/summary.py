@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.table import Table
@@ -15,6 +16,7 @@ from textual.widgets import Footer, Static
 from engine.cards import PLANETS
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
+from ui.app.wording import readable
 
 
 def resolution_lines(log: list[str]) -> list[str]:
@@ -24,7 +26,8 @@ def resolution_lines(log: list[str]) -> list[str]:
         return []
     out = []
     for line in log[start + 1:]:
-        if line.startswith("Round ") and ": draft passes" in line:
+        if line.startswith(("Scores after round ", "Game over")) or (
+                line.startswith("Round ") and ": draft passes" in line):
             break
         out.append(line)
     return out
@@ -33,7 +36,7 @@ def resolution_lines(log: list[str]) -> list[str]:
 def resolution_text(lines: list[str]) -> Text:
     """Planet headers stand out; each score or kill is indented under its planet."""
     text = Text()
-    for line in lines:
+    for line in map(readable, lines):
         head = line.split(":", 1)[0]
         if head in PLANETS:
             text.append("\n" + head, style="bold underline")
@@ -47,26 +50,60 @@ def resolution_text(lines: list[str]) -> Text:
 
 
 class RoundSummaryScreen(ModalScreen[None]):
-    """The Resolve phase of a round, step by step, shown before the next round goes on."""
+    """The Resolve phase of a round, revealed a line at a time (every ``pace`` seconds; 0 shows
+    all at once). Space shows the rest at once; Enter continues."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,escape,space", "close", "Continue"),
+        Binding("space,s", "reveal_all", "Show all"),
+        Binding("enter,escape", "close", "Continue"),
     ]
 
-    def __init__(self, round_number: int, lines: list[str], scores: Text | None) -> None:
+    def __init__(self, round_number: int, lines: list[str], scores: Text | None,
+                 pace: float = 0.0) -> None:
         super().__init__()
         self.round_number = round_number
         self.lines = lines
         self.scores = scores
+        self.pace = pace
+        self.shown = 0 if pace > 0 and lines else len(lines)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="summary-box") as box:
             box.border_title = f"Round {self.round_number} resolved — Enter to continue"
-            yield Static(resolution_text(self.lines) if self.lines else
-                         Text("Nothing was resolved this round."))
-            if self.scores is not None:
-                yield Static(Text("Scores: ", style="bold").append_text(self.scores))
+            yield Static(id="summary-lines")
+            yield Static(id="summary-scores")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self._render_lines()
+        if self.shown < len(self.lines):
+            self._timer = self.set_interval(self.pace, self._reveal_next)
+
+    def _reveal_next(self) -> None:
+        self.shown = min(len(self.lines), self.shown + 1)
+        self._render_lines()
+
+    def _render_lines(self) -> None:
+        done = self.shown >= len(self.lines)
+        body = (resolution_text(self.lines[:self.shown]) if self.lines else
+                Text("Nothing was resolved this round."))
+        if not done:
+            body.append("… (space: show all)", style="dim")
+        self.query_one("#summary-lines", Static).update(body)
+        scores = Text()
+        if done and self.scores is not None:
+            scores = Text("Scores: ", style="bold").append_text(self.scores)
+        self.query_one("#summary-scores", Static).update(scores)
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            # While revealing, keep the newest line in sight.
+            self.query_one("#summary-box", VerticalScroll).scroll_end(animate=False)
+            if done:
+                timer.stop()
+
+    def action_reveal_all(self) -> None:
+        self.shown = len(self.lines)
+        self._render_lines()
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -94,6 +131,7 @@ class EndScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,enter,escape", "app.quit", "Quit"),
         Binding("l", "show_log", "Log"),
+        Binding("r", "replay", "Replay"),
     ]
 
     def __init__(self, ended: GameEnded, names: dict[str, str] | None = None,
@@ -117,7 +155,7 @@ class EndScreen(Screen[None]):
                 title.append(" wins", style="bold")
                 yield Static(title, id="end-title")
                 yield Static(result_table(result, self.names))
-                yield Static(Text("✔ " + result.get("summary", "audit passed"),
+                yield Static(Text("✔ " + readable(result.get("summary", "audit passed")),
                                   style="bold #7ee787"), id="audit")
             else:
                 yield Static(Text("The game stopped", style="bold red"), id="end-title")
@@ -125,13 +163,44 @@ class EndScreen(Screen[None]):
                 if self.resume_hint:
                     yield Static(Text(self.resume_hint, style="#e3b341"))
             if ended.transcript:
-                yield Static(Text.assemble(("Transcript: ", "bold"), ended.transcript,
-                                           "\nRe-check it any time with: ",
-                                           (f"solstice verify {ended.transcript}", "bold")))
-            yield Static(Text("Press q or Enter to quit · l for the game log", style="dim"))
+                path = short_path(ended.transcript)
+                # The path on a line of its own: at 80 columns it fits unbroken.
+                yield Static(Text.assemble(
+                    ("Transcript", "bold"), " (re-check it with ", ("solstice verify", "bold"),
+                    ", watch it again with ", ("solstice replay", "bold"), "):\n", path))
+            keys = "q or Enter quit · l game log"
+            if ended.transcript and ended.result is not None:
+                keys += " · r replay the game"
+            yield Static(Text(keys, style="dim"))
         yield Footer()
 
     def action_show_log(self) -> None:
         from ui.app.screens.dialogs import LogScreen
 
         self.app.push_screen(LogScreen(self.log_lines))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Nothing finished to replay: no replay key in the footer.
+        return not (action == "replay" and (not self.ended.transcript
+                                            or self.ended.result is None))
+
+    def action_replay(self) -> None:
+        from p2p.storage.transcript import TranscriptUnreadable
+        from ui.app.replay import ReplayScreen
+        from ui.app.replay_data import ReplayRefused, load_replay
+
+        if not self.ended.transcript or self.ended.result is None:
+            self.notify("No finished game to replay", severity="warning")
+            return
+        try:
+            replay = load_replay(Path(self.ended.transcript))
+        except (TranscriptUnreadable, ReplayRefused) as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        self.app.push_screen(ReplayScreen(replay))
+
+
+def short_path(path: str) -> str:
+    """``~/...`` for a path under the home directory."""
+    home = str(Path.home())
+    return "~" + path[len(home):] if home != "/" and path.startswith(home + "/") else path
