@@ -20,7 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots import bot_output
 from bots.base import Bot
+from bots.faults import Fault
 from bots.match import play_match
 from bots.registry import BotSpecError, make_bot
 
@@ -66,7 +68,7 @@ class GameRecord:
     seats: tuple[str, ...]
     scores: tuple[int, ...]
     winner: int
-    faults: tuple[str, ...]
+    faults: tuple[Fault, ...]
 
 
 @dataclass
@@ -106,10 +108,21 @@ class TournamentResult:
                 "ci95": [round(lo, 4), round(hi, 4)],
                 "mean_score": round(s.score_total / s.seat_games, 3) if s.seat_games else 0.0,
             }
+        for bot, count in self.fault_counts().items():
+            results[bot]["faults"] = count
         return {"games": self.games, "bots": list(self.bots), "results": results}
 
+    def fault_counts(self) -> dict[str, int]:
+        """Faults per bot spec (each fault is one seat's; most cost a random move)."""
+        counts = dict.fromkeys(self.bots, 0)
+        for record in self.records:
+            for fault in record.faults:
+                if fault.seat is not None:
+                    counts[record.seats[fault.seat]] += 1
+        return counts
+
     @property
-    def faults(self) -> list[str]:
+    def faults(self) -> list[Fault]:
         return [f for record in self.records for f in record.faults]
 
 
@@ -135,7 +148,7 @@ def play_one(job: tuple[Sequence[str], int, str, int]) -> GameRecord:
     """Play game ``game`` of a tournament (the unit of work handed to worker processes)."""
     bots, players, seed, game = job
     specs = seating(bots, players, game)
-    result = play_match(_bots_for(specs), deal_seed(seed, players, game))
+    result = play_match(_bots_for(specs), deal_seed(seed, players, game), game=str(game))
     return GameRecord(game, tuple(specs), result.scores, result.winner, result.faults)
 
 
@@ -166,7 +179,8 @@ def run_tournament(bots: Sequence[str], *, games: int, players: int, seed: str =
     else:
         # "spawn": workers start clean (no copied threads or pipes of process bots).
         context = multiprocessing.get_context("spawn")
-        with context.Pool(workers) as pool:
+        with context.Pool(workers, initializer=bot_output.configure,
+                          initargs=tuple(bot_output.settings().values())) as pool:
             for record in pool.imap_unordered(play_one, jobs):
                 records.append(record)
                 if progress is not None:

@@ -68,7 +68,8 @@ def test_json_output_has_exactly_the_specified_shape() -> None:
     assert data["games"] == 6 and data["bots"] == ["greedy", "random"]
     assert list(data["results"]) == ["greedy", "random"]
     for entry in data["results"].values():
-        assert list(entry) == ["wins", "win_rate", "ci95", "mean_score"]
+        assert list(entry) == ["wins", "win_rate", "ci95", "mean_score", "faults"]
+        assert entry["faults"] == 0
         assert isinstance(entry["wins"], int)
         assert entry["win_rate"] == round(entry["wins"] / 6, 4)
         lo, hi = entry["ci95"]

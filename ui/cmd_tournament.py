@@ -62,7 +62,8 @@ def tournament(
                    f"{s.score_total / max(1, s.seat_games):6.2f}  seats {s.seats}")
     faults = result.faults
     if faults:
-        typer.echo(f"  {len(faults)} bot fault(s) replaced by random moves; first: {faults[0]}")
+        counts = ", ".join(f"{bot} {n}" for bot, n in result.fault_counts().items() if n)
+        typer.echo(f"  {len(faults)} bot fault(s) ({counts}); first: {faults[0]}")
 
 
 def register(app: typer.Typer) -> None:
