@@ -405,6 +405,20 @@ class ProcessBot(Bot):
                            "actions", "illegal", ident)
         return text.strip()
 
+    def notify(self, message: dict[str, Any]) -> None:
+        """Send a message that needs no answer (``bot-check`` sends an unknown type)."""
+        with contextlib.suppress(BotGone):
+            self._send(message, QUIT_GRACE)
+
+    def collect_stray(self) -> None:
+        """Note, as faults, the lines written since the last answer or ``end``."""
+        self._drain_stray()
+
+    @property
+    def gone_reason(self) -> str | None:
+        """Why the program can play no more (it died, stopped reading, flooded), or None."""
+        return self._dead
+
     def take_faults(self) -> list[Fault]:
         faults, self._faults = self._faults, []
         return faults
