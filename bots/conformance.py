@@ -13,6 +13,7 @@ after ``end``, and an exit within 1 s of ``quit``.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ DECISION_KINDS: frozenset[tuple[str, str]] = frozenset({
 })
 
 ID_GAPS = (0, 2, 0, 5, 1)  # ids skipped before successive decisions (ids only increase)
+SHOWN_PER_KIND = 3  # faults quoted per kind in the report (the count says how many more)
 
 
 def decision_kind(state: GameState, seat: int, legal: list[Action]) -> str:
@@ -138,13 +140,15 @@ class CheckReport:
         lines = [f"bot-check {self.spec}"]
         lines += [f"  {note}" for note in self.notes]
         if self.faults:
-            lines.append(f"FAULTS ({len(self.faults)}):")
-            hinted: set[str] = set()
+            lines.append(f"FAULTS ({len(self.faults)}), by kind:")
+            by_kind: dict[str, list[Fault]] = {}
             for fault in self.faults:
-                lines.append(f"  [{fault.kind}] {fault}")
-                if fault.kind in HINTS and fault.kind not in hinted:
-                    hinted.add(fault.kind)
-                    lines.append(f"      fix: {HINTS[fault.kind]}")
+                by_kind.setdefault(fault.kind, []).append(fault)
+            for kind, faults in by_kind.items():
+                times = f" ({len(faults)} times; the first {SHOWN_PER_KIND})" \
+                    if len(faults) > SHOWN_PER_KIND else ""
+                lines.append(f"  [{kind}]{times} fix: {HINTS.get(kind, 'see below')}")
+                lines += [f"    {fault}" for fault in faults[:SHOWN_PER_KIND]]
             lines.append(f"FAIL: {len(self.faults)} fault(s) in {self.decisions} decisions")
         else:
             kinds = len({(phase, kind) for _, phase, kind in self.covered})
@@ -173,6 +177,8 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
     process = bot if isinstance(bot, ProcessBot) else None
     fallback = RandomStream("bot-check")
     slowest = 0.0
+    logger = logging.getLogger("solstice.bots")
+    was_disabled, logger.disabled = logger.disabled, True  # the report says it all, once
     try:
         for number, group in enumerate(_groups(script)):
             first = group[0]
@@ -218,6 +224,7 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
                                 " ids skipped between decisions (a bot copies the id)")
             report.notes.append(_quit(process, report))
     finally:
+        logger.disabled = was_disabled
         bot.close()
     return report
 

@@ -338,10 +338,13 @@ class ProcessBot(Bot):
             message = self._receive(deadline, "ready", None)
             if message.get("type") == "ready":
                 break
-            if message.get("type") in ("action", "log"):
-                self._note("unexpected", f"wrote line {message['_line']}, a "
-                           f"{message.get('type')!r} message, while 'ready' was awaited; "
-                           "skipped", None)
+            if message.get("type") == "action" and self._ended_game:
+                self._note("stray", f"wrote line {message['_line']} after the end of game "
+                           f"{self._ended_game} (an 'action' before the 'ready' of the next "
+                           "game); skipped", None)
+            elif message.get("type") == "action":
+                self._note("unexpected", f"wrote line {message['_line']}, an 'action' "
+                           "message, while 'ready' was awaited; skipped", None)
         name = message.get("name")
         if isinstance(name, str) and name.strip():
             self.name = bot_output.sanitize(name.strip(), 60)
