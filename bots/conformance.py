@@ -255,3 +255,26 @@ def _coverage(covered: set[tuple[int, str, str]]) -> list[str]:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def decide_examples() -> dict[str, dict[str, object]]:
+    """One ``decide`` message per (phase, kind), as a bot receives it (3 players where the
+    kind occurs at that size): shipped as ``bots/schema/decide-examples.json``."""
+    script = scripted_decisions()
+    examples: dict[str, dict[str, object]] = {}
+    for item in sorted(script, key=lambda s: s.players != 3):
+        key = f"{item.phase}/{item.kind}"
+        if key not in examples:
+            turn = item.turn()
+            examples[key] = {"type": "decide", "id": len(examples) + 1, "view": turn.view,
+                             "legal": turn.legal_texts}
+    return dict(sorted(examples.items()))
+
+
+if __name__ == "__main__":  # python -m bots.conformance FILE: write the decide examples
+    import json
+    import sys
+
+    with open(sys.argv[1], "w", encoding="utf-8") as out:
+        json.dump(decide_examples(), out, indent=1)
+        out.write("\n")
