@@ -86,7 +86,7 @@ class Scripted:
         return Turn(self.state.clone(), self.seat, list(self.legal))
 
 
-def _game(players: int, seed: str) -> Iterator[tuple[GameState, int, list[Action]]]:
+def decisions_of_game(players: int, seed: str) -> Iterator[tuple[GameState, int, list[Action]]]:
     """The decisions of a game played with random choices (chance from the seed)."""
     stream = RandomStream(seed)
     table = stream.fork("table")
@@ -114,7 +114,7 @@ def scripted_decisions(players: tuple[int, ...] = (2, 3, 4)) -> list[Scripted]:
         seen: set[tuple[str, str]] = set()
         for number in CHECK_SEEDS[n]:
             seed = f"check/{n}/{number}"
-            for state, seat, legal in _game(n, seed):
+            for state, seat, legal in decisions_of_game(n, seed):
                 key = (state.phase.value, decision_kind(state, seat, legal))
                 if key not in seen:
                     seen.add(key)

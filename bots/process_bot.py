@@ -347,7 +347,7 @@ class ProcessBot(Bot):
                            "message, while 'ready' was awaited; skipped", None)
         name = message.get("name")
         if isinstance(name, str) and name.strip():
-            self.name = bot_output.sanitize(name.strip(), 60)
+            self.name = bot_output.sanitize(name.strip()[:60])
         version = message.get("protocol", PROTOCOL_VERSION)
         if version != PROTOCOL_VERSION:
             raise BotGone(f"speaks bot protocol {version!r}, the engine speaks "

@@ -13,7 +13,7 @@ import pytest
 
 from bots import bot_output
 from bots.base import Bot, Turn
-from bots.conformance import DECISION_KINDS, _game, scripted_decisions
+from bots.conformance import DECISION_KINDS, decisions_of_game, scripted_decisions
 from bots.match import play_match
 from bots.random_bot import RandomBot
 from bots.registry import make_bot
@@ -43,7 +43,7 @@ def test_every_decision_kind_is_in_the_schema_and_in_protocol_md() -> None:
     assert set(SCHEMA["$defs"]["decision_kind"]["enum"]) == pending
     text = (ROOT / "protocol.md").read_text()
     section = text[text.index("## Bot protocol"):]
-    for phase, kind in DECISION_KINDS:
+    for _, kind in DECISION_KINDS:
         assert f"`{kind}`" in section, kind
 
 
@@ -57,7 +57,8 @@ def test_views_of_every_decision_kind_match_the_schema() -> None:
 def test_views_of_every_seat_in_seeded_games_match_the_schema(players: int) -> None:
     checked = 0
     for number in range(6):
-        for index, (state, seat, legal) in enumerate(_game(players, f"schema/{players}/{number}")):
+        game = decisions_of_game(players, f"schema/{players}/{number}")
+        for index, (state, _, legal) in enumerate(game):
             if index % 4:
                 continue
             for who in range(players):  # the mover's view and everyone else's
