@@ -275,6 +275,6 @@ if __name__ == "__main__":  # python -m bots.conformance FILE: write the decide 
     import json
     import sys
 
-    with open(sys.argv[1], "w", encoding="utf-8") as out:
-        json.dump(decide_examples(), out, indent=1)
-        out.write("\n")
+    with open(sys.argv[1], "w", encoding="utf-8") as out:  # one example per line
+        out.write("{\n" + ",\n".join(f"{json.dumps(key)}: {json.dumps(message)}"
+                                      for key, message in decide_examples().items()) + "\n}\n")

@@ -34,6 +34,7 @@ import threading
 import time
 import weakref
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,7 +90,8 @@ class ProcessBot(Bot):
         self._dead: str | None = None
         self._dead_kind = "gone"
         self._faults: list[Fault] = []
-        self._noted = self._unreported = 0  # skipped lines in the current wait
+        self._skipped = self._noted = 0  # lines skipped / reported in the current wait
+        self._unreported: dict[str, int] = {}
         self._timed_out: set[int] = set()
         self._seat: int | None = None
         self._game = ""
@@ -174,16 +176,24 @@ class ProcessBot(Bot):
     def _note(self, kind: str, message: str, decision: int | None) -> None:
         self._noted += 1
         if self._noted > MAX_REPORTED:
-            self._unreported += 1
+            self._unreported[kind] = self._unreported.get(kind, 0) + 1
         else:
             self._faults.append(Fault(kind, message, decision=decision))
 
-    def _flush_unreported(self, decision: int | None) -> None:
-        if self._unreported:
-            self._faults.append(Fault("not-json", f"wrote {self._unreported} more lines that "
-                                      "were skipped (not reported one by one)",
-                                      decision=decision))
-        self._noted = self._unreported = 0
+    @contextlib.contextmanager
+    def _waiting(self, decision: int | None) -> Iterator[None]:
+        """One wait for an answer (or for ``ready``): its skipped lines are counted together,
+        for the flood limit and so that only the first few are reported one by one."""
+        self._skipped = self._noted = 0
+        self._unreported = {}
+        try:
+            yield
+        finally:
+            for kind, count in self._unreported.items():
+                self._faults.append(Fault(kind, f"wrote {count} more lines of this kind, "
+                                          "skipped (not reported one by one)",
+                                          decision=decision))
+            self._unreported = {}
 
     def _lines(self, deadline: float) -> Any:
         """The next item from the reader thread, or None at the deadline."""
@@ -198,17 +208,9 @@ class ProcessBot(Bot):
 
     def _receive(self, deadline: float, waiting_for: str,
                  decision: int | None) -> dict[str, Any]:
-        """The next message object; skipped lines are noted as faults. BotError on timeout,
-        BotGone on death or flooding."""
-        try:
-            return self._receive_one(deadline, waiting_for, decision)
-        finally:
-            self._flush_unreported(decision)
-
-    def _receive_one(self, deadline: float, waiting_for: str,
-                     decision: int | None) -> dict[str, Any]:
+        """The next message object; skipped lines are noted as faults (counted per wait, see
+        ``_waiting``). BotError on timeout, BotGone on death or flooding."""
         joined: list[_Line] = []  # the lines of a message that may be pretty-printed
-        skipped = 0
         while True:
             item = self._lines(deadline)
             if item is None:
@@ -225,8 +227,8 @@ class ProcessBot(Bot):
                 raise self._died(f"flooded its output (more than {MAX_PENDING_LINES} lines or "
                                  f"{MAX_PENDING_BYTES >> 20} MiB unread); it was cut off",
                                  "flood", decision)
-            skipped += 1
-            if skipped > MAX_SKIPPED:
+            self._skipped += 1
+            if self._skipped > MAX_SKIPPED:
                 raise self._abandon(f"flooded its output ({MAX_SKIPPED} lines without the "
                                     f"awaited {waiting_for}); it was cut off", "flood",
                                     decision)
@@ -268,7 +270,7 @@ class ProcessBot(Bot):
                 continue
             if message.get("type") == "log":
                 self.output.emit(self.name, self._seat, "", str(message.get("message", "")))
-                skipped -= 1  # a bot may log freely, within the pending-lines limit
+                self._skipped -= 1  # a bot may log freely, within the pending-lines limit
                 continue
             message["_line"] = item.number
             return message
@@ -289,10 +291,8 @@ class ProcessBot(Bot):
         stray, never taken for a later answer."""
         if self._inbox is None:
             return
-        try:
+        with self._waiting(None):
             self._drain_lines()
-        finally:
-            self._flush_unreported(None)
 
     def _drain_lines(self) -> None:
         assert self._inbox is not None
@@ -334,17 +334,8 @@ class ProcessBot(Bot):
                     "config": info.config.to_dict(), "seed": info.seed.hex()},
                    self.handshake_timeout)
         deadline = time.monotonic() + self.handshake_timeout
-        while True:
-            message = self._receive(deadline, "ready", None)
-            if message.get("type") == "ready":
-                break
-            if message.get("type") == "action" and self._ended_game:
-                self._note("stray", f"wrote line {message['_line']} after the end of game "
-                           f"{self._ended_game} (an 'action' before the 'ready' of the next "
-                           "game); skipped", None)
-            elif message.get("type") == "action":
-                self._note("unexpected", f"wrote line {message['_line']}, an 'action' "
-                           "message, while 'ready' was awaited; skipped", None)
+        with self._waiting(None):
+            message = self._await_ready(deadline)
         name = message.get("name")
         if isinstance(name, str) and name.strip():
             self.name = bot_output.sanitize(name.strip()[:60])
@@ -352,6 +343,19 @@ class ProcessBot(Bot):
         if version != PROTOCOL_VERSION:
             raise BotGone(f"speaks bot protocol {version!r}, the engine speaks "
                           f"{PROTOCOL_VERSION}", "start")
+
+    def _await_ready(self, deadline: float) -> dict[str, Any]:
+        while True:
+            message = self._receive(deadline, "ready", None)
+            if message.get("type") == "ready":
+                return message
+            if message.get("type") == "action" and self._ended_game:
+                self._note("stray", f"wrote line {message['_line']} after the end of game "
+                           f"{self._ended_game} (an 'action' before the 'ready' of the next "
+                           "game); skipped", None)
+            elif message.get("type") == "action":
+                self._note("unexpected", f"wrote line {message['_line']}, an 'action' "
+                           "message, while 'ready' was awaited; skipped", None)
 
     def next_id(self, skip: int = 0) -> int:
         """The id of the next decision; ``skip`` leaves a gap (ids only need to increase, and
@@ -379,6 +383,19 @@ class ProcessBot(Bot):
         self._send({"type": "decide", "id": ident, "view": view, "legal": legal},
                    self.time_budget)
         deadline = time.monotonic() + self.time_budget
+        with self._waiting(ident):
+            message = self._await_answer(deadline, ident)
+        text = message.get("action")
+        line = message["_line"]
+        if not isinstance(text, str):
+            raise BotError(f"answered without a string 'action' (got {text!r}) on line {line}",
+                           "no-action", ident)
+        if text.strip() not in legal:
+            raise BotError(f"answered {text!r} on line {line}, which is not one of the legal "
+                           "actions", "illegal", ident)
+        return text.strip()
+
+    def _await_answer(self, deadline: float, ident: int) -> dict[str, Any]:
         while True:
             message = self._receive(deadline, "action", ident)
             kind, line = message.get("type"), message["_line"]
@@ -389,7 +406,7 @@ class ProcessBot(Bot):
                 continue  # an unknown message type: ignored, as the protocol says
             got = message.get("id")
             if got == ident and isinstance(got, int) and not isinstance(got, bool):
-                break
+                return message
             if isinstance(got, int) and got in self._timed_out:
                 self._note("late", f"answered decision {got} on line {line}, after its time "
                            "was up; dropped", ident)
@@ -399,14 +416,6 @@ class ProcessBot(Bot):
             else:
                 self._note("wrong-id", f"answered with id {got!r} on line {line} (ids are "
                            f"numbers: the pending decision is {ident}); skipped", ident)
-        text = message.get("action")
-        if not isinstance(text, str):
-            raise BotError(f"answered without a string 'action' (got {text!r}) on line {line}",
-                           "no-action", ident)
-        if text.strip() not in legal:
-            raise BotError(f"answered {text!r} on line {line}, which is not one of the legal "
-                           "actions", "illegal", ident)
-        return text.strip()
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send a message that needs no answer (``bot-check`` sends an unknown type)."""

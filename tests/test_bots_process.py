@@ -59,6 +59,8 @@ FAULTY = textwrap.dedent("""
                     sys.stdout.write("x" * (3 << 20) + "\\n")
                 if MODE == "flood":
                     sys.stdout.write("garbage\\n" * 200_000)
+                if MODE == "floodids":
+                    sys.stdout.write((json.dumps({**answer, "id": 0}) + "\\n") * 200_000)
                 if MODE == "illegal":
                     answer["action"] = "0 fly away"
                 if MODE == "slow":
@@ -185,8 +187,9 @@ def test_a_line_over_the_size_limit_is_skipped_without_holding_it(faulty_script)
     assert f"line 5 of {(3 << 20) + 1} bytes, over the 1 MiB limit; skipped" in str(fault)
 
 
-def test_a_flooding_bot_is_cut_off_and_reported_once(faulty_script):
-    faults = _faults_of(faulty_script, "flood")
+@pytest.mark.parametrize("mode", ["flood", "floodids"])
+def test_a_flooding_bot_is_cut_off_and_reported_once(faulty_script, mode):
+    faults = _faults_of(faulty_script, mode)
     assert [f.kind for f in faults].count("flood") == 1
     assert len(faults) < 10  # not one report per garbage line
     assert "it was cut off" in str(faults[-1])
