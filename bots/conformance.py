@@ -177,6 +177,7 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
     process = bot if isinstance(bot, ProcessBot) else None
     fallback = RandomStream("bot-check")
     slowest = 0.0
+    info = GameInfo(0, script[0].state.config, b"", game="(none)")
     logger = logging.getLogger("solstice.bots")
     was_disabled, logger.disabled = logger.disabled, True  # the report says it all, once
     try:
@@ -212,16 +213,18 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
             if guard.gone:
                 break
         budget = bot.time_budget
-        report.notes.append(f"slowest answer {_ms(slowest)}" +
-                            (f" (budget {budget:g} s)" if budget is not None else ""))
+        if report.decisions:
+            report.notes.append(f"slowest answer {_ms(slowest)}" +
+                                (f" (budget {budget:g} s)" if budget is not None else ""))
         report.notes += _coverage(report.covered)
         if process is not None:
             time.sleep(0.2)  # a line written after the last 'end' is a fault too
             process.collect_stray()
-            report.faults += [f.at(bot=bot.name, seat=-1, game="after the last game")
+            report.faults += [f.at(bot=bot.name, seat=info.seat, game=info.game)
                               for f in process.take_faults()]
-            report.notes.append("ids: " + ", ".join(str(n) for n in ID_GAPS) +
-                                " ids skipped between decisions (a bot copies the id)")
+            if report.decisions > len(ID_GAPS):
+                report.notes.append("ids: " + ", ".join(str(n) for n in ID_GAPS) +
+                                    " ids skipped between decisions (a bot copies the id)")
             report.notes.append(_quit(process, report))
     finally:
         logger.disabled = was_disabled
@@ -230,8 +233,8 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
 
 
 def _quit(process: ProcessBot, report: CheckReport) -> str:
-    if process.gone_reason is not None:
-        return "quit: not checked (the program is gone)"
+    if process.gone_reason is not None or not process.started:
+        return "quit: not checked (the program is not running)"
     started = time.perf_counter()
     code = process.quit()
     took = _ms(time.perf_counter() - started)

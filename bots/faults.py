@@ -24,7 +24,8 @@ HINTS: dict[str, str] = {
     "timeout": "answer every 'decide' within the time budget (and flush stdout)",
     "stray": "send nothing after 'end' until the next 'hello' has been answered with 'ready'",
     "unexpected": "answer 'hello' with 'ready' before anything else",
-    "start": "answer 'hello' with {\"type\": \"ready\"} within the handshake time",
+    "start": "make the command start (try it in a shell), then answer 'hello' with "
+             "{\"type\": \"ready\"} within the handshake time",
     "gone": "keep running and reading stdin until 'quit' or end of input",
     "flood": "write one answer per 'decide' and a few 'log' lines, not a stream of output",
     "raised": "the bot raised an exception: see its message",

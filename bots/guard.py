@@ -60,8 +60,10 @@ class GuardedSeat:
         except Exception as exc:
             self.gone = True
             self._collect(faults)
-            self._report(Fault(getattr(exc, "kind", "start"), f"failed to start: {exc}; it "
-                               "plays random legal actions"), faults)
+            kind = exc.kind if isinstance(exc, BotError) and exc.kind in ("gone", "flood") \
+                else "start"
+            self._report(Fault(kind, f"failed to start: {exc}; it plays random legal actions"),
+                         faults)
         else:
             self._collect(faults)
 

@@ -107,7 +107,7 @@ class ProcessBot(Bot):
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
         except OSError as exc:
-            raise BotGone(f"cannot start {self.command!r}: {exc}") from exc
+            raise BotGone(f"cannot start {self.command!r}: {exc}", "start") from exc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         # Non-blocking: a write to a program that stopped reading waits in select() with a
         # deadline instead of in write() for ever (which would also block closing the pipe).
@@ -425,6 +425,11 @@ class ProcessBot(Bot):
     def collect_stray(self) -> None:
         """Note, as faults, the lines written since the last answer or ``end``."""
         self._drain_stray()
+
+    @property
+    def started(self) -> bool:
+        """Whether the program was started (a missing program never is)."""
+        return self._proc is not None
 
     @property
     def gone_reason(self) -> str | None:

@@ -257,9 +257,11 @@ def test_bot_that_never_says_ready_is_reported(faulty_script) -> None:
         bot.close()
     assert len(result.faults) == 1
     assert "failed to start: no ready within 0.3 s" in str(result.faults[0])
+    assert result.faults[0].kind == "start"
 
 
 def test_missing_program_is_reported() -> None:
     bot = make_bot("cmd:/nonexistent/solstice-bot-program")
     result = play_match([bot, make_bot("random")], "faulty/missing")
     assert len(result.faults) == 1 and "cannot start" in str(result.faults[0])
+    assert result.faults[0].kind == "start"
