@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -49,6 +49,13 @@ def configure(echo: bool = True, log_file: str | Path | None = None,
             _file = open(log_file, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
         if record_dir:
             Path(record_dir).mkdir(parents=True, exist_ok=True)
+
+
+def set_echo(echo: bool) -> None:
+    """Print bot lines to stderr or not, keeping the log file and trace settings."""
+    global _settings
+    with _lock:
+        _settings = replace(_settings, echo=echo)
 
 
 def settings() -> dict[str, Any]:

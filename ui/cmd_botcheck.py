@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from bots import bot_output
+from bots.base import Bot
 from bots.conformance import check_bot
 from bots.process_bot import ProcessBot
 from bots.registry import BotSpecError, make_bot
@@ -16,7 +17,7 @@ from bots.replay import replay_trace
 from bots.trace import TraceError
 
 
-def _bot(spec: str):
+def _bot(spec: str) -> Bot:
     try:
         return make_bot(spec)
     except BotSpecError as exc:
@@ -37,7 +38,7 @@ def bot_check(
     every answer, the handshake, ids, an unknown message type, the time budget, nothing
     written after 'end', and the exit after 'quit'. Exit 0 when clean, 1 otherwise."""
     if quiet:
-        bot_output.configure(echo=False)
+        bot_output.set_echo(False)
     bot = _bot(spec)
 
     def progress(text: str) -> None:
