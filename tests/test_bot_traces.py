@@ -140,3 +140,14 @@ def test_replay_of_a_file_that_is_no_trace_is_a_clear_error(tmp_path) -> None:
     result = CliRunner().invoke(app, ["bot-replay", str(bad), EXAMPLE])
     assert result.exit_code == 2 and f"{bad}:2: not JSON" in result.output
     assert CliRunner().invoke(app, ["bot-replay", str(bad), "greedy"]).exit_code == 2
+
+
+def test_tournament_workers_keep_bot_lines_and_traces_too(first_bot, tmp_path) -> None:
+    from bots.tournament import run_tournament
+
+    log_file, traces = tmp_path / "bots.log", tmp_path / "traces"
+    bot_output.configure(echo=False, log_file=log_file, record_dir=traces)
+    result = run_tournament(["random", first_bot], games=2, players=2, seed="w", workers=2)
+    assert result.faults == []
+    assert log_file.read_text().count("[31mhi") == 2  # one hello per game, from either worker
+    assert sorted(p.name for p in traces.iterdir()) == ["0-seat1.jsonl", "1-seat0.jsonl"]
