@@ -25,7 +25,6 @@ from bots.process_bot import ProcessBot
 from engine import (
     CHANCE,
     Action,
-    GameConfig,
     GameState,
     apply_in_place,
     is_over,
@@ -175,43 +174,10 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
     script = scripted_decisions() if script is None else script
     report = CheckReport(spec)
     process = bot if isinstance(bot, ProcessBot) else None
-    fallback = RandomStream("bot-check")
-    slowest = 0.0
-    info = GameInfo(0, script[0].state.config, b"", game="(none)")
     logger = logging.getLogger("solstice.bots")
     was_disabled, logger.disabled = logger.disabled, True  # the report says it all, once
     try:
-        for number, group in enumerate(_groups(script)):
-            first = group[0]
-            if progress is not None:
-                progress(f"{first.players} players, seed {first.seed}, seat {first.seat}")
-            guard = GuardedSeat(bot, first.seat)
-            config: GameConfig = first.state.config
-            info = GameInfo(first.seat, config, number.to_bytes(8, "big"),
-                            game=f"{first.seed}#seat{first.seat}")
-            started = time.perf_counter()
-            guard.start(info, report.faults)
-            if guard.gone:
-                break
-            if number == 0:
-                report.notes.append(f"ready: answered 'hello' as {bot.name!r} in "
-                                    f"{_ms(time.perf_counter() - started)}")
-                if process is not None:
-                    process.notify({"type": "x-unknown", "note": "a bot ignores unknown "
-                                    "message types"})
-            for index, item in enumerate(group):
-                if process is not None:
-                    process.next_id(skip=ID_GAPS[(number + index) % len(ID_GAPS)])
-                started = time.perf_counter()
-                guard.ask(item.turn(), fallback, report.faults)
-                slowest = max(slowest, time.perf_counter() - started)
-                report.decisions += 1
-                report.covered.add((item.players, item.phase, item.kind))
-                if guard.gone:
-                    break
-            bot.end({"seat": first.seat, "scores": [0] * first.players, "winner": 0})
-            if guard.gone:
-                break
+        slowest, last = _put_script(bot, script, report, progress)
         budget = bot.time_budget
         if report.decisions:
             report.notes.append(f"slowest answer {_ms(slowest)}" +
@@ -220,7 +186,7 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
         if process is not None:
             time.sleep(0.2)  # a line written after the last 'end' is a fault too
             process.collect_stray()
-            report.faults += [f.at(bot=bot.name, seat=info.seat, game=info.game)
+            report.faults += [f.at(bot=bot.name, seat=last.seat, game=last.game)
                               for f in process.take_faults()]
             if report.decisions > len(ID_GAPS):
                 report.notes.append("ids: " + ", ".join(str(n) for n in ID_GAPS) +
@@ -230,6 +196,47 @@ def check_bot(bot: Bot, spec: str, script: list[Scripted] | None = None,
         logger.disabled = was_disabled
         bot.close()
     return report
+
+
+def _put_script(bot: Bot, script: list[Scripted], report: CheckReport,
+                progress: Callable[[str], None] | None) -> tuple[float, GameInfo]:
+    """Play the script's games with ``bot``, its faults into ``report``: the slowest answer
+    (seconds) and the last game started."""
+    process = bot if isinstance(bot, ProcessBot) else None
+    fallback = RandomStream("bot-check")
+    slowest = 0.0
+    info = GameInfo(0, script[0].state.config, b"", game="(none)")
+    for number, group in enumerate(_groups(script)):
+        first = group[0]
+        if progress is not None:
+            progress(f"{first.players} players, seed {first.seed}, seat {first.seat}")
+        guard = GuardedSeat(bot, first.seat)
+        info = GameInfo(first.seat, first.state.config, number.to_bytes(8, "big"),
+                        game=f"{first.seed}#seat{first.seat}")
+        started = time.perf_counter()
+        guard.start(info, report.faults)
+        if guard.gone:
+            break
+        if number == 0:
+            report.notes.append(f"ready: answered 'hello' as {bot.name!r} in "
+                                f"{_ms(time.perf_counter() - started)}")
+            if process is not None:
+                process.notify({"type": "x-unknown", "note": "a bot ignores unknown message "
+                                "types"})
+        for index, item in enumerate(group):
+            if process is not None:
+                process.next_id(skip=ID_GAPS[(number + index) % len(ID_GAPS)])
+            started = time.perf_counter()
+            guard.ask(item.turn(), fallback, report.faults)
+            slowest = max(slowest, time.perf_counter() - started)
+            report.decisions += 1
+            report.covered.add((item.players, item.phase, item.kind))
+            if guard.gone:
+                break
+        bot.end({"seat": first.seat, "scores": [0] * first.players, "winner": 0})
+        if guard.gone:
+            break
+    return slowest, info
 
 
 def _quit(process: ProcessBot, report: CheckReport) -> str:
