@@ -488,7 +488,7 @@ class _Inbox:
 
     def put(self, item: object) -> bool:
         """Queue a line; False (and the program killed) when it floods."""
-        size = item.size if isinstance(item, _Line) else 0
+        size = _held(item)
         with self._lock:
             self._bytes += size
             flooded = (self._queue.qsize() >= MAX_PENDING_LINES or
@@ -502,9 +502,8 @@ class _Inbox:
         return True
 
     def _taken(self, item: object) -> object:
-        if isinstance(item, _Line):
-            with self._lock:
-                self._bytes -= item.size
+        with self._lock:
+            self._bytes -= _held(item)
         return item
 
     def get(self, timeout: float) -> object:
@@ -519,6 +518,11 @@ class _Inbox:
 
     def put_back(self, item: object) -> None:
         self._front.append(item)
+
+
+def _held(item: object) -> int:
+    """Bytes of memory a queued item holds (a line over the limit was dropped: none)."""
+    return len(item.text) if isinstance(item, _Line) and item.text is not None else 0
 
 
 def _read_stdout(stream: Any, inbox: _Inbox) -> None:
