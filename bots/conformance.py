@@ -62,11 +62,13 @@ def decision_kind(state: GameState, seat: int, legal: list[Action]) -> str:
     pending = state.decision
     if pending is not None and pending.seat == seat:
         return pending.kind
-    verbs = {a.text().split()[1] for a in legal}
-    for verb in ("capture", "discard", "pick", "dispatch"):
-        if verb in verbs:
-            return verb
-    return sorted(verbs)[0]
+    return kind_of_turn({a.text().split()[1] for a in legal})
+
+
+def kind_of_turn(verbs: set[str]) -> str:
+    """The kind of a decision outside a pending one, from the verbs of its legal actions."""
+    return next((verb for verb in ("capture", "discard", "pick", "dispatch") if verb in verbs),
+                min(verbs, default="?"))
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.base import GameInfo
+from bots.conformance import kind_of_turn
 from bots.faults import BotError, Fault
 from bots.process_bot import ProcessBot
 from bots.trace import RecordedGame, read_trace
@@ -57,8 +58,7 @@ def where(view: dict[str, Any], legal: list[str]) -> str:
     if isinstance(pending, dict) and pending.get("kind"):
         kind = str(pending["kind"])
     else:
-        verbs = {text.split()[1] for text in legal if len(text.split()) > 1}
-        kind = next((v for v in ("capture", "discard", "pick", "dispatch") if v in verbs), "?")
+        kind = kind_of_turn({text.split()[1] for text in legal if len(text.split()) > 1})
     return f"round {view.get('round', '?')}, {view.get('phase', '?')}/{kind}"
 
 
