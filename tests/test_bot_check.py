@@ -37,21 +37,18 @@ def test_the_script_puts_every_decision_kind_to_the_bot(script) -> None:
             {"draft", "dispatch", "resolve"}
 
 
-def test_the_python_example_bot_passes() -> None:
-    result = CliRunner().invoke(app, ["bot-check", f"cmd:{sys.executable} "
-                                      f"{EXAMPLES / 'example_bot.py'}"])
+@pytest.mark.parametrize("command, name", [
+    pytest.param(f"{sys.executable} {EXAMPLES / 'example_bot.py'}", "example", id="python"),
+    pytest.param(f"{NODE} {EXAMPLES / 'example_bot.js'}", "example-js", id="javascript",
+                 marks=pytest.mark.skipif(NODE is None, reason="node (Node.js) is not "
+                                          "installed")),
+])
+def test_the_example_bots_pass(command: str, name: str) -> None:
+    result = CliRunner().invoke(app, ["bot-check", f"cmd:{command}"])
     assert result.exit_code == 0, result.output
+    assert f"ready: answered 'hello' as {name!r}" in result.output
     assert "OK: 45 decisions of 17 kinds" in result.output
     assert "quit: exited with status 0" in result.output
-
-
-@pytest.mark.skipif(NODE is None, reason="node (Node.js) is not installed")
-def test_the_javascript_example_bot_passes() -> None:
-    result = CliRunner().invoke(app, ["bot-check", f"cmd:{NODE} "
-                                      f"{EXAMPLES / 'example_bot.js'}"])
-    assert result.exit_code == 0, result.output
-    assert "ready: answered 'hello' as 'example-js'" in result.output
-    assert "OK: 45 decisions of 17 kinds" in result.output
 
 
 def test_an_in_process_bot_is_checked_on_its_answers(script) -> None:
