@@ -26,6 +26,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots.faults import Fault
 from engine import Action, GameConfig, GameState
 from engine.randomness import RandomStream
 from engine.view import redact, view
@@ -74,6 +75,7 @@ class GameInfo:
     config: GameConfig
     seed: bytes
     extra: dict[str, Any] = field(default_factory=dict)
+    game: str = ""  # names the game in faults and trace files (a tournament's game number)
 
 
 class Bot(ABC):
@@ -95,6 +97,11 @@ class Bot(ABC):
     @abstractmethod
     def choose(self, turn: Turn) -> Action:
         """Return one of ``turn.legal``."""
+
+    def take_faults(self) -> list[Fault]:
+        """Faults the bot noticed in its own behaviour since the last call, for the guard to
+        report (a process bot: skipped lines, wrong ids). Most bots have none."""
+        return []
 
     def end(self, result: dict[str, Any]) -> None:  # noqa: B027 - optional hook
         """Called once with the final result: ``{"seat", "scores", "winner"}``."""

@@ -1,10 +1,13 @@
 """Asking a bot for an action without trusting it.
 
 A bot that raises, answers something that is not one of the legal actions, or exceeds its time
-budget gets a logged error and a random legal action is played for it, so one faulty bot never
-stops a game. A bot that is gone for good (a process bot whose program died) raises
-``BotGone``: that is reported once, and the seat then plays random legal actions without
-asking the bot again.
+budget gets a reported fault and a random legal action is played for it, so one faulty bot
+never stops a game. A bot that is gone for good (a process bot whose program died, stopped
+reading or flooded) raises ``BotGone``: that is reported once, and the seat then plays random
+legal actions without asking the bot again. Faults a bot notices itself (a process bot's
+skipped lines: ``Bot.take_faults``) are reported too; none of those costs a move.
+
+Every fault is a ``bots.faults.Fault`` naming the bot, seat, game and decision.
 """
 
 from __future__ import annotations
@@ -14,71 +17,88 @@ import time
 from collections.abc import Sequence
 
 from bots.base import Bot, GameInfo, Turn
+from bots.faults import BotError, BotGone, Fault
 from engine import Action
 from engine.randomness import RandomStream
 
+__all__ = ["BotError", "BotGone", "GuardedSeat"]
+
 log = logging.getLogger("solstice.bots")
-
-
-class BotError(Exception):
-    """A bot failed to answer one decision (garbage, timeout, ...): that move is replaced."""
-
-
-class BotGone(BotError):
-    """A bot can answer no more decisions in this game (e.g. its process died)."""
 
 
 class GuardedSeat:
     """One seat's bot plus what the guard remembers about it (whether it is gone)."""
 
-    __slots__ = ("bot", "gone", "seat")
+    __slots__ = ("asked", "bot", "game", "gone", "seat")
 
     def __init__(self, bot: Bot, seat: int) -> None:
         self.bot = bot
         self.seat = seat
         self.gone = False
+        self.game = ""
+        self.asked = 0  # decisions asked this game (numbers the faults of in-process bots)
 
-    def start(self, info: GameInfo, faults: list[str]) -> None:
+    def _report(self, fault: Fault, faults: list[Fault], replacement: str = "") -> None:
+        fault = fault.at(bot=self.bot.name, seat=self.seat, game=self.game)
+        log.error("%s%s", fault, replacement)
+        faults.append(fault)
+
+    def _collect(self, faults: list[Fault]) -> None:
+        try:
+            noticed = self.bot.take_faults()
+        except Exception:  # a broken hook of a plugin bot must not stop the game
+            return
+        for fault in noticed:
+            self._report(fault, faults)
+
+    def start(self, info: GameInfo, faults: list[Fault]) -> None:
         """Start the bot; one that fails to (e.g. a process bot that fails its handshake) is
         reported and plays random legal actions."""
+        self.game, self.asked = info.game, 0
         try:
             self.bot.start(info)
         except Exception as exc:
             self.gone = True
-            reason = (f"bot {self.bot.name!r} (seat {self.seat}) failed to start: {exc}; it "
-                      "plays random legal actions")
-            log.error("%s", reason)
-            faults.append(reason)
+            self._collect(faults)
+            kind = exc.kind if isinstance(exc, BotError) and exc.kind in ("gone", "flood") \
+                else "start"
+            self._report(Fault(kind, f"failed to start: {exc}; it plays random legal actions"),
+                         faults)
+        else:
+            self._collect(faults)
 
-    def ask(self, turn: Turn, fallback: RandomStream, faults: list[str]) -> Action:
-        """The bot's action if it is legal and in time, else a random legal one (logged)."""
+    def ask(self, turn: Turn, fallback: RandomStream, faults: list[Fault]) -> Action:
+        """The bot's action if it is legal and in time, else a random legal one (reported)."""
         legal: Sequence[Action] = turn.legal
         if self.gone:
             return legal[fallback.randbelow(len(legal))]
-        who = f"bot {self.bot.name!r} (seat {self.seat})"
+        self.asked += 1
         started = time.perf_counter()
+        fault: Fault | None = None
         try:
             action = self.bot.choose(turn)
         except BotGone as exc:
             self.gone = True
-            reason = f"{who} is gone: {exc}; it plays random legal actions from now on"
+            fault = Fault(exc.kind, f"is gone: {exc}; it plays random legal actions from now "
+                          "on", decision=exc.decision)
         except BotError as exc:
-            reason = f"{who} failed: {exc}"
+            fault = Fault(exc.kind, f"failed: {exc}", decision=exc.decision)
         except Exception as exc:
-            reason = f"{who} raised {type(exc).__name__}: {exc}"
+            fault = Fault("raised", f"raised {type(exc).__name__}: {exc}", decision=self.asked)
         else:
             elapsed = time.perf_counter() - started
             budget = self.bot.time_budget
             if budget is not None and elapsed > budget:
-                reason = (f"{who} took {elapsed:.3f} s, over its budget of {budget:g} s "
-                          f"(its answer {_text(action)} is ignored)")
-            elif _is_one_of(action, legal):
-                return action
-            else:
-                reason = f"{who} answered an illegal action {_text(action)}"
+                fault = Fault("slow", f"took {elapsed:.3f} s, over its budget of {budget:g} s "
+                              f"(its answer {_text(action)} is ignored)", decision=self.asked)
+            elif not _is_one_of(action, legal):
+                fault = Fault("illegal", f"answered an illegal action {_text(action)}",
+                              decision=self.asked)
+        self._collect(faults)
+        if fault is None:
+            return action
         choice = legal[fallback.randbelow(len(legal))]
-        log.error("%s; playing %s for it instead", reason, choice.text())
-        faults.append(reason)
+        self._report(fault, faults, f"; playing {choice.text()} for it instead")
         return choice
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bots.base import Bot, GameInfo, Turn
+from bots.faults import Fault
 from bots.guard import GuardedSeat
 from engine import (
     CHANCE,
@@ -42,7 +43,7 @@ class MatchResult:
     ranking: tuple[int, ...]      # seats, winner first
     rounds: int
     actions: int
-    faults: tuple[str, ...] = ()  # bot errors replaced by a random legal action
+    faults: tuple[Fault, ...] = ()  # bot faults (most replaced by a random legal action)
     decisions: tuple[int, ...] = ()         # decisions asked of each seat's bot
     # wall-clock time each seat's bot spent on them: not part of a game's (replayable) outcome
     think_seconds: tuple[float, ...] = field(default=(), compare=False)
@@ -53,9 +54,11 @@ class MatchResult:
 
 
 def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
-               config: GameConfig | None = None, keep_log: bool = False,
-               on_state: Callable[[GameState], None] | None = None) -> MatchResult:
-    """Play a complete game; seat i is played by ``bots[i]``."""
+               config: GameConfig | None = None, keep_log: bool = True,
+               on_state: Callable[[GameState], None] | None = None,
+               game: str = "") -> MatchResult:
+    """Play a complete game; seat i is played by ``bots[i]``. ``game`` names the game in
+    faults and bot traces (default: the seed)."""
     stream = RandomStream(seed)
     table = stream.fork("table")
     if config is None:
@@ -65,11 +68,12 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     state = new_game(config, deck, keep_log=keep_log)
     chance = stream.fork("chance")
     fallback = stream.fork("fallback")
-    faults: list[str] = []
+    faults: list[Fault] = []
+    game = game or str(seed)
     seats = [GuardedSeat(bot, seat) for seat, bot in enumerate(bots)]
     for seat, guarded in enumerate(seats):
         seed_bytes = stream.fork(f"bot{seat}").word().to_bytes(8, "big")
-        guarded.start(GameInfo(seat, config, seed_bytes), faults)
+        guarded.start(GameInfo(seat, config, seed_bytes, game=game), faults)
     actions = 0
     decisions = [0] * len(bots)
     think = [0.0] * len(bots)

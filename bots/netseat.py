@@ -13,6 +13,7 @@ from typing import TextIO
 import trio
 
 from bots.base import Bot, GameInfo, Turn
+from bots.faults import Fault
 from bots.guard import GuardedSeat
 from engine import Action
 from engine.randomness import RandomStream
@@ -30,15 +31,15 @@ def bot_chooser(bot: Bot, out: TextIO = sys.stderr) -> Chooser:
     the peer stays in the game and plays random legal actions from then on."""
     guard: GuardedSeat | None = None
     fallback = RandomStream(secrets.token_bytes(16))
-    faults: list[str] = []
+    faults: list[Fault] = []
 
     async def choose(session: GameSession, legal: list[Action]) -> Action:
         nonlocal guard
         assert session.engine is not None and session.my_seat is not None
         if guard is None:
             guard = GuardedSeat(bot, session.my_seat)
-            guard.start(GameInfo(session.my_seat, session.config, secrets.token_bytes(16)),
-                        faults)
+            guard.start(GameInfo(session.my_seat, session.config, secrets.token_bytes(16),
+                                 game=session.game_id), faults)
         turn = Turn(session.engine.clone(), session.my_seat, legal)
         budget = bot.time_budget
         deadline = 2 * budget + 1 if budget is not None else HARD_LIMIT

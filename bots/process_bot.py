@@ -5,35 +5,66 @@ line; the engine side (this module) sends ``hello`` at the start of every game a
 ``ready``, sends one ``decide`` per decision and waits for the ``action`` with the same ``id``,
 sends ``end`` after the game and ``quit`` when it stops the program.
 
-Timeouts are enforced here: a reader thread queues the program's lines, and the engine waits
-at most ``time_budget`` seconds per decision. A late answer carries an old ``id`` and is dropped.
+Nothing the program does can hang or swamp the client:
+
+- writes have a deadline (the pipe to a program that stops reading fills up): past it the
+  program is abandoned (killed) and the seat plays random legal actions; the pipe is
+  non-blocking, so closing it never waits either;
+- a reader thread reads stdout in lines of at most ``MAX_LINE`` bytes (a longer line is
+  skipped and reported) and at most ``MAX_PENDING_BYTES`` / ``MAX_PENDING_LINES`` wait unread;
+  a program that writes more, or more than ``MAX_SKIPPED`` useless lines while one decision is
+  pending, floods: it is cut off (killed) and reported once;
+- every line that is not the awaited answer is skipped and reported as a ``Fault`` with its
+  line number and text (see ``take_faults``), so one bad line costs no move.
+
+A bot's ``log`` messages and stderr lines go to ``bots.bot_output`` (printed with the bot and
+seat, kept with ``--bot-log``); ``--record-bot`` writes the traffic to a trace (``bots.trace``).
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import json
-import logging
+import os
 import queue
+import select
 import shlex
 import subprocess
 import threading
 import time
 import weakref
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
+from bots import bot_output
 from bots.base import Bot, GameInfo, Turn
-from bots.guard import BotError, BotGone
+from bots.faults import BotError, BotGone, Fault
+from bots.trace import TraceWriter, trace_path
 from engine import Action
 
 PROTOCOL_VERSION = 1
 DEFAULT_TIME_BUDGET = 10.0   # seconds per decision
 HANDSHAKE_TIMEOUT = 10.0     # seconds for "ready" (interpreters can be slow to start)
+QUIT_GRACE = 1.0             # seconds a program has to exit after "quit" before it is killed
+MAX_LINE = 1 << 20           # bytes in one line from a bot (a decide's answer is ~50)
+MAX_PENDING_LINES = 10_000   # lines waiting unread before the bot counts as flooding
+MAX_PENDING_BYTES = 16 << 20
+MAX_SKIPPED = 1_000          # useless lines during one wait before the bot counts as flooding
+MAX_JOINED_LINES = 500       # lines of one pretty-printed message that are put back together
+MAX_REPORTED = 5             # skipped lines reported one by one per wait (then counted)
 
-log = logging.getLogger("solstice.bots.process")
 
-_EOF = object()  # the reader thread's marker: the program closed its stdout
+@dataclass(frozen=True, slots=True)
+class _Line:
+    number: int
+    text: str | None   # None: the line was longer than MAX_LINE and was dropped
+    size: int
+
+
+_EOF = object()    # the reader thread's markers: the program closed its stdout ...
+_FLOOD = object()  # ... or wrote more than may wait unread
 
 
 class ProcessBot(Bot):
@@ -42,7 +73,8 @@ class ProcessBot(Bot):
     description = "a bot program speaking the JSON-lines bot protocol (cmd:COMMAND)"
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIME_BUDGET,
-                 handshake_timeout: float = HANDSHAKE_TIMEOUT) -> None:
+                 handshake_timeout: float = HANDSHAKE_TIMEOUT,
+                 output: bot_output.BotLines | None = None) -> None:
         self.command = command
         self.argv = shlex.split(command)
         if not self.argv:
@@ -50,32 +82,53 @@ class ProcessBot(Bot):
         self.name = f"cmd:{command}"
         self.time_budget = float(timeout)
         self.handshake_timeout = float(handshake_timeout)
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[object] = queue.Queue()
-        self._stderr: collections.deque[str] = collections.deque(maxlen=20)
+        self.output = output or bot_output.BotLines()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._inbox: _Inbox | None = None
+        self._stderr: deque[str] = deque(maxlen=20)
         self._next_id = 0
         self._dead: str | None = None
+        self._dead_kind = "gone"
+        self._faults: list[Fault] = []
+        self._skipped = self._noted = 0  # lines skipped / reported in the current wait
+        self._unreported: dict[str, int] = {}
+        self._timed_out: set[int] = set()
+        self._seat: int | None = None
+        self._game = ""
+        self._ended_game: str | None = None
+        self._trace: TraceWriter | None = None
         self._finalizer: weakref.finalize | None = None
+        self.exit_code: int | None = None  # after ``quit``: the program's status (None: killed)
 
     # -- process management ----------------------------------------------------------------
 
     def _spawn(self) -> None:
         try:
-            proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-                bufsize=1)
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
         except OSError as exc:
-            raise BotGone(f"cannot start {self.command!r}: {exc}") from exc
+            raise BotGone(f"cannot start {self.command!r}: {exc}", "start") from exc
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        # Non-blocking: a write to a program that stopped reading waits in select() with a
+        # deadline instead of in write() for ever (which would also block closing the pipe).
+        os.set_blocking(proc.stdin.fileno(), False)
         self._proc = proc
+        self._inbox = _Inbox(proc)
         # Killing the child when the bot object goes away keeps crashed runs from leaving
         # orphaned bot programs behind.
         self._finalizer = weakref.finalize(self, _terminate, proc)
-        threading.Thread(target=_pump, args=(proc.stdout, self._lines), daemon=True).start()
-        threading.Thread(target=_drain, args=(proc.stderr, self._stderr, self.name),
+        threading.Thread(target=_read_stdout, args=(proc.stdout, self._inbox),
                          daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(proc.stderr,), daemon=True).start()
 
-    def _died(self, what: str) -> BotGone:
+    def _read_stderr(self, stream: Any) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := stream.readline(MAX_LINE):
+                line = chunk.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr.append(bot_output.sanitize(line, 200))
+                self.output.emit(self.name, self._seat, " stderr", line)
+
+    def _died(self, what: str, kind: str = "gone", decision: int | None = None) -> BotGone:
         proc = self._proc
         code = None
         if proc is not None:
@@ -87,136 +140,429 @@ class ProcessBot(Bot):
         detail = f"exit code {code}" if code is not None else "still running"
         tail = " | ".join(self._stderr)
         self._dead = f"{what} ({detail})" + (f"; its stderr ends: {tail}" if tail else "")
-        return BotGone(self._dead)
+        self._dead_kind = kind
+        return BotGone(self._dead, kind, decision)
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _abandon(self, what: str, kind: str, decision: int | None = None) -> BotGone:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+        return self._died(what, kind, decision)
+
+    def _send(self, message: dict[str, Any], timeout: float) -> None:
         if self._dead is not None:
-            raise BotGone(self._dead)
+            raise BotGone(self._dead, self._dead_kind)
         proc = self._proc
         assert proc is not None and proc.stdin is not None
-        try:
-            proc.stdin.write(json.dumps(message, separators=(",", ":")) + "\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError) as exc:
-            raise self._died(f"the bot program {self.command!r} died ({exc})") from None
-
-    def _receive(self, deadline: float, waiting_for: str) -> dict[str, Any]:
-        """The next message object, or BotError on timeout / garbage, BotGone on death."""
-        while True:
+        data = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode())
+        if self._trace is not None:
+            self._trace.sent(message)
+        fd = proc.stdin.fileno()
+        deadline = time.monotonic() + timeout
+        while data:
+            try:
+                data = data[os.write(fd, data):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                raise self._died(f"the bot program {self.command!r} died ({exc})") from None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotError(f"no {waiting_for} within {self._budget_text(waiting_for)}")
-            try:
-                line = self._lines.get(timeout=remaining)
-            except queue.Empty:
+                raise self._abandon(f"stopped reading its input: a {message['type']!r} message "
+                                    f"was not taken within {timeout:g} s; the program was "
+                                    "stopped", "gone")
+            select.select([], [fd], [], remaining)
+
+    def _note(self, kind: str, message: str, decision: int | None) -> None:
+        self._noted += 1
+        if self._noted > MAX_REPORTED:
+            self._unreported[kind] = self._unreported.get(kind, 0) + 1
+        else:
+            self._faults.append(Fault(kind, message, decision=decision))
+
+    @contextlib.contextmanager
+    def _waiting(self, decision: int | None) -> Iterator[None]:
+        """One wait for an answer (or for ``ready``): its skipped lines are counted together,
+        for the flood limit and so that only the first few are reported one by one."""
+        self._skipped = self._noted = 0
+        self._unreported = {}
+        try:
+            yield
+        finally:
+            for kind, count in self._unreported.items():
+                self._faults.append(Fault(kind, f"wrote {count} more lines of this kind, "
+                                          "skipped (not reported one by one)",
+                                          decision=decision))
+            self._unreported = {}
+
+    def _lines(self, deadline: float) -> Any:
+        """The next item from the reader thread, or None at the deadline."""
+        assert self._inbox is not None
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        try:
+            return self._inbox.get(timeout=remaining)
+        except queue.Empty:
+            return None
+
+    def _receive(self, deadline: float, waiting_for: str,
+                 decision: int | None) -> dict[str, Any]:
+        """The next message object; skipped lines are noted as faults (counted per wait, see
+        ``_waiting``). BotError on timeout, BotGone on death or flooding."""
+        joined: list[_Line] = []  # the lines of a message that may be pretty-printed
+        while True:
+            item = self._lines(deadline)
+            if item is None:
+                if joined:
+                    self._note_unparsed(joined, decision)
+                what = ("no answer to decision " + str(decision) if decision is not None
+                        else f"no {waiting_for}")
+                raise BotError(f"{what} within {self._budget_text(waiting_for)}", "timeout",
+                               decision)
+            if item is _EOF:
+                raise self._died(f"the bot program {self.command!r} died (closed its output)",
+                                 "gone", decision)
+            if item is _FLOOD:
+                raise self._died(f"flooded its output (more than {MAX_PENDING_LINES} lines or "
+                                 f"{MAX_PENDING_BYTES >> 20} MiB unread); it was cut off",
+                                 "flood", decision)
+            self._skipped += 1
+            if self._skipped > MAX_SKIPPED:
+                raise self._abandon(f"flooded its output ({MAX_SKIPPED} lines without the "
+                                    f"awaited {waiting_for}); it was cut off", "flood",
+                                    decision)
+            assert isinstance(item, _Line)
+            if self._trace is not None:
+                self._trace.received(item.number, item.text if item.text is not None else
+                                     f"(a line of {item.size} bytes, dropped)")
+            if item.text is None:
+                self._note("long-line", f"wrote line {item.number} of {item.size} bytes, over "
+                           f"the {MAX_LINE >> 20} MiB limit; skipped", decision)
                 continue
-            if line is _EOF:
-                raise self._died(f"the bot program {self.command!r} died (closed its output)")
-            assert isinstance(line, str)
-            if not line.strip():
+            if not item.text.strip():
                 continue
-            try:
-                message = json.loads(line)
-            except json.JSONDecodeError:
-                raise BotError(f"answered garbage (not JSON): {line[:200]!r}") from None
+            message = _parse(item.text)
+            if message is None and (joined or item.text.lstrip().startswith("{")):
+                joined.append(item)
+                message = _parse("\n".join(line.text or "" for line in joined))
+                if message is None:
+                    if len(joined) >= MAX_JOINED_LINES:
+                        self._note_unparsed(joined, decision)
+                        joined = []
+                    continue
+                first, last = joined[0].number, joined[-1].number
+                if first != last:
+                    self._note("multi-line", f"wrote one message over lines {first}-{last} "
+                               "(pretty-printed JSON); the protocol wants one message per "
+                               "line", decision)
+                joined = []
+            elif joined:
+                self._note_unparsed(joined, decision)
+                joined = []
+            if message is None:
+                self._note("not-json", f"wrote line {item.number}, which is not JSON: "
+                           f"{_show(item.text)}; skipped", decision)
+                continue
             if not isinstance(message, dict):
-                raise BotError(f"answered garbage (not a JSON object): {line[:200]!r}")
-            if message.get("type") == "log":
-                log.info("%s says: %s", self.name, message.get("message"))
+                self._note("not-object", f"wrote line {item.number}, which is not a JSON "
+                           f"object: {_show(item.text)}; skipped", decision)
                 continue
+            if message.get("type") == "log":
+                self.output.emit(self.name, self._seat, "", str(message.get("message", "")))
+                self._skipped -= 1  # a bot may log freely, within the pending-lines limit
+                continue
+            message["_line"] = item.number
             return message
+
+    def _note_unparsed(self, lines: list[_Line], decision: int | None) -> None:
+        first, last = lines[0].number, lines[-1].number
+        span = f"line {first}" if first == last else f"lines {first}-{last}"
+        text = "\n".join(line.text or "" for line in lines)
+        self._note("not-json", f"wrote {span}, which is not JSON: {_show(text)}; skipped",
+                   decision)
 
     def _budget_text(self, waiting_for: str) -> str:
         budget = self.handshake_timeout if waiting_for == "ready" else self.time_budget
         return f"{budget:g} s"
 
-    # -- the Bot interface -----------------------------------------------------------------
+    def _drain_stray(self) -> None:
+        """Lines that arrived since the last game's ``end`` (or the last answer): reported as
+        stray, never taken for a later answer."""
+        if self._inbox is None:
+            return
+        with self._waiting(None):
+            self._drain_lines()
+
+    def _drain_lines(self) -> None:
+        assert self._inbox is not None
+        while True:
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if not isinstance(item, _Line):
+                self._inbox.put_back(item)  # EOF / flood: seen by the next receive
+                return
+            if self._trace is not None and item.text is not None:
+                self._trace.received(item.number, item.text)
+            message = _parse(item.text or "")
+            if isinstance(message, dict) and message.get("type") == "log":
+                self.output.emit(self.name, self._seat, "", str(message.get("message", "")))
+                continue
+            if item.text is not None and not item.text.strip():
+                continue
+            after = (f"after the end of game {self._ended_game}" if self._ended_game
+                     else "after its last answer")
+            self._note("stray", f"wrote line {item.number} {after}, with no decision "
+                       f"pending: {_show(item.text or '')}; skipped", None)
+
+    # -- the protocol ----------------------------------------------------------------------
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
+        self._seat, self._game = info.seat, info.game
         if self._dead is not None:
-            raise BotGone(self._dead)
+            raise BotGone(self._dead, self._dead_kind)
         if self._proc is None:
             self._spawn()
+        self._drain_stray()
+        directory = bot_output.record_dir()
+        if directory is not None:
+            self._trace = TraceWriter(trace_path(directory, info.game or "game", info.seat))
         self._send({"type": "hello", "protocol": PROTOCOL_VERSION, "seat": info.seat,
-                    "config": info.config.to_dict(), "seed": info.seed.hex()})
+                    "config": info.config.to_dict(), "seed": info.seed.hex()},
+                   self.handshake_timeout)
         deadline = time.monotonic() + self.handshake_timeout
-        while True:
-            message = self._receive(deadline, "ready")
-            if message.get("type") == "ready":
-                break
-            # anything else before "ready" (e.g. a stale answer) is ignored, as the spec says
+        with self._waiting(None):
+            message = self._await_ready(deadline)
         name = message.get("name")
         if isinstance(name, str) and name.strip():
-            self.name = name.strip()[:60]
+            self.name = bot_output.sanitize(name.strip()[:60])
         version = message.get("protocol", PROTOCOL_VERSION)
         if version != PROTOCOL_VERSION:
             raise BotGone(f"speaks bot protocol {version!r}, the engine speaks "
-                          f"{PROTOCOL_VERSION}")
+                          f"{PROTOCOL_VERSION}", "start")
+
+    def _await_ready(self, deadline: float) -> dict[str, Any]:
+        while True:
+            message = self._receive(deadline, "ready", None)
+            if message.get("type") == "ready":
+                return message
+            if message.get("type") == "action" and self._ended_game:
+                self._note("stray", f"wrote line {message['_line']} after the end of game "
+                           f"{self._ended_game} (an 'action' before the 'ready' of the next "
+                           "game); skipped", None)
+            elif message.get("type") == "action":
+                self._note("unexpected", f"wrote line {message['_line']}, an 'action' "
+                           "message, while 'ready' was awaited; skipped", None)
+
+    def next_id(self, skip: int = 0) -> int:
+        """The id of the next decision; ``skip`` leaves a gap (ids only need to increase, and
+        ``bot-check`` makes sure a bot copies them rather than counting)."""
+        self._next_id += 1 + skip
+        return self._next_id
+
+    def ask(self, view: dict[str, Any], legal: list[str], ident: int | None = None) -> str:
+        """Send one ``decide`` and return the bot's answer, one of ``legal``."""
+        if ident is None:
+            ident = self.next_id()
+        try:
+            answer = self._ask(view, legal, ident)
+        except BotError as exc:
+            if exc.kind == "timeout":
+                self._timed_out.add(ident)
+            if self._trace is not None:
+                self._trace.outcome(ident, None, str(exc))
+            raise
+        if self._trace is not None:
+            self._trace.outcome(ident, answer, None)
+        return answer
+
+    def _ask(self, view: dict[str, Any], legal: list[str], ident: int) -> str:
+        self._send({"type": "decide", "id": ident, "view": view, "legal": legal},
+                   self.time_budget)
+        deadline = time.monotonic() + self.time_budget
+        with self._waiting(ident):
+            message = self._await_answer(deadline, ident)
+        text = message.get("action")
+        line = message["_line"]
+        if not isinstance(text, str):
+            raise BotError(f"answered without a string 'action' (got {text!r}) on line {line}",
+                           "no-action", ident)
+        if text.strip() not in legal:
+            raise BotError(f"answered {text!r} on line {line}, which is not one of the legal "
+                           "actions", "illegal", ident)
+        return text.strip()
+
+    def _await_answer(self, deadline: float, ident: int) -> dict[str, Any]:
+        while True:
+            message = self._receive(deadline, "action", ident)
+            kind, line = message.get("type"), message["_line"]
+            if kind == "ready":
+                self._note("unexpected", f"wrote line {line}, a 'ready' message, while decision "
+                           f"{ident} was pending; skipped", ident)
+            if kind != "action":
+                continue  # an unknown message type: ignored, as the protocol says
+            got = message.get("id")
+            if got == ident and isinstance(got, int) and not isinstance(got, bool):
+                return message
+            if isinstance(got, int) and got in self._timed_out:
+                self._note("late", f"answered decision {got} on line {line}, after its time "
+                           "was up; dropped", ident)
+            elif isinstance(got, int) and not isinstance(got, bool):
+                self._note("wrong-id", f"answered with id {got} on line {line}, but the "
+                           f"pending decision is {ident}; skipped", ident)
+            else:
+                self._note("wrong-id", f"answered with id {got!r} on line {line} (ids are "
+                           f"numbers: the pending decision is {ident}); skipped", ident)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        """Send a message that needs no answer (``bot-check`` sends an unknown type)."""
+        with contextlib.suppress(BotGone):
+            self._send(message, QUIT_GRACE)
+
+    def collect_stray(self) -> None:
+        """Note, as faults, the lines written since the last answer or ``end``."""
+        self._drain_stray()
+
+    @property
+    def started(self) -> bool:
+        """Whether the program was started (a missing program never is)."""
+        return self._proc is not None
+
+    @property
+    def gone_reason(self) -> str | None:
+        """Why the program can play no more (it died, stopped reading, flooded), or None."""
+        return self._dead
+
+    def take_faults(self) -> list[Fault]:
+        faults, self._faults = self._faults, []
+        return faults
+
+    # -- the Bot interface -----------------------------------------------------------------
 
     def choose(self, turn: Turn) -> Action:
-        self._next_id += 1
-        ident = self._next_id
         by_text = {a.text(): a for a in turn.legal}
-        self._send({"type": "decide", "id": ident, "view": turn.view,
-                    "legal": list(by_text)})
-        deadline = time.monotonic() + self.time_budget
-        while True:
-            message = self._receive(deadline, "action")
-            if message.get("type") != "action" or message.get("id") != ident:
-                continue  # a late answer to an earlier decision, or an unknown message type
-            text = message.get("action")
-            if not isinstance(text, str):
-                raise BotError(f"answered garbage: 'action' must be a string, got {text!r}")
-            action = by_text.get(text.strip())
-            if action is None:
-                raise BotError(f"answered {text!r}, which is not one of the legal actions")
-            return action
+        return by_text[self.ask(turn.view, list(by_text))]
 
     def end(self, result: dict[str, Any]) -> None:
         if self._dead is None and self._proc is not None:
             with contextlib.suppress(BotGone):  # already reported; a dead program hears nothing
-                self._send({"type": "end", **result})
+                self._send({"type": "end", **result}, QUIT_GRACE)
+        self._ended_game = self._game or "?"
+        if self._trace is not None:
+            self._trace.close()
+            self._trace = None
 
-    def close(self) -> None:
+    def quit(self) -> int | None:
+        """Send ``quit`` and give the program ``QUIT_GRACE`` seconds to exit; then make sure
+        it is gone. The program's exit status, or None when it had to be killed."""
         proc = self._proc
         if proc is None:
-            return
+            return None
         if self._dead is None and proc.poll() is None:
             with contextlib.suppress(BotGone):
-                self._send({"type": "quit"})
+                self._send({"type": "quit"}, QUIT_GRACE)
+        try:
+            self.exit_code = proc.wait(timeout=QUIT_GRACE)
+        except subprocess.TimeoutExpired:
+            self.exit_code = None
         if self._finalizer is not None:
             self._finalizer()
+        return self.exit_code
+
+    def close(self) -> None:
+        self.quit()
 
 
-def _pump(stream: Any, lines: queue.Queue[object]) -> None:
+class _Inbox:
+    """The queue between the reader thread and the engine, with the flood limits."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._front: list[object] = []
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._proc = proc
+
+    def put(self, item: object) -> bool:
+        """Queue a line; False (and the program killed) when it floods."""
+        size = _held(item)
+        with self._lock:
+            self._bytes += size
+            flooded = (self._queue.qsize() >= MAX_PENDING_LINES or
+                       self._bytes > MAX_PENDING_BYTES)
+        if flooded:
+            with contextlib.suppress(OSError):
+                self._proc.kill()
+            self._queue.put(_FLOOD)
+            return False
+        self._queue.put(item)
+        return True
+
+    def _taken(self, item: object) -> object:
+        with self._lock:
+            self._bytes -= _held(item)
+        return item
+
+    def get(self, timeout: float) -> object:
+        if self._front:
+            return self._front.pop()
+        return self._taken(self._queue.get(timeout=timeout))
+
+    def get_nowait(self) -> object:
+        if self._front:
+            return self._front.pop()
+        return self._taken(self._queue.get_nowait())
+
+    def put_back(self, item: object) -> None:
+        self._front.append(item)
+
+
+def _held(item: object) -> int:
+    """Bytes of memory a queued item holds (a line over the limit was dropped: none)."""
+    return len(item.text) if isinstance(item, _Line) and item.text is not None else 0
+
+
+def _read_stdout(stream: Any, inbox: _Inbox) -> None:
+    number = 0
+    with contextlib.suppress(OSError, ValueError):
+        while chunk := stream.readline(MAX_LINE + 1):
+            number += 1
+            if len(chunk) > MAX_LINE and not chunk.endswith(b"\n"):
+                size = len(chunk)
+                while (more := stream.readline(MAX_LINE + 1)) and size < (1 << 62):
+                    size += len(more)
+                    if more.endswith(b"\n"):
+                        break
+                line = _Line(number, None, size)
+            else:
+                line = _Line(number, chunk.decode("utf-8", "replace").rstrip("\r\n"),
+                             len(chunk))
+            if not inbox.put(line):
+                return
+    inbox.put(_EOF)
+
+
+def _parse(text: str) -> Any:
     try:
-        for line in stream:
-            lines.put(line)
-    except (OSError, ValueError):
-        pass
-    lines.put(_EOF)
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
 
 
-def _drain(stream: Any, tail: collections.deque[str], name: str) -> None:
-    try:
-        for line in stream:
-            line = line.rstrip("\n")
-            tail.append(line)
-            log.debug("%s stderr: %s", name, line)
-    except (OSError, ValueError):
-        pass
+def _show(text: str) -> str:
+    return repr(bot_output.sanitize(text, 120))
 
 
-def _terminate(proc: subprocess.Popen[str]) -> None:
+def _terminate(proc: subprocess.Popen[bytes]) -> None:
     """Close stdin (a well-behaved bot exits on end of input), then insist."""
-    try:
+    with contextlib.suppress(OSError):
         if proc.stdin is not None:
             proc.stdin.close()
-    except OSError:
-        pass
     try:
-        proc.wait(timeout=1.0)
+        proc.wait(timeout=QUIT_GRACE)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()

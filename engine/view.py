@@ -145,4 +145,5 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
         break
     d.omniscient = True
     d.keep_log = False
+    d.log = []  # a search never reads the log: do not copy it on every clone
     return d

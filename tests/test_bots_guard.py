@@ -52,7 +52,10 @@ def _play(bot: Bot, seed: str = "guard"):
 def test_a_bot_that_raises_gets_a_random_move(caplog) -> None:
     with caplog.at_level(logging.ERROR, logger="solstice.bots"):
         result = _play(FaultyBot("raise"))
-    assert result.faults == ("bot 'faulty-raise' (seat 0) raised RuntimeError: boom",)
+    [fault] = result.faults
+    assert str(fault) == ("bot 'faulty-raise' (seat 0, game guard, decision 3) raised "
+                          "RuntimeError: boom")
+    assert (fault.kind, fault.seat, fault.decision) == ("raised", 0, 3)
     [record] = [r for r in caplog.records if "boom" in r.getMessage()]
     assert "playing 0 " in record.getMessage()  # names the replacement action
 
@@ -60,32 +63,32 @@ def test_a_bot_that_raises_gets_a_random_move(caplog) -> None:
 def test_an_illegal_answer_gets_a_random_move() -> None:
     result = _play(FaultyBot("illegal"))
     assert len(result.faults) == 1
-    assert "answered an illegal action '0 choose nonsense'" in result.faults[0]
+    assert "answered an illegal action '0 choose nonsense'" in str(result.faults[0])
 
 
 def test_a_garbage_answer_gets_a_random_move() -> None:
     result = _play(FaultyBot("garbage"))
     assert len(result.faults) == 1
-    assert "answered an illegal action 'not an action'" in result.faults[0]
+    assert "answered an illegal action 'not an action'" in str(result.faults[0])
 
 
 def test_a_bot_over_its_time_budget_gets_a_random_move() -> None:
     result = _play(FaultyBot("slow", budget=0.02))
-    assert len(result.faults) == 1
-    assert "over its budget of 0.02 s" in result.faults[0]
+    assert len(result.faults) == 1 and result.faults[0].kind == "slow"
+    assert "over its budget of 0.02 s" in str(result.faults[0])
     # Without a budget the same slow answer is accepted.
     assert _play(FaultyBot("slow", budget=None)).faults == ()
 
 
 def test_a_bot_that_fails_to_start_plays_randomly() -> None:
     result = _play(FaultyBot("start"))
-    assert len(result.faults) == 1 and "failed to start: cannot start" in result.faults[0]
+    assert len(result.faults) == 1 and "failed to start: cannot start" in str(result.faults[0])
 
 
 def test_a_gone_bot_is_reported_once_and_not_asked_again() -> None:
     bot = FaultyBot("gone", at=2)
     result = _play(bot)
-    assert len(result.faults) == 1 and "is gone: the connection is lost" in result.faults[0]
+    assert len(result.faults) == 1 and "is gone: the connection is lost" in str(result.faults[0])
     assert bot.count == 2
 
 

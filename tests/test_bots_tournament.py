@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from typer.testing import CliRunner
 
+from bots.faults import Fault
 from bots.registry import BotSpecError
 from bots.tournament import (
     GameRecord,
@@ -80,7 +81,8 @@ def test_json_output_has_exactly_the_specified_shape() -> None:
     assert list(data["results"]) == ["greedy", "random"]
     for entry in data["results"].values():
         assert list(entry) == ["wins", "win_rate", "ci95", "mean_score", "by_seat",
-                               "by_faction"]
+                               "by_faction", "faults"]
+        assert entry["faults"] == 0
         assert isinstance(entry["wins"], int)
         assert entry["win_rate"] == round(entry["wins"] / 6, 4)
         lo, hi = entry["ci95"]
@@ -195,6 +197,8 @@ def test_live_progress_shows_rate_time_left_and_every_bots_running_win_rate() ->
 
 def test_fault_text_from_a_bot_cannot_drive_the_terminal() -> None:
     record = GameRecord(0, "s/0", ("a", "b"), ("black", "white"), (1, 0), 0, 2, (1, 1),
-                        (0.0, 0.0), ("bot 'a' raised ValueError: \x1b[2Jgone",))
+                        (0.0, 0.0), (Fault("raised", "raised ValueError: \x1b[2Jgone",
+                                           bot="a", seat=0),))
     lines = text_report(_result([record]))
-    assert lines[-1].endswith("first: bot 'a' raised ValueError: ?[2Jgone")
+    assert "\x1b" not in lines[-1]
+    assert lines[-1].endswith("raised ValueError: ?[2Jgone")

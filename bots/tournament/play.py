@@ -63,7 +63,7 @@ def play_one(job: GameJob) -> GameRecord:
                             f"{job.expect}")
     specs = seating(job.bots, job.players, job.game)
     deal = deal_seed(job.seed, job.players, job.game)
-    result = play_match(_bots_for(specs, job.build), deal)
+    result = play_match(_bots_for(specs, job.build), deal, game=str(job.game))
     per_decision = tuple(round(t / n, 6) if n else 0.0
                          for t, n in zip(result.think_seconds, result.decisions, strict=True))
     return GameRecord(job.game, deal, tuple(specs), result.config.factions, result.scores,

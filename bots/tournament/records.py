@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from bots.faults import Fault
 from bots.tournament.schedule import Settings, Shard
 
 FORMAT = 1
@@ -41,7 +42,7 @@ class GameRecord:
     rounds: int
     decisions: tuple[int, ...]        # decisions each seat's bot was asked for
     seconds_per_decision: tuple[float, ...] = field(compare=False)  # wall clock, per seat
-    faults: tuple[str, ...] = ()      # the guard's reports for this game (bad answers etc.)
+    faults: tuple[Fault, ...] = ()    # the bots' faults in this game (bad answers etc.)
 
     def outcome(self) -> dict[str, Any]:
         """The reproducible part, as JSON-ready data."""
@@ -55,7 +56,7 @@ class GameRecord:
                 "winner": self.winner, "rounds": self.rounds,
                 "decisions": list(self.decisions),
                 "seconds_per_decision": list(self.seconds_per_decision),
-                "faults": list(self.faults)}
+                "faults": [asdict(f) for f in self.faults]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameRecord:
@@ -64,7 +65,7 @@ class GameRecord:
                    int(data["winner"]), int(data["rounds"]),
                    tuple(int(d) for d in data["decisions"]),
                    tuple(float(s) for s in data["seconds_per_decision"]),
-                   tuple(str(f) for f in data.get("faults", ())))
+                   tuple(Fault(**f) for f in data.get("faults", ())))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from bots.faults import Fault
 from bots.tournament.records import GameRecord
 from bots.tournament.schedule import Settings, deal_of
 
@@ -101,8 +102,17 @@ class TournamentResult:
         return list(self.settings.bots)
 
     @property
-    def faults(self) -> list[str]:
+    def faults(self) -> list[Fault]:
         return [f for record in self.records for f in record.faults]
+
+    def fault_counts(self) -> dict[str, int]:
+        """Faults per bot spec (each fault is one seat's; most cost a random move)."""
+        counts = dict.fromkeys(self.bots, 0)
+        for record in self.records:
+            for fault in record.faults:
+                if fault.seat is not None:
+                    counts[record.seats[fault.seat]] += 1
+        return counts
 
     def stats(self) -> dict[str, BotStats]:
         out = {bot: BotStats(seats=[0] * self.players,
@@ -147,6 +157,8 @@ class TournamentResult:
                 "by_seat": [t.to_json() for t in s.by_seat],
                 "by_faction": {f: s.by_faction[f].to_json() for f in sorted(s.by_faction)},
             }
+        for bot, count in self.fault_counts().items():
+            results[bot]["faults"] = count
         return {"games": self.games, "players": self.players, "seed": self.settings.seed,
                 "bots": self.bots, "results": results,
                 "paired": [p.to_json() for p in self.paired()],
@@ -210,8 +222,9 @@ def text_report(result: TournamentResult) -> list[str]:
         lines.append(f"    {p.a} vs {p.b}: {p.a} better on {p.a_better}, {p.b} on "
                      f"{p.b_better}, even {p.even}; score per seat {p.score_diff:+.2f}{ci}")
     if result.faults:
-        lines.append(f"  {len(result.faults)} bot fault(s) replaced by random moves; first: "
-                     f"{_printable(result.faults[0])}")
+        counts = ", ".join(f"{bot} {n}" for bot, n in result.fault_counts().items() if n)
+        lines.append(f"  {len(result.faults)} bot fault(s) ({counts}); first: "
+                     f"{_printable(str(result.faults[0]))}")
     return lines
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from bots import bot_output
 from bots.registry import make_bot
 from bots.tournament.play import GameJob, close_cached_bots, play_one
 from bots.tournament.records import GameRecord, RecordsError, RecordsWriter, read_records
@@ -88,5 +89,7 @@ def _in_process(jobs: list[GameJob]) -> Iterator[GameRecord]:
 def _in_pool(jobs: list[GameJob], workers: int) -> Iterator[GameRecord]:
     # "spawn": workers start clean (no copied threads or pipes of process bots).
     context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(jobs))) as pool:
+    # Spawned workers start clean: hand them where bot lines and traces go.
+    with context.Pool(min(workers, len(jobs)), initializer=bot_output.configure,
+                      initargs=tuple(bot_output.settings().values())) as pool:
         yield from pool.imap_unordered(play_one, jobs)

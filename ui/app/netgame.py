@@ -21,7 +21,9 @@ from typing import Any
 import trio
 
 from bots.base import Bot, GameInfo, Turn
+from bots.bot_output import BotLines
 from bots.netseat import bot_chooser
+from bots.process_bot import ProcessBot
 from bots.registry import make_bot
 from engine import Action
 from engine.view import view
@@ -259,6 +261,8 @@ class NetGame:
 
     async def _run_bot(self, index: int, spec: str, code: JoinCode) -> None:
         bot = make_bot(spec)
+        if isinstance(bot, ProcessBot):  # its log and stderr go to the log pane, not the screen
+            bot.output = BotLines(lambda line: self.side.post(NetNote("bot", line)), echo=False)
         if self.setup.seed is not None:
             bot = SeededBot(bot, bot_seed(self.setup.seed, index))
         home = Path(tempfile.mkdtemp(prefix=f"solstice-bot{index + 1}-"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 import typer
 
@@ -16,6 +17,8 @@ try:  # typer >= 0.24 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover - depends on the installed typer
     import click.exceptions as click_errors  # type: ignore[no-redef]
 
+from bots import bot_output
+from ui.cli import botcheck as cmd_botcheck
 from ui.cli import bots as cmd_bots
 from ui.cli import net as cmd_net
 from ui.cli import play as cmd_play
@@ -51,8 +54,22 @@ def _show_version(value: bool) -> None:
 def _root(
     show_version: bool = typer.Option(False, "--version", help="Print the version and exit.",
                                       callback=_show_version, is_eager=True),
+    bot_log: Path | None = typer.Option(None, "--bot-log", metavar="FILE", help="Append the "
+                                        "log messages and stderr of process bots to FILE "
+                                        "(they are also printed, prefixed with bot and seat)."),
+    record_bot: Path | None = typer.Option(None, "--record-bot", metavar="DIR", help="Write "
+                                           "each process bot's protocol traffic to DIR, one "
+                                           "file per game and seat (for solstice bot-replay)."),
 ) -> None:
     """Solstice: a peer-to-peer card game client with fair hidden play and pluggable bots."""
+    if bot_log is not None and bot_log.is_dir():
+        raise typer.BadParameter(f"{bot_log} is a directory", param_hint="--bot-log")
+    if record_bot is not None and record_bot.exists() and not record_bot.is_dir():
+        raise typer.BadParameter(f"{record_bot} is not a directory", param_hint="--record-bot")
+    try:
+        bot_output.configure(log_file=bot_log, record_dir=record_bot)
+    except OSError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--bot-log / --record-bot") from None
 
 
 app.add_typer(cmd_rules.app, name="rules")
@@ -61,6 +78,7 @@ cmd_net.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
 cmd_replay.register(app)
+cmd_botcheck.register(app)
 app.command()(cmd_play.play)
 
 
