@@ -149,6 +149,11 @@ def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) ->
         s.add_log("Honor Guards absorbs the kill")
         s.step = ("after_kill", p, killer, cause, "absorbed")
         return
+    if _name(s, target) == "Honor Guards":
+        # Ruling 26: killing Honor Guards never scores, aimed at it or absorbed by it.
+        kill(s, p, target)
+        s.step = ("after_kill", p, killer, cause, "absorbed")
+        return
     card = CARDS[s.card_of[target]]
     if card.faction is not None:
         victim = s.controller[target]
@@ -229,16 +234,21 @@ def in_resolution_order(s: GameState, slots: list[int]) -> list[int]:
     return sorted(slots, key=lambda x: sort_key(s, x))
 
 
-def _assassin_targets(s: GameState, p: int, slot: int) -> list[int]:
+def _assassin_targets(s: GameState, p: int, slot: int) -> tuple[list[int], bool]:
+    """(the cards the Assassin may kill, whether it must kill one). Ruling 28: it may spare
+    an Imposter; only with an enemy Duchess on the planet must it kill."""
     k = s.controller[slot]
-    return in_resolution_order(s, [x for x in s.planets[p] if x != slot and (
+    targets = in_resolution_order(s, [x for x in s.planets[p] if x != slot and (
         (_name(s, x) == "Duchess" and s.controller[x] != k) or _name(s, x) == "Imposter")])
+    return targets, any(_name(s, x) == "Duchess" for x in targets)
 
 
 def _assassin(s: GameState, p: int, slot: int) -> None:
     k = s.controller[slot]
     if _alive_named(s, p, "Mercenaries") and strongest(s, p) == k:
-        others = in_resolution_order(s, [x for x in s.planets[p] if x != slot])
+        # Ruling 27: Mercenaries cannot target the Mercenaries card itself.
+        others = in_resolution_order(s, [x for x in s.planets[p]
+                                         if x != slot and _name(s, x) != "Mercenaries"])
         ask(s, k, "mercenaries", ("no", *(s.label(x) or "" for x in others)), "no",
             "Mercenaries: kill any one card for 2 VP instead of a Duchess? (no = usual kill)",
             ("mercenaries", p, slot))
@@ -247,12 +257,16 @@ def _assassin(s: GameState, p: int, slot: int) -> None:
 
 
 def _assassin_kill(s: GameState, p: int, slot: int) -> None:
-    targets = _assassin_targets(s, p, slot)
+    targets, forced = _assassin_targets(s, p, slot)
     if not targets:
         return
-    ask(s, s.controller[slot], "assassin_target", [s.label(x) or "" for x in targets],
-        s.label(targets[0]) or "", "Assassin: choose the Duchess to kill",
-        ("assassin_target", p, slot))
+    labels = [s.label(x) or "" for x in targets]
+    if forced:
+        ask(s, s.controller[slot], "assassin_target", labels, labels[0],
+            "Assassin: choose the Duchess to kill", ("assassin_target", p, slot))
+    else:
+        ask(s, s.controller[slot], "assassin_target", ("no", *labels), "no",
+            "Assassin: kill an Imposter? (no = kill nothing)", ("assassin_target", p, slot))
 
 
 @step("mercenaries")
@@ -268,6 +282,9 @@ def mercenaries(s: GameState, p: int, slot: int, answer: str) -> None:
 
 @step("assassin_target")
 def assassin_target(s: GameState, p: int, slot: int, answer: str) -> None:
+    if answer == "no":
+        s.step = ("resolve", p)
+        return
     target = _slot_by_label(s, p, answer)
     vp = CARDS[s.card_of[slot]].vp
     targeted_kill(s, p, target, s.controller[slot], f"assassin:{vp}")
