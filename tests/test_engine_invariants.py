@@ -78,6 +78,7 @@ def run_game(seed: str, n: int, *, watch_views: bool = False,
     return digest, count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_random_games_keep_every_invariant(n: int, chunk: int) -> None:
@@ -90,6 +91,7 @@ def test_random_games_keep_every_invariant(n: int, chunk: int) -> None:
     assert longest > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_the_same_seed_replays_identically(n: int) -> None:
     for g in range(0, 60):
@@ -99,6 +101,7 @@ def test_the_same_seed_replays_identically(n: int) -> None:
     assert run_game(f"replay{n}/0", n)[0] != run_game(f"replay{n}/1", n)[0]
 
 
+@pytest.mark.slow
 @settings(derandomize=True, max_examples=45, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**63), n=st.sampled_from([2, 3, 4]))
