@@ -10,10 +10,11 @@ from engine.state import GameState, Phase
 
 @step("end_round")
 def end_round(s: GameState) -> None:
-    s.add_log(f"Scores after round {s.round}: " + ", ".join(
-        f"{seat_name(s, seat)} {s.vp[seat]} VP"
-        + (f" ({s.casualties[seat]} casualt{'y' if s.casualties[seat] == 1 else 'ies'})"
-           if s.casualties[seat] else "") for seat in range(s.n)))
+    if s.keep_log:
+        s.add_log(f"Scores after round {s.round}: " + ", ".join(
+            f"{seat_name(s, seat)} {s.vp[seat]} VP"
+            + (f" ({s.casualties[seat]} casualt{'y' if s.casualties[seat] == 1 else 'ies'})"
+               if s.casualties[seat] else "") for seat in range(s.n)))
     if max(s.vp) >= WIN_VP or max(s.casualties) >= MAX_CASUALTIES:
         s.phase = Phase.OVER
         final = final_scores(s)

@@ -9,17 +9,21 @@ from engine.errors import IllegalActionError, RuleViolationError
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
+BLOCKADE = next(c.id for c in CARDS if c.name == "Blockade")
+
 
 def planet_limit(s: GameState, p: int) -> int:
     if "Blockade" not in s.config.events:
         return PLANET_LIMIT
-    blockade = any(CARDS[s.card_of[slot]].name == "Blockade"
-                   for slot in s.planets[p] if s.face_up[slot] and s.card_of[slot] >= 0)
+    card_of, face_up = s.card_of, s.face_up
+    blockade = any(card_of[slot] == BLOCKADE and face_up[slot] for slot in s.planets[p])
     return PLANET_LIMIT - 1 if blockade else PLANET_LIMIT
 
 
 def open_planets(s: GameState) -> list[int]:
-    return [p for p in range(len(s.planets)) if len(s.planets[p]) < planet_limit(s, p)]
+    if "Blockade" not in s.config.events:
+        return [p for p, cards in enumerate(s.planets) if len(cards) < PLANET_LIMIT]
+    return [p for p, cards in enumerate(s.planets) if len(cards) < planet_limit(s, p)]
 
 
 @step("start_dispatch")
@@ -27,7 +31,8 @@ def start_dispatch(s: GameState) -> None:
     s.phase = Phase.DISPATCH
     s.captured = [False] * s.n
     s.turn = s.first_player
-    s.add_log(f"Dispatch: {seat_name(s, s.turn)} plays first")
+    if s.keep_log:
+        s.add_log(f"Dispatch: {seat_name(s, s.turn)} plays first")
     if not s.hands[s.turn]:
         next_turn(s)
 
@@ -85,8 +90,9 @@ def apply_dispatch(s: GameState, action: Dispatch) -> None:
         s.face_up[slot] = True
         s.step = ("face_up_dispatch", slot, p)
     else:
-        shown = "" if action.claim == "none" else f", disclosed as {action.claim}"
-        s.add_log(f"{seat_name(s, seat)} dispatches a card face down to {name}{shown}")
+        if s.keep_log:
+            shown = "" if action.claim == "none" else f", disclosed as {action.claim}"
+            s.add_log(f"{seat_name(s, seat)} dispatches a card face down to {name}{shown}")
         next_turn(s)
 
 
@@ -167,7 +173,8 @@ def apply_capture(s: GameState, action: Capture) -> None:
     s.hands[action.seat].remove(action.slot)
     s.prisoner[action.seat] = action.slot
     s.captured[action.seat] = True
-    s.add_log(f"{seat_name(s, action.seat)} captures a prisoner")
+    if s.keep_log:
+        s.add_log(f"{seat_name(s, action.seat)} captures a prisoner")
     next_turn(s)
 
 

@@ -13,18 +13,20 @@ Fisher-Yates shuffle from the last index down, j = randbelow(i + 1).
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
 DOMAIN = b"solstice/stream/v1\x00"
+_FOUR_WORDS = struct.Struct(">4Q")
 
 
 class RandomStream:
     """SHA-256 counter-mode stream with unbiased integer ranges and shuffles."""
 
-    __slots__ = ("_buffer", "_counter", "_seed")
+    __slots__ = ("_counter", "_prefix", "_seed", "_words")
 
     def __init__(self, seed: bytes | str | int) -> None:
         if isinstance(seed, int):
@@ -32,22 +34,20 @@ class RandomStream:
         if isinstance(seed, str):
             seed = seed.encode("utf-8")
         self._seed = bytes(seed)
+        self._prefix = DOMAIN + self._seed
         self._counter = 0
-        self._buffer = b""
-
-    def _take(self, count: int) -> bytes:
-        while len(self._buffer) < count:
-            block = hashlib.sha256(
-                DOMAIN + self._seed + self._counter.to_bytes(8, "big")
-            ).digest()
-            self._counter += 1
-            self._buffer += block
-        out, self._buffer = self._buffer[:count], self._buffer[count:]
-        return out
+        # Every read is one 8-byte word and a block holds exactly four, so a block is split
+        # into its words once (kept reversed, so the next word is popped off the end).
+        self._words: list[int] = []
 
     def word(self) -> int:
         """Next unsigned 64-bit word."""
-        return int.from_bytes(self._take(8), "big")
+        words = self._words
+        if not words:
+            block = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+            words.extend(reversed(_FOUR_WORDS.unpack(block)))
+        return words.pop()
 
     def randbelow(self, n: int) -> int:
         """Uniform integer in [0, n)."""

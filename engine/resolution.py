@@ -54,11 +54,23 @@ def sort_key(s: GameState, slot: int) -> tuple[int, int, int]:
 
 def next_card(s: GameState, p: int) -> int:
     """The next unresolved card on planet p, applying the Assassin tie rules; -1 if none."""
-    pending = [x for x in s.planets[p] if not s.resolved[x]]
-    if not pending:
-        return -1
-    best = min(pending, key=lambda x: sort_key(s, x))
-    if _name(s, best) != "Assassin":
+    resolved, card_of, controller = s.resolved, s.card_of, s.controller
+    first, n = s.first_player, s.n
+    pending = []
+    best, best_key = -1, (99, 0, 0)
+    for x in s.planets[p]:
+        if resolved[x]:
+            continue
+        pending.append(x)
+        card = CARDS[card_of[x]]
+        if card.faction is None:
+            key = (card.initiative, 1, card.order)
+        else:
+            key = (card.initiative, 0, (controller[x] - first) % n)
+        if key < best_key:
+            best, best_key = x, key
+    # (the keys are sort_key's, inline: this runs for every card resolved)
+    if best < 0 or CARDS[card_of[best]].name != "Assassin":
         return best
     assassins = [x for x in pending if _name(s, x) == "Assassin"]
     if len(assassins) == 1:
@@ -92,10 +104,12 @@ def resolve(s: GameState, p: int) -> None:
             s.controller[slot] = s.owner(slot)
         s.planet_started[p] = True
         s.initial_sf[p] = strongest_and_favored(s, p)
-        st, fv = s.initial_sf[p]
-        s.add_log(f"{s.planet_name(p)}: " + ", ".join(s.label(x) or "?" for x in s.planets[p])
-                  + f"; strongest {seat_name(s, st) if st >= 0 else 'none'}, favored "
-                  f"{seat_name(s, fv) if fv >= 0 else 'none'}")
+        if s.keep_log:
+            st, fv = s.initial_sf[p]
+            s.add_log(f"{s.planet_name(p)}: "
+                      + ", ".join(s.label(x) or "?" for x in s.planets[p])
+                      + f"; strongest {seat_name(s, st) if st >= 0 else 'none'}, favored "
+                      f"{seat_name(s, fv) if fv >= 0 else 'none'}")
     slot = -1 if s.stopped[p] else next_card(s, p)
     if slot < 0:
         finish_planet(s, p)
@@ -119,7 +133,8 @@ def finish_planet(s: GameState, p: int) -> None:
 
 def score(s: GameState, seat: int, vp: int, why: str) -> None:
     s.vp[seat] += vp
-    s.add_log(f"{seat_name(s, seat)} scores {vp} VP ({why})")
+    if s.keep_log:
+        s.add_log(f"{seat_name(s, seat)} scores {vp} VP ({why})")
 
 
 def remove_from_planet(s: GameState, p: int, slot: int) -> None:
@@ -135,8 +150,9 @@ def kill(s: GameState, p: int, slot: int) -> None:
     owner = s.owner(slot)
     if owner >= 0:
         s.casualties[owner] += 1
-        s.add_log(f"{s.label(slot)} is killed; {seat_name(s, owner)} takes a casualty")
-    else:
+        if s.keep_log:
+            s.add_log(f"{s.label(slot)} is killed; {seat_name(s, owner)} takes a casualty")
+    elif s.keep_log:
         s.add_log(f"{s.label(slot)} is killed")
 
 
