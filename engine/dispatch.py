@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.actions import Capture, Discard, Dispatch
 from engine.cards import CARDS, PLANET_LIMIT
-from engine.disclosure import describe_claim, legal_claims, plausible_claims
+from engine.disclosure import claims_by_card, describe_claim, plausible_claims
 from engine.errors import IllegalActionError, RuleViolationError
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
@@ -73,7 +73,7 @@ def apply_dispatch(s: GameState, action: Dispatch) -> None:
             seat, f"cannot dispatch to {name}: planet is full ({len(s.planets[p])}/{limit})")
     vision = s.vision_up[p]
     if s.card_of[slot] >= 0:
-        allowed = legal_claims(s.card_of[slot], name, vision)
+        allowed = claims_by_card(name, vision)[s.card_of[slot]]
         if action.claim not in allowed:
             raise IllegalActionError(
                 seat, f"cannot dispatch {s.label(slot)} to {name} as "
@@ -96,13 +96,13 @@ def apply_dispatch(s: GameState, action: Dispatch) -> None:
         next_turn(s)
 
 
-def verify_claim(s: GameState, slot: int) -> None:
-    """Check a dispatch claim against the now-known card (ruling 7)."""
+def verify_claim(s: GameState, slot: int, p: int) -> None:
+    """Check the dispatch claim of ``slot`` on planet ``p`` against the now-known card
+    (ruling 7)."""
     seat = s.dispatcher[slot]
     if seat < 0 or not s.claim[slot]:
         return
-    p_name = next(s.planet_name(p) for p in range(len(s.planets)) if slot in s.planets[p])
-    allowed = legal_claims(s.card_of[slot], p_name, s.claim_vision[slot])
+    allowed = claims_by_card(s.config.planets[p], s.claim_vision[slot])[s.card_of[slot]]
     if s.claim[slot] not in allowed:
         raise RuleViolationError(
             seat, f"dispatched {s.label(slot)} claiming {describe_claim(s.claim[slot])}")
@@ -114,7 +114,7 @@ def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
     if not make_public(s, [slot]):
         s.step = ("face_up_dispatch", slot, p)
         return
-    verify_claim(s, slot)
+    verify_claim(s, slot, p)
     seat = s.dispatcher[slot]
     card = CARDS[s.card_of[slot]]
     s.controller[slot] = s.owner(slot)
@@ -154,7 +154,7 @@ def reveal_cards(s: GameState, p: int, slots: str) -> None:
         s.step = ("reveal_cards", p, slots)
         return
     for slot in chosen:
-        verify_claim(s, slot)
+        verify_claim(s, slot, p)
         s.face_up[slot] = True
         s.controller[slot] = s.owner(slot)
         s.add_log(f"Revealed on {s.planet_name(p)}: {s.label(slot)}")

@@ -35,41 +35,10 @@ def new_game(config: GameConfig, deck_order: Sequence[int] | None = None, *,
     ids = config.card_ids()
     if deck_order is not None and sorted(deck_order) != list(ids):
         raise ValueError("deck_order must be a permutation of the game's cards")
-    s = GameState.__new__(GameState)
-    s.config = config
-    s.n = config.n
-    s.omniscient = deck_order is not None
-    s.keep_log = keep_log
-    s.seat_of_faction = {f: i for i, f in enumerate(config.factions)}
-    s.all_mask = (1 << s.n) - 1
-    for name in ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision",
-                 "controller", "resolved", "claimer"):
-        setattr(s, name, [])
+    s = GameState(config, omniscient=deck_order is not None, keep_log=keep_log)
     for i in range(len(ids)):
         s.new_slot(deck_order[i] if deck_order is not None else -1, 0)
     s.deck = list(range(len(ids)))
-    s.hands = [[] for _ in range(s.n)]
-    s.drafted = [[] for _ in range(s.n)]
-    s.planets = [[] for _ in config.planets]
-    s.prisoner = [-1] * s.n
-    s.claims = []
-    s.discard = []
-    s.leftovers = []
-    s.vp = [0] * s.n
-    s.casualties = [0] * s.n
-    s.first_player = config.first_player
-    s.round = 1
-    s.direction = 1
-    s.phase = Phase.DRAFT
-    s.quota = [0] * s.n
-    s.picks = [None] * s.n
-    s.first_pick = False
-    s.turn = -1
-    s.decision = None
-    s.chance = None
-    s.awaiting = []
-    s.log = []
-    cleanup.reset_round(s)
     for seat in range(s.n):
         for _ in range(HAND_SIZE):
             slot = s.deck.pop(0)

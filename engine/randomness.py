@@ -51,16 +51,17 @@ class RandomStream:
 
     def randbelow(self, n: int) -> int:
         """Uniform integer in [0, n)."""
-        if n <= 0:
+        if n <= 1:
+            if n == 1:
+                return 0
             raise ValueError(f"randbelow needs n > 0, got {n}")
-        if n == 1:
-            return 0
         bits = (n - 1).bit_length()
         if bits > 64:
             raise ValueError("randbelow supports n <= 2**64")
         mask = (1 << bits) - 1
+        words = self._words
         while True:
-            value = self.word() & mask
+            value = (words.pop() if words else self.word()) & mask
             if value < n:
                 return value
 

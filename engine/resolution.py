@@ -99,7 +99,7 @@ def resolve(s: GameState, p: int) -> None:
             s.step = ("resolve", p)
             return
         for slot in face_down:
-            verify_claim(s, slot)
+            verify_claim(s, slot, p)
             s.face_up[slot] = True
             s.controller[slot] = s.owner(slot)
         s.planet_started[p] = True
@@ -116,7 +116,7 @@ def resolve(s: GameState, p: int) -> None:
         return
     s.resolved[slot] = True
     s.step = ("resolve", p)
-    effect = EFFECTS.get(_name(s, slot))
+    effect = EFFECT_OF_CARD[s.card_of[slot]]
     if effect is not None:
         effect(s, p, slot)
 
@@ -502,3 +502,5 @@ EFFECTS = {
     "Orbital Bombardment": _orbital_bombardment, "Famine": _famine, "Quagmire": _quagmire,
     "Mimic": _prisoner_event, "Escape": _prisoner_event, "Martyr": _prisoner_event,
 }
+# by card id (the effect runs once for every card resolved)
+EFFECT_OF_CARD = [EFFECTS.get(card.name) for card in CARDS]
