@@ -5,19 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import trio
 import typer
 
-from bots.registry import BotSpecError, make_bot
-from p2p.errors import P2PError
-from p2p.lobby import InvalidJoinCode, JoinCode
-from p2p.mesh import HostedLobby
-from p2p.netplay import PeerOptions, host_game, join_game, resume_game, unfinished_games
-from p2p.runner import Chooser
-from p2p.session import GameSession
-from p2p.transcript import TranscriptUnreadable, verify_transcript
-from ui.headless import LogPrinter, bot_chooser
+if TYPE_CHECKING:  # the commands import trio and p2p when they run, not at start-up
+    from p2p.mesh import HostedLobby
+    from p2p.runner import Chooser
+    from p2p.session import GameSession
 
 HOME_HELP = "Directory for this peer's identity and games (default: the user data directory)."
 BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); without it the " \
@@ -27,6 +22,9 @@ BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); 
 def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameSession]],
           **ui_args: object) -> None:
     """Headless with ``bot`` (exit 0 once the audit passed, else 1), or the UI without one."""
+    from bots.registry import BotSpecError, make_bot
+    from ui.headless import bot_chooser
+
     if bot is None:
         _run_ui(mode, **ui_args)
     try:
@@ -60,6 +58,9 @@ def host(
                                            "transcript (default: in the game's directory)."),
 ) -> None:
     """Host a game: print a join code, wait for the players, play."""
+    from p2p.netplay import PeerOptions, host_game
+    from ui.headless import LogPrinter
+
     options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
 
     def on_lobby(lobby: HostedLobby) -> None:
@@ -82,6 +83,10 @@ def join(
                                            "transcript."),
 ) -> None:
     """Join a game with its join code (or resume it, if this home was already in it)."""
+    from p2p.lobby import InvalidJoinCode, JoinCode
+    from p2p.netplay import PeerOptions, join_game
+    from ui.headless import LogPrinter
+
     try:
         parsed = JoinCode.parse("".join(code))
     except InvalidJoinCode as exc:
@@ -101,6 +106,9 @@ def resume(
                                            "transcript."),
 ) -> None:
     """Rejoin an unfinished game after a restart (same --home)."""
+    from p2p.netplay import PeerOptions, resume_game, unfinished_games
+    from ui.headless import LogPrinter
+
     options = PeerOptions(home=home, transcript=transcript)
     if game is None:
         games = unfinished_games(options.home_dir)
@@ -119,6 +127,8 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
 ) -> None:
     """Re-check a finished game offline: signatures, every shuffle and key, every move."""
+    from p2p.transcript import TranscriptUnreadable, verify_transcript
+
     try:
         verdict = verify_transcript(path)
     except TranscriptUnreadable as exc:
@@ -149,6 +159,10 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 def _run(coro: Awaitable[GameSession]) -> GameSession:
+    import trio
+
+    from p2p.errors import P2PError
+
     try:
         return trio.run(lambda: coro)
     except BaseException as exc:

@@ -9,9 +9,6 @@ import time
 
 import typer
 
-from bots.registry import BotSpecError, split_bot_list
-from bots.tournament import run_tournament, wilson_interval
-
 
 def _progress_bar(started: float):
     def show(done: int, total: int) -> None:
@@ -40,6 +37,9 @@ def tournament(
     as_json: bool = typer.Option(False, "--json", help="Print only the results as JSON."),
 ) -> None:
     """Play a tournament between bots and report wins, win rate (95 % CI) and mean score."""
+    from bots.registry import BotSpecError, split_bot_list
+    from bots.tournament import run_tournament, wilson_interval
+
     specs = split_bot_list(bots)
     started = time.perf_counter()
     progress = None if as_json else _progress_bar(started)
