@@ -16,8 +16,10 @@ def planet_limit(s: GameState, p: int) -> int:
     if "Blockade" not in s.config.events:
         return PLANET_LIMIT
     card_of, face_up = s.card_of, s.face_up
-    blockade = any(card_of[slot] == BLOCKADE and face_up[slot] for slot in s.planets[p])
-    return PLANET_LIMIT - 1 if blockade else PLANET_LIMIT
+    for slot in s.planets[p]:
+        if card_of[slot] == BLOCKADE and face_up[slot]:
+            return PLANET_LIMIT - 1
+    return PLANET_LIMIT
 
 
 def open_planets(s: GameState) -> list[int]:

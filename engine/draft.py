@@ -81,7 +81,7 @@ def apply_pick(s: GameState, action: Pick) -> None:
     if len(action.slots) != need:
         raise IllegalActionError(seat, f"must pick exactly {need} card(s), not "
                                        f"{len(action.slots)}")
-    if len(set(action.slots)) != len(action.slots):
+    if len(action.slots) > 1 and len(set(action.slots)) != len(action.slots):
         raise IllegalActionError(seat, "picked the same slot twice")
     for slot in action.slots:
         if slot not in s.hands[seat]:

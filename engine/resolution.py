@@ -43,36 +43,38 @@ def place_sentry(s: GameState, answer: str) -> None:
     s.step = ("resolve", 0)
 
 
-def sort_key(s: GameState, slot: int) -> tuple[int, int, int]:
+# Resolution order as one integer per card: initiative, then at equal initiative actions (by
+# seat from the first player, added per card) before events (in table order).
+_KEY_OF_CARD = [card.initiative * 64 + (32 + card.order if card.faction is None else 0)
+                for card in CARDS]
+_IS_ACTION = [card.faction is not None for card in CARDS]
+
+
+def sort_key(s: GameState, slot: int) -> int:
     """Initiative; at equal initiative actions (in seat order from the first player) before
     events (in table order). Ruling 11."""
-    card = CARDS[s.card_of[slot]]
-    if card.faction is None:
-        return (card.initiative, 1, card.order)
-    return (card.initiative, 0, (s.controller[slot] - s.first_player) % s.n)
+    cid = s.card_of[slot]
+    if _IS_ACTION[cid]:
+        return _KEY_OF_CARD[cid] + (s.controller[slot] - s.first_player) % s.n
+    return _KEY_OF_CARD[cid]
 
 
 def next_card(s: GameState, p: int) -> int:
     """The next unresolved card on planet p, applying the Assassin tie rules; -1 if none."""
     resolved, card_of, controller = s.resolved, s.card_of, s.controller
     first, n = s.first_player, s.n
-    pending = []
-    best, best_key = -1, (99, 0, 0)
-    for x in s.planets[p]:
+    best, best_key = -1, 1 << 30
+    for x in s.planets[p]:  # sort_key inline: this runs for every card resolved
         if resolved[x]:
             continue
-        pending.append(x)
-        card = CARDS[card_of[x]]
-        if card.faction is None:
-            key = (card.initiative, 1, card.order)
-        else:
-            key = (card.initiative, 0, (controller[x] - first) % n)
+        cid = card_of[x]
+        key = _KEY_OF_CARD[cid] + (controller[x] - first) % n if _IS_ACTION[cid] \
+            else _KEY_OF_CARD[cid]
         if key < best_key:
             best, best_key = x, key
-    # (the keys are sort_key's, inline: this runs for every card resolved)
     if best < 0 or CARDS[card_of[best]].name != "Assassin":
         return best
-    assassins = [x for x in pending if _name(s, x) == "Assassin"]
+    assassins = [x for x in s.planets[p] if not resolved[x] and _name(s, x) == "Assassin"]
     if len(assassins) == 1:
         return best
     strength, _, _, peace = totals(s, p)
@@ -110,15 +112,23 @@ def resolve(s: GameState, p: int) -> None:
                       + ", ".join(s.label(x) or "?" for x in s.planets[p])
                       + f"; strongest {seat_name(s, st) if st >= 0 else 'none'}, favored "
                       f"{seat_name(s, fv) if fv >= 0 else 'none'}")
-    slot = -1 if s.stopped[p] else next_card(s, p)
-    if slot < 0:
-        finish_planet(s, p)
-        return
-    s.resolved[slot] = True
-    s.step = ("resolve", p)
-    effect = EFFECT_OF_CARD[s.card_of[slot]]
-    if effect is not None:
-        effect(s, p, slot)
+    # Card after card while no effect stops the loop (a decision, a kill's follow-up step, a
+    # reveal): what the step loop would do by running this step again, without its overhead.
+    here = ("resolve", p)
+    resolved, card_of, stopped = s.resolved, s.card_of, s.stopped
+    while True:
+        slot = -1 if stopped[p] else next_card(s, p)
+        if slot < 0:
+            finish_planet(s, p)
+            return
+        resolved[slot] = True
+        s.step = here
+        effect = EFFECT_OF_CARD[card_of[slot]]
+        if effect is not None:
+            effect(s, p, slot)
+            if s.step is not here or s.decision is not None or s.chance is not None \
+                    or s.awaiting:
+                return
 
 
 def finish_planet(s: GameState, p: int) -> None:
