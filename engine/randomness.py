@@ -71,15 +71,18 @@ class RandomStream:
     def permutation(self, n: int) -> list[int]:
         """A uniformly random permutation of range(n) (Fisher-Yates, last index first)."""
         perm = list(range(n))
-        for i in range(n - 1, 0, -1):
-            j = self.randbelow(i + 1)
-            perm[i], perm[j] = perm[j], perm[i]
+        self.shuffle(perm)
         return perm
 
     def shuffle(self, items: list[T]) -> None:
         """Shuffle in place with the same draws as ``permutation``."""
+        words = self._words  # randbelow(i + 1) inline: search bots shuffle a deck per world
         for i in range(len(items) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            mask = (1 << i.bit_length()) - 1
+            while True:
+                j = (words.pop() if words else self.word()) & mask
+                if j <= i:
+                    break
             items[i], items[j] = items[j], items[i]
 
     def sample(self, items: Sequence[T], k: int) -> list[T]:

@@ -17,14 +17,25 @@ from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
 
 
-def _known_cards(s: GameState, seat: int | None) -> list[int]:
-    """``card_of`` with every card ``seat`` may not know as -1 (None: only public cards)."""
-    full = s.all_mask
+def _known_cards(s: GameState, seat: int | None, live: list[int]) -> list[int]:
+    """``card_of`` with every card ``seat`` may not know as -1 (None: only public cards).
+
+    Only the ``live`` slots need looking at: a slot leaves play only when the round's discards
+    go back under the deck as new slots, and those discards were all made public first (the
+    invariant tests check it), so every other slot is known to everyone."""
+    card_of = s.card_of[:]
+    known = s.known
     if seat is None:
-        return [cid if known == full else -1
-                for cid, known in zip(s.card_of, s.known, strict=True)]
-    bit = 1 << seat
-    return [cid if known & bit else -1 for cid, known in zip(s.card_of, s.known, strict=True)]
+        full = s.all_mask
+        for x in live:
+            if known[x] != full:
+                card_of[x] = -1
+    else:
+        bit = 1 << seat
+        for x in live:
+            if not known[x] & bit:
+                card_of[x] = -1
+    return card_of
 
 
 def _all_known(card_of: list[int], slots: list[int]) -> bool:
@@ -34,12 +45,13 @@ def _all_known(card_of: list[int], slots: list[int]) -> bool:
 def redact(s: GameState, seat: int | None) -> GameState:
     """A copy holding only what ``seat`` may know (None: only public information)."""
     r = s.clone()
-    r.card_of = _known_cards(s, seat)
+    live = s.live_slots()
+    r.card_of = _known_cards(s, seat, live)
     if seat is None:
         r.picks = [None] * s.n
     else:
         r.picks = [p if i == seat else None for i, p in enumerate(s.picks)]
-    r.omniscient = _all_known(r.card_of, r.live_slots())
+    r.omniscient = _all_known(r.card_of, live)
     return r
 
 
@@ -52,7 +64,8 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
     Built from ``s`` and the cards ``seat`` may know (``_known_cards``), without a redacted
     copy: every other field of the state is public, or (``hands[seat]``, ``drafted[seat]``,
     the seat's prisoner and pick) the seat's own."""
-    card_of = _known_cards(s, seat)
+    live = s.live_slots()
+    card_of = _known_cards(s, seat, live)
 
     def label(slot: int) -> str | None:
         cid = card_of[slot]
@@ -90,7 +103,6 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
             planet["favored"] = fv if fv >= 0 else None
         planets.append(planet)
     decision = s.decision
-    live = s.live_slots()
     # What legal_actions reads of the cards is the seat's own (its hand, its prisoner), so
     # listing them on the full state gives what a redacted copy would.
     can_list = _all_known(card_of, live) or _all_known(card_of, s.hands[seat])

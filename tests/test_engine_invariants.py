@@ -56,6 +56,9 @@ def run_game(seed: str, n: int, *, watch_views: bool = False,
         live = s.live_slots()
         assert len(live) == len(set(live)), f"{seed}: a slot is in two zones"
         assert sorted(s.card_of[x] for x in live) == all_ids, f"{seed}: cards lost or doubled"
+        gone = set(range(len(s.card_of))) - set(live)
+        assert all(s.known[x] == s.all_mask for x in gone), \
+            f"{seed}: a slot left play without being public (redaction skips such slots)"
         assert min(s.vp) >= 0 and min(s.casualties) >= 0, f"{seed}: negative score"
         if s.casualties != cas0:
             new = s.discard[discard0:] if len(s.discard) >= discard0 else []
