@@ -31,17 +31,73 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _tree_from_argv(argv: list[str]) -> Path:
+    """The checkout to measure: ``--tree PATH`` (read before the imports below need it)."""
+    for i, arg in enumerate(argv):
+        if arg == "--tree" and i + 1 < len(argv):
+            return Path(argv[i + 1]).resolve()
+        if arg.startswith("--tree="):
+            return Path(arg.split("=", 1)[1]).resolve()
+    return ROOT
+
+
+TREE = _tree_from_argv(sys.argv)
+sys.path.insert(0, str(TREE))
+
+from bots.base import GameInfo, Turn  # noqa: E402
+from bots.ismcts import IsmctsBot  # noqa: E402
+from bots.match import play_match  # noqa: E402
+from bots.registry import make_bot  # noqa: E402
+from engine import (  # noqa: E402
+    CHANCE,
+    GameState,
+    apply_in_place,
+    is_over,
+    legal_actions,
+    new_game,
+    random_chance,
+    random_config,
+    to_move,
+)
+from engine.randomness import RandomStream  # noqa: E402
+from engine.view import determinize, redact, view  # noqa: E402
+
+Chooser = Callable[[GameState, list[Any]], Any]
+
+
+def play_random(seed: str, players: int, *, keep_log: bool = False,
+                on_state: Callable[[GameState], None] | None = None,
+                seat0: Chooser | None = None) -> None:
+    """One seeded game where every seat plays a uniformly random legal action, except seat 0
+    when ``seat0(state, legal)`` is given; ``on_state`` sees the state after each action."""
+    stream = RandomStream(seed)
+    config = random_config(players, stream)
+    deck = list(config.card_ids())
+    stream.shuffle(deck)
+    s = new_game(config, deck, keep_log=keep_log)
+    while not is_over(s):
+        movers = to_move(s)
+        if movers == [CHANCE]:
+            action = random_chance(s, stream)
+        elif seat0 is not None and 0 in movers:
+            action = seat0(s, legal_actions(s, 0))
+        else:
+            legal = legal_actions(s, movers[0])
+            action = legal[stream.randbelow(len(legal))]
+        apply_in_place(s, action)
+        if on_state is not None:
+            on_state(s)
+
+
 def simulate_games(games: int, players: int) -> float:
     """Games per CPU-second, as ``solstice simulate --bots random`` plays them."""
-    from bots.match import play_match
-    from bots.registry import make_bot
-
     seats = [make_bot("random") for _ in range(players)]
     start = time.process_time()
     for game in range(games):
@@ -51,76 +107,28 @@ def simulate_games(games: int, players: int) -> float:
 
 def bare_engine_games(games: int, players: int) -> float:
     """Games per CPU-second of the engine alone: random legal actions, no bots, no log."""
-    from engine import (
-        CHANCE,
-        apply_in_place,
-        is_over,
-        legal_actions,
-        new_game,
-        random_chance,
-        random_config,
-        to_move,
-    )
-    from engine.randomness import RandomStream
-
     start = time.process_time()
     for seed in range(games):
-        stream = RandomStream(f"bench/{seed}")
-        config = random_config(players, stream)
-        deck = list(config.card_ids())
-        stream.shuffle(deck)
-        s = new_game(config, deck, keep_log=False)
-        while not is_over(s):
-            movers = to_move(s)
-            if movers == [CHANCE]:
-                action = random_chance(s, stream)
-            else:
-                legal = legal_actions(s, movers[0])
-                action = legal[stream.randbelow(len(legal))]
-            apply_in_place(s, action)
+        play_random(f"bench/{seed}", players)
     return games / (time.process_time() - start)
 
 
-def _game_states(seed: str, players: int, every: int) -> list[Any]:
+def _game_states(seed: str, players: int, every: int) -> list[GameState]:
     """Every ``every``-th state (a copy) of one seeded random game."""
-    from engine import (
-        CHANCE,
-        apply_in_place,
-        is_over,
-        legal_actions,
-        new_game,
-        random_chance,
-        random_config,
-        to_move,
-    )
-    from engine.randomness import RandomStream
+    states: list[GameState] = []
+    count = [0]
 
-    stream = RandomStream(seed)
-    config = random_config(players, stream)
-    deck = list(config.card_ids())
-    stream.shuffle(deck)
-    s = new_game(config, deck)
-    states = []
-    step = 0
-    while not is_over(s):
-        movers = to_move(s)
-        if movers == [CHANCE]:
-            action = random_chance(s, stream)
-        else:
-            legal = legal_actions(s, movers[0])
-            action = legal[stream.randbelow(len(legal))]
-        apply_in_place(s, action)
-        step += 1
-        if step % every == 0:
+    def keep(s: GameState) -> None:
+        count[0] += 1
+        if count[0] % every == 0:
             states.append(s.clone())
+
+    play_random(seed, players, keep_log=True, on_state=keep)
     return states
 
 
 def view_costs(games: int, players: int) -> dict[str, float]:
     """CPU microseconds per call of view, redact and determinize."""
-    from engine.randomness import RandomStream
-    from engine.view import determinize, redact, view
-
     states = [s for g in range(games) for s in _game_states(f"views/{g}", players, 5)]
     pairs = [(s, seat) for s in states for seat in range(players)]
     out = {}
@@ -139,50 +147,36 @@ def view_costs(games: int, players: int) -> dict[str, float]:
     return out
 
 
-def ismcts_rate(players: int, decisions: int, iterations: int) -> float:
-    """ISMCTS iterations per CPU-second over the first ``decisions`` choices of seat 0."""
-    from bots.base import GameInfo, Turn
-    from bots.ismcts import IsmctsBot
-    from engine import (
-        CHANCE,
-        apply_in_place,
-        is_over,
-        legal_actions,
-        new_game,
-        random_chance,
-        random_config,
-        to_move,
-    )
-    from engine.randomness import RandomStream
+class _Done(Exception):
+    """Enough decisions measured: stop the game being played."""
 
-    total_iterations = 0
-    cpu = 0.0
+
+def ismcts_rate(players: int, decisions: int, iterations: int) -> float:
+    """ISMCTS iterations per CPU-second over the first ``decisions`` choices of seat 0 in
+    seeded games (a decision with one legal action is not searched and not counted)."""
+    total = [0, 0.0]  # iterations, CPU seconds
+
+    def search(s: GameState, legal: list[Any]) -> Any:
+        start = time.process_time()
+        action = bot.choose(Turn(s, 0, legal))
+        if len(legal) > 1:
+            total[1] += time.process_time() - start
+            total[0] += bot.last_iterations
+            if total[0] >= decisions * iterations:
+                raise _Done
+        return action
+
     game = 0
-    while total_iterations < decisions * iterations:
-        stream = RandomStream(f"ismcts-bench/{players}/{game}")
+    while total[0] < decisions * iterations:
+        seed = f"ismcts-bench/{players}/{game}"
         game += 1
-        config = random_config(players, stream)
-        deck = list(config.card_ids())
-        stream.shuffle(deck)
-        s = new_game(config, deck, keep_log=False)
         bot = IsmctsBot(iterations=iterations)
-        bot.start(GameInfo(0, config, b"bench"))
-        while not is_over(s) and total_iterations < decisions * iterations:
-            movers = to_move(s)
-            if movers == [CHANCE]:
-                action = random_chance(s, stream)
-            elif 0 in movers:
-                legal = legal_actions(s, 0)
-                start = time.process_time()
-                action = bot.choose(Turn(s, 0, legal))
-                if len(legal) > 1:
-                    cpu += time.process_time() - start
-                    total_iterations += bot.last_iterations
-            else:
-                legal = legal_actions(s, movers[0])
-                action = legal[stream.randbelow(len(legal))]
-            apply_in_place(s, action)
-    return total_iterations / cpu
+        bot.start(GameInfo(0, random_config(players, RandomStream(seed)), b"bench"))
+        try:
+            play_random(seed, players, seat0=search)
+        except _Done:
+            break
+    return total[0] / total[1]
 
 
 def cli_cpu(tree: Path, args: list[str], runs: int = 3) -> float:
@@ -206,12 +200,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=600,
                         help="random 4-player games to time (default 600)")
     parser.add_argument("--tree", type=Path, default=ROOT,
-                        help="the checkout to measure (default: this one)")
+                        help="the checkout to measure (default: this one; read at import)")
     parser.add_argument("--profile", action="store_true", help="also profile the random games")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
-    tree = args.tree.resolve()
-    sys.path.insert(0, str(tree))
+    tree = TREE
 
     print(f"tree:    {tree}")
     print(f"machine: {platform.machine()} ({os.cpu_count()} CPUs), {platform.system()} "
