@@ -55,8 +55,9 @@ class Pick:
     verb = "pick"
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Pick and self.seat == other.seat \
-            and self.slots == other.slots  # type: ignore[attr-defined]
+        if other.__class__ is not Pick:
+            return NotImplemented
+        return self.seat == other.seat and self.slots == other.slots  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((self.seat, self.slots))
@@ -93,9 +94,10 @@ class Dispatch:
     verb = "dispatch"
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Dispatch and self.slot == other.slot \
-            and self.planet == other.planet and self.claim == other.claim \
-            and self.seat == other.seat  # type: ignore[attr-defined]
+        if other.__class__ is not Dispatch:
+            return NotImplemented
+        return (self.slot == other.slot and self.planet == other.planet  # type: ignore[attr-defined]
+                and self.claim == other.claim and self.seat == other.seat)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((self.seat, self.slot, self.planet, self.claim))
@@ -132,8 +134,9 @@ class Capture:
     verb = "capture"
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Capture and self.slot == other.slot \
-            and self.seat == other.seat  # type: ignore[attr-defined]
+        if other.__class__ is not Capture:
+            return NotImplemented
+        return self.slot == other.slot and self.seat == other.seat  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((self.seat, self.slot))
@@ -161,8 +164,9 @@ class Discard:
     verb = "discard"
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Discard and self.slot == other.slot \
-            and self.seat == other.seat  # type: ignore[attr-defined]
+        if other.__class__ is not Discard:
+            return NotImplemented
+        return self.slot == other.slot and self.seat == other.seat  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((self.seat, self.slot))
@@ -197,8 +201,9 @@ class Choose:
     verb = "choose"
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Choose and self.option == other.option \
-            and self.seat == other.seat  # type: ignore[attr-defined]
+        if other.__class__ is not Choose:
+            return NotImplemented
+        return self.option == other.option and self.seat == other.seat  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((self.seat, self.option))
@@ -230,8 +235,9 @@ class Shuffle:
     verb = "shuffle"
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Shuffle and self.perm == other.perm \
-            and self.seat == other.seat  # type: ignore[attr-defined]
+        if other.__class__ is not Shuffle:
+            return NotImplemented
+        return self.perm == other.perm and self.seat == other.seat  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((self.perm, self.seat))
