@@ -17,13 +17,14 @@ from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
 
 
-def _known_cards(s: GameState, seat: int | None, live: list[int]) -> list[int]:
-    """``card_of`` with every card ``seat`` may not know as -1 (None: only public cards).
+def _hide_unknown(s: GameState, card_of: list[int], seat: int | None,
+                 live: list[int]) -> list[int]:
+    """Set every card of ``card_of`` (a copy of ``s.card_of``) that ``seat`` may not know to
+    -1 (None: keep only public cards); return it.
 
     Only the ``live`` slots need looking at: a slot leaves play only when the round's discards
     go back under the deck as new slots, and those discards were all made public first (the
     invariant tests check it), so every other slot is known to everyone."""
-    card_of = s.card_of[:]
     known = s.known
     if seat is None:
         full = s.all_mask
@@ -46,7 +47,7 @@ def redact(s: GameState, seat: int | None) -> GameState:
     """A copy holding only what ``seat`` may know (None: only public information)."""
     r = s.clone()
     live = s.live_slots()
-    r.card_of = _known_cards(s, seat, live)
+    _hide_unknown(s, r.card_of, seat, live)
     if seat is None:
         r.picks = [None] * s.n
     else:
@@ -61,11 +62,11 @@ LABELS: tuple[str, ...] = tuple(card.label for card in CARDS)
 def view(s: GameState, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may know, as plain data (safe to send to a bot or a UI).
 
-    Built from ``s`` and the cards ``seat`` may know (``_known_cards``), without a redacted
+    Built from ``s`` and the cards ``seat`` may know (``_hide_unknown``), without a redacted
     copy: every other field of the state is public, or (``hands[seat]``, ``drafted[seat]``,
     the seat's prisoner and pick) the seat's own."""
     live = s.live_slots()
-    card_of = _known_cards(s, seat, live)
+    card_of = _hide_unknown(s, s.card_of[:], seat, live)
 
     def label(slot: int) -> str | None:
         cid = card_of[slot]
