@@ -1,11 +1,23 @@
-"""Engine-only benchmark: complete random 4-player games per second in one process.
+"""Engine benchmark: every figure is CPU time of this process (``time.process_time``) or of a
+child process (``resource.getrusage``), not wall time, because the machine is shared.
 
-Each game: ``random_config`` + a shuffled deck from a seeded stream, then a uniformly random
-legal action (or chance permutation) until the game is over, applied with ``apply_in_place``
-(no logs). Reports games/s, actions/s and the machine; ``--profile`` runs cProfile once and
-prints the top functions by internal time.
+Figures:
 
-    .venv/bin/python bench/bench_engine.py [--games N] [--players 4] [--profile]
+* games per CPU-second: random 4-player games played as ``solstice simulate --players 4
+  --bots random`` plays them (``bots.match.play_match`` with random bots: guard, ``Turn``,
+  seeds ``"0/0"``, ``"0/1"``, ...), and the bare engine loop (a random legal action applied
+  with ``apply_in_place``, no bots);
+* ISMCTS iterations per CPU-second (``ismcts:iterations=200``) at 2 and 4 players, over the
+  first decisions of seat 0 in seeded games where the other seats play at random;
+* ``view``, ``redact`` and ``determinize``: CPU microseconds per call on the states of seeded
+  4-player games (every 5th state of each game, every seat);
+* CLI start-up: CPU seconds of ``solstice --help``, ``solstice bots`` and ``solstice rules
+  cards`` (a fresh interpreter each, best of 3), and of a bare interpreter for reference.
+
+``--tree PATH`` measures another checkout of the project (for a before/after comparison);
+``--profile`` prints a cProfile of the random games.
+
+    .venv/bin/python bench/bench_engine.py [--games 600] [--tree PATH] [--profile]
 """
 
 from __future__ import annotations
@@ -15,14 +27,37 @@ import cProfile
 import os
 import platform
 import pstats
+import resource
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
 
-from engine import (
+
+def _tree_from_argv(argv: list[str]) -> Path:
+    """The checkout to measure: ``--tree PATH`` (read before the imports below need it)."""
+    for i, arg in enumerate(argv):
+        if arg == "--tree" and i + 1 < len(argv):
+            return Path(argv[i + 1]).resolve()
+        if arg.startswith("--tree="):
+            return Path(arg.split("=", 1)[1]).resolve()
+    return ROOT
+
+
+TREE = _tree_from_argv(sys.argv)
+sys.path.insert(0, str(TREE))
+
+from bots.base import GameInfo, Turn  # noqa: E402
+from bots.ismcts import IsmctsBot  # noqa: E402
+from bots.match import play_match  # noqa: E402
+from bots.registry import make_bot  # noqa: E402
+from engine import (  # noqa: E402
     CHANCE,
+    GameState,
     apply_in_place,
     is_over,
     legal_actions,
@@ -31,58 +66,176 @@ from engine import (
     random_config,
     to_move,
 )
-from engine.randomness import RandomStream
+from engine.randomness import RandomStream  # noqa: E402
+from engine.view import determinize, redact, view  # noqa: E402
+
+Chooser = Callable[[GameState, list[Any]], Any]
 
 
-def play(seed: int, n: int) -> int:
-    """One complete random game; returns the number of actions applied."""
-    stream = RandomStream(f"bench/{seed}")
-    config = random_config(n, stream)
+def play_random(seed: str, players: int, *, keep_log: bool = False,
+                on_state: Callable[[GameState], None] | None = None,
+                seat0: Chooser | None = None) -> None:
+    """One seeded game where every seat plays a uniformly random legal action, except seat 0
+    when ``seat0(state, legal)`` is given; ``on_state`` sees the state after each action."""
+    stream = RandomStream(seed)
+    config = random_config(players, stream)
     deck = list(config.card_ids())
     stream.shuffle(deck)
-    s = new_game(config, deck, keep_log=False)
-    actions = 0
+    s = new_game(config, deck, keep_log=keep_log)
     while not is_over(s):
         movers = to_move(s)
         if movers == [CHANCE]:
             action = random_chance(s, stream)
+        elif seat0 is not None and 0 in movers:
+            action = seat0(s, legal_actions(s, 0))
         else:
             legal = legal_actions(s, movers[0])
             action = legal[stream.randbelow(len(legal))]
         apply_in_place(s, action)
-        actions += 1
-    return actions
+        if on_state is not None:
+            on_state(s)
 
 
-def run(games: int, n: int) -> tuple[float, int]:
-    start = time.perf_counter()
-    actions = sum(play(seed, n) for seed in range(games))
-    return time.perf_counter() - start, actions
+def simulate_games(games: int, players: int) -> float:
+    """Games per CPU-second, as ``solstice simulate --bots random`` plays them."""
+    seats = [make_bot("random") for _ in range(players)]
+    start = time.process_time()
+    for game in range(games):
+        play_match(seats, f"0/{game}")
+    return games / (time.process_time() - start)
+
+
+def bare_engine_games(games: int, players: int) -> float:
+    """Games per CPU-second of the engine alone: random legal actions, no bots, no log."""
+    start = time.process_time()
+    for seed in range(games):
+        play_random(f"bench/{seed}", players)
+    return games / (time.process_time() - start)
+
+
+def _game_states(seed: str, players: int, every: int) -> list[GameState]:
+    """Every ``every``-th state (a copy) of one seeded random game."""
+    states: list[GameState] = []
+    count = [0]
+
+    def keep(s: GameState) -> None:
+        count[0] += 1
+        if count[0] % every == 0:
+            states.append(s.clone())
+
+    play_random(seed, players, keep_log=True, on_state=keep)
+    return states
+
+
+def view_costs(games: int, players: int) -> dict[str, float]:
+    """CPU microseconds per call of view, redact and determinize."""
+    states = [s for g in range(games) for s in _game_states(f"views/{g}", players, 5)]
+    pairs = [(s, seat) for s in states for seat in range(players)]
+    out = {}
+    start = time.process_time()
+    for s, seat in pairs:
+        view(s, seat)
+    out["view"] = (time.process_time() - start) / len(pairs) * 1e6
+    start = time.process_time()
+    redacted = [redact(s, seat) for s, seat in pairs]
+    out["redact"] = (time.process_time() - start) / len(pairs) * 1e6
+    stream = RandomStream("determinize")
+    start = time.process_time()
+    for r in redacted:
+        determinize(r, stream)
+    out["determinize"] = (time.process_time() - start) / len(pairs) * 1e6
+    return out
+
+
+class _Done(Exception):
+    """Enough decisions measured: stop the game being played."""
+
+
+def ismcts_rate(players: int, decisions: int, iterations: int) -> float:
+    """ISMCTS iterations per CPU-second over the first ``decisions`` choices of seat 0 in
+    seeded games (a decision with one legal action is not searched and not counted)."""
+    total = [0, 0.0]  # iterations, CPU seconds
+
+    def search(s: GameState, legal: list[Any]) -> Any:
+        start = time.process_time()
+        action = bot.choose(Turn(s, 0, legal))
+        if len(legal) > 1:
+            total[1] += time.process_time() - start
+            total[0] += bot.last_iterations
+            if total[0] >= decisions * iterations:
+                raise _Done
+        return action
+
+    game = 0
+    while total[0] < decisions * iterations:
+        seed = f"ismcts-bench/{players}/{game}"
+        game += 1
+        bot = IsmctsBot(iterations=iterations)
+        bot.start(GameInfo(0, random_config(players, RandomStream(seed)), b"bench"))
+        try:
+            play_random(seed, players, seat0=search)
+        except _Done:
+            break
+    return total[0] / total[1]
+
+
+def cli_cpu(tree: Path, args: list[str], runs: int = 3) -> float:
+    """Best CPU seconds (user + system) of a fresh ``solstice ARGS`` process."""
+    code = "import sys; from ui.cli import main; sys.argv[0] = 'solstice'; sys.exit(main())"
+    command = [sys.executable, "-c", code, *args] if args != ["<bare>"] else \
+        [sys.executable, "-c", "pass"]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    best = float("inf")
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, env=env, cwd=tree, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False, timeout=120)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        best = min(best, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return best
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
-    parser.add_argument("--profile", action="store_true", help="also profile once (cProfile)")
-    parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--games", type=int, default=600,
+                        help="random 4-player games to time (default 600)")
+    parser.add_argument("--tree", type=Path, default=ROOT,
+                        help="the checkout to measure (default: this one; read at import)")
+    parser.add_argument("--profile", action="store_true", help="also profile the random games")
+    parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
+    tree = TREE
 
-    print(f"machine: {platform.machine()} {platform.processor() or ''} "
-          f"({os.cpu_count()} CPUs), {platform.system()} {platform.release()}")
+    print(f"tree:    {tree}")
+    print(f"machine: {platform.machine()} ({os.cpu_count()} CPUs), {platform.system()} "
+          f"{platform.release()}, load {os.getloadavg()[0]:.2f}")
     print(f"python:  {platform.python_implementation()} {platform.python_version()}")
-    run(50, args.players)  # warm-up (caches in engine.disclosure)
-    elapsed, actions = run(args.games, args.players)
-    print(f"{args.games} random {args.players}-player games in {elapsed:.2f} s: "
-          f"{args.games / elapsed:.0f} games/s, {actions / elapsed:.0f} actions/s, "
-          f"{actions / args.games:.0f} actions/game (incl. chance)")
+    print("all figures are CPU time (process_time / getrusage), not wall time", flush=True)
+    simulate_games(30, 4)  # warm-up (caches in engine.disclosure)
+    rate = simulate_games(args.games, 4)
+    print(f"solstice simulate, random 4-player games: {rate:.0f} games per CPU-second "
+          f"({args.games} games)", flush=True)
+    bare = bare_engine_games(args.games, 4)
+    print(f"bare engine, random 4-player games:       {bare:.0f} games per CPU-second",
+          flush=True)
+    for players in (2, 4):
+        its = ismcts_rate(players, decisions=12, iterations=200)
+        print(f"ISMCTS, {players} players:                     {its:.0f} iterations per "
+              "CPU-second (12 decisions x 200 iterations)", flush=True)
+    costs = view_costs(8, 4)
+    print("per call, 4 players (us CPU):             " +
+          ", ".join(f"{name} {value:.0f}" for name, value in costs.items()), flush=True)
+    for label, cli_args in (("bare python -c pass", ["<bare>"]), ("solstice --help", ["--help"]),
+                            ("solstice bots", ["bots"]),
+                            ("solstice rules cards", ["rules", "cards"])):
+        print(f"start-up, {label + ':':24} {cli_cpu(tree, cli_args):.3f} s CPU (best of 3)",
+              flush=True)
     if args.profile:
         profiler = cProfile.Profile()
         profiler.enable()
-        run(min(args.games, 500), args.players)
+        simulate_games(min(args.games, 300), 4)
         profiler.disable()
-        stats = pstats.Stats(profiler)
-        stats.sort_stats("tottime").print_stats(args.top)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,10 @@ Every fault is a ``bots.faults.Fault`` naming the bot, seat, game and decision.
 from __future__ import annotations
 
 import logging
+import operator
 import time
 from collections.abc import Sequence
+from itertools import repeat
 
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import BotError, BotGone, Fault
@@ -103,6 +105,10 @@ class GuardedSeat:
 
 
 def _is_one_of(action: object, legal: Sequence[Action]) -> bool:
+    # In-process bots answer with one of the very objects offered: find it by identity first
+    # (C-level), comparing by value only for a copy (e.g. parsed from a process bot's text).
+    if any(map(operator.is_, legal, repeat(action))):
+        return True
     try:
         return action in legal
     except Exception:  # garbage with a raising __eq__ is simply not a legal action

@@ -14,6 +14,7 @@ type (``Assassin``) or a faction (``blue``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,67 +23,14 @@ from engine.errors import MalformedActionError
 
 CLAIMS: tuple[str, ...] = ("up", "none", "event", *TYPES, *FACTIONS)
 
+# Actions are created by the thousand for every search decision, so they are plain slots
+# dataclasses with hand-written __eq__ and __hash__ (a frozen dataclass costs about 3.5x as much
+# to create); treat them as immutable values all the same. Each class owns its three forms:
+# ``text()``, ``to_dict()`` and ``parse(seat, rest)`` (the text after the verb); ``from_dict``
+# reads the dict form through a ``field(name, type)`` checker. Hashes are those of the field
+# tuples, as the dataclasses had.
 
-@dataclass(frozen=True, slots=True)
-class Pick:
-    seat: int
-    slots: tuple[int, ...]
-
-    def text(self) -> str:
-        return f"{self.seat} pick " + " ".join(map(str, self.slots))
-
-
-@dataclass(frozen=True, slots=True)
-class Dispatch:
-    seat: int
-    slot: int
-    planet: int
-    claim: str
-
-    def text(self) -> str:
-        return f"{self.seat} dispatch {self.slot} {self.planet} {self.claim}"
-
-
-@dataclass(frozen=True, slots=True)
-class Capture:
-    seat: int
-    slot: int
-
-    def text(self) -> str:
-        return f"{self.seat} capture {self.slot}"
-
-
-@dataclass(frozen=True, slots=True)
-class Discard:
-    seat: int
-    slot: int
-
-    def text(self) -> str:
-        return f"{self.seat} discard {self.slot}"
-
-
-@dataclass(frozen=True, slots=True)
-class Choose:
-    seat: int
-    option: str
-
-    def text(self) -> str:
-        return f"{self.seat} choose {self.option}"
-
-
-@dataclass(frozen=True, slots=True)
-class Shuffle:
-    """Chance outcome: a permutation, or None when the shuffle is hidden (mental poker)."""
-
-    perm: tuple[int, ...] | None
-    seat: None = None
-
-    def text(self) -> str:
-        body = "hidden" if self.perm is None else ",".join(map(str, self.perm))
-        return f"- shuffle {body}"
-
-
-Action = Pick | Dispatch | Capture | Discard | Choose | Shuffle
+Field = Callable[[str, type], Any]
 
 
 def _int(text: str, what: str) -> int:
@@ -95,6 +43,237 @@ def _int(text: str, what: str) -> int:
     return value
 
 
+def _args(rest: str) -> list[str]:
+    return rest.split(" ") if rest else []
+
+
+@dataclass(slots=True, eq=False)
+class Pick:
+    seat: int
+    slots: tuple[int, ...]
+
+    verb = "pick"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Pick:
+            return NotImplemented
+        return self.seat == other.seat and self.slots == other.slots
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.slots))
+
+    def text(self) -> str:
+        return f"{self.seat} pick " + " ".join(map(str, self.slots))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "pick", "seat": self.seat, "slots": list(self.slots)}
+
+    @staticmethod
+    def parse(seat: int, rest: str) -> Pick:
+        args = _args(rest)
+        if not args:
+            raise MalformedActionError("pick needs at least one slot")
+        return Pick(seat, tuple(_int(a, "slot") for a in args))
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], field: Field) -> Pick:
+        slots = field("slots", list)
+        if not slots or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+                                for s in slots):
+            raise MalformedActionError("pick: 'slots' must be a non-empty list of slots")
+        return Pick(field("seat", int), tuple(slots))
+
+
+@dataclass(slots=True, eq=False)
+class Dispatch:
+    seat: int
+    slot: int
+    planet: int
+    claim: str
+
+    verb = "dispatch"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Dispatch:
+            return NotImplemented
+        return (self.slot == other.slot and self.planet == other.planet
+                and self.claim == other.claim and self.seat == other.seat)
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.slot, self.planet, self.claim))
+
+    def text(self) -> str:
+        return f"{self.seat} dispatch {self.slot} {self.planet} {self.claim}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "dispatch", "seat": self.seat, "slot": self.slot,
+                "planet": self.planet, "claim": self.claim}
+
+    @staticmethod
+    def parse(seat: int, rest: str) -> Dispatch:
+        args = _args(rest)
+        if len(args) != 3:
+            raise MalformedActionError("dispatch needs: slot planet claim")
+        if args[2] not in CLAIMS:
+            raise MalformedActionError(f"unknown claim {args[2]!r}; one of {', '.join(CLAIMS)}")
+        return Dispatch(seat, _int(args[0], "slot"), _int(args[1], "planet"), args[2])
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], field: Field) -> Dispatch:
+        claim = field("claim", str)
+        if claim not in CLAIMS:
+            raise MalformedActionError(f"dispatch: unknown claim {claim!r}")
+        return Dispatch(field("seat", int), field("slot", int), field("planet", int), claim)
+
+
+@dataclass(slots=True, eq=False)
+class Capture:
+    seat: int
+    slot: int
+
+    verb = "capture"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Capture:
+            return NotImplemented
+        return self.slot == other.slot and self.seat == other.seat
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.slot))
+
+    def text(self) -> str:
+        return f"{self.seat} capture {self.slot}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "capture", "seat": self.seat, "slot": self.slot}
+
+    @staticmethod
+    def parse(seat: int, rest: str) -> Capture:
+        return Capture(seat, _one_slot("capture", rest))
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], field: Field) -> Capture:
+        return Capture(field("seat", int), field("slot", int))
+
+
+@dataclass(slots=True, eq=False)
+class Discard:
+    seat: int
+    slot: int
+
+    verb = "discard"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Discard:
+            return NotImplemented
+        return self.slot == other.slot and self.seat == other.seat
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.slot))
+
+    def text(self) -> str:
+        return f"{self.seat} discard {self.slot}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "discard", "seat": self.seat, "slot": self.slot}
+
+    @staticmethod
+    def parse(seat: int, rest: str) -> Discard:
+        return Discard(seat, _one_slot("discard", rest))
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], field: Field) -> Discard:
+        return Discard(field("seat", int), field("slot", int))
+
+
+def _one_slot(verb: str, rest: str) -> int:
+    args = _args(rest)
+    if len(args) != 1:
+        raise MalformedActionError(f"{verb} needs exactly one slot")
+    return _int(args[0], "slot")
+
+
+@dataclass(slots=True, eq=False)
+class Choose:
+    seat: int
+    option: str
+
+    verb = "choose"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Choose:
+            return NotImplemented
+        return self.option == other.option and self.seat == other.seat
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.option))
+
+    def text(self) -> str:
+        return f"{self.seat} choose {self.option}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "choose", "seat": self.seat, "option": self.option}
+
+    @staticmethod
+    def parse(seat: int, rest: str) -> Choose:
+        if not rest:
+            raise MalformedActionError("choose needs an option")
+        return Choose(seat, rest)
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], field: Field) -> Choose:
+        return Choose(field("seat", int), field("option", str))
+
+
+@dataclass(slots=True, eq=False)
+class Shuffle:
+    """Chance outcome: a permutation, or None when the shuffle is hidden (mental poker)."""
+
+    perm: tuple[int, ...] | None
+    seat: None = None
+
+    verb = "shuffle"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Shuffle:
+            return NotImplemented
+        return self.perm == other.perm and self.seat == other.seat
+
+    def __hash__(self) -> int:
+        return hash((self.perm, self.seat))
+
+    def text(self) -> str:
+        body = "hidden" if self.perm is None else ",".join(map(str, self.perm))
+        return f"- shuffle {body}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "shuffle", "perm": None if self.perm is None else list(self.perm)}
+
+    @staticmethod
+    def parse(seat_text: str, rest: str) -> Shuffle:
+        if seat_text != "-":
+            raise MalformedActionError("shuffle is a chance action; its seat is '-'")
+        if rest == "hidden":
+            return Shuffle(None)
+        perm = tuple(_int(x, "permutation entry") for x in rest.split(",")) if rest else ()
+        return Shuffle(perm)
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], field: Field) -> Shuffle:
+        perm = data.get("perm")
+        if perm is None:
+            return Shuffle(None)
+        if not isinstance(perm, list) or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in perm):
+            raise MalformedActionError("shuffle: 'perm' must be a list of integers or null")
+        return Shuffle(tuple(perm))
+
+
+Action = Pick | Dispatch | Capture | Discard | Choose | Shuffle
+
+_SEATED: dict[str, Any] = {cls.verb: cls for cls in (Pick, Dispatch, Capture, Discard, Choose)}
+
+
 def parse_action(text: str) -> Action:
     """Parse the text form; raise MalformedActionError naming what is wrong."""
     parts = text.strip().split(" ", 2)
@@ -103,50 +282,22 @@ def parse_action(text: str) -> Action:
     seat_text, verb = parts[0], parts[1]
     rest = parts[2] if len(parts) > 2 else ""
     if verb == "shuffle":
-        if seat_text != "-":
-            raise MalformedActionError("shuffle is a chance action; its seat is '-'")
-        if rest == "hidden":
-            return Shuffle(None)
-        perm = tuple(_int(x, "permutation entry") for x in rest.split(",")) if rest else ()
-        return Shuffle(perm)
+        return Shuffle.parse(seat_text, rest)
     seat = _int(seat_text, "seat")
-    args = rest.split(" ") if rest else []
-    if verb == "pick":
-        if not args:
-            raise MalformedActionError("pick needs at least one slot")
-        return Pick(seat, tuple(_int(a, "slot") for a in args))
-    if verb == "dispatch":
-        if len(args) != 3:
-            raise MalformedActionError("dispatch needs: slot planet claim")
-        if args[2] not in CLAIMS:
-            raise MalformedActionError(f"unknown claim {args[2]!r}; one of {', '.join(CLAIMS)}")
-        return Dispatch(seat, _int(args[0], "slot"), _int(args[1], "planet"), args[2])
-    if verb in ("capture", "discard"):
-        if len(args) != 1:
-            raise MalformedActionError(f"{verb} needs exactly one slot")
-        cls = Capture if verb == "capture" else Discard
-        return cls(seat, _int(args[0], "slot"))
-    if verb == "choose":
-        if not rest:
-            raise MalformedActionError("choose needs an option")
-        return Choose(seat, rest)
-    raise MalformedActionError(f"unknown verb {verb!r}")
+    cls = _SEATED.get(verb)
+    if cls is None:
+        raise MalformedActionError(f"unknown verb {verb!r}")
+    action: Action = cls.parse(seat, rest)
+    return action
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
     """The dict form used on the wire and in transcripts (canonical-JSON safe)."""
-    if isinstance(action, Pick):
-        return {"type": "pick", "seat": action.seat, "slots": list(action.slots)}
-    if isinstance(action, Dispatch):
-        return {"type": "dispatch", "seat": action.seat, "slot": action.slot,
-                "planet": action.planet, "claim": action.claim}
-    if isinstance(action, Capture):
-        return {"type": "capture", "seat": action.seat, "slot": action.slot}
-    if isinstance(action, Discard):
-        return {"type": "discard", "seat": action.seat, "slot": action.slot}
-    if isinstance(action, Choose):
-        return {"type": "choose", "seat": action.seat, "option": action.option}
-    return {"type": "shuffle", "perm": None if action.perm is None else list(action.perm)}
+    return action.to_dict()
+
+
+_BY_TYPE: dict[str, Any] = {cls.verb: cls for cls in (Pick, Dispatch, Capture, Discard, Choose,
+                                                      Shuffle)}
 
 
 def action_from_dict(data: Any) -> Action:
@@ -163,29 +314,8 @@ def action_from_dict(data: Any) -> Action:
             raise MalformedActionError(f"{kind}: field {name!r} must not be negative")
         return value
 
-    if kind == "pick":
-        slots = field("slots", list)
-        if not slots or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
-                                for s in slots):
-            raise MalformedActionError("pick: 'slots' must be a non-empty list of slots")
-        return Pick(field("seat", int), tuple(slots))
-    if kind == "dispatch":
-        claim = field("claim", str)
-        if claim not in CLAIMS:
-            raise MalformedActionError(f"dispatch: unknown claim {claim!r}")
-        return Dispatch(field("seat", int), field("slot", int), field("planet", int), claim)
-    if kind == "capture":
-        return Capture(field("seat", int), field("slot", int))
-    if kind == "discard":
-        return Discard(field("seat", int), field("slot", int))
-    if kind == "choose":
-        return Choose(field("seat", int), field("option", str))
-    if kind == "shuffle":
-        perm = data.get("perm")
-        if perm is None:
-            return Shuffle(None)
-        if not isinstance(perm, list) or not all(
-                isinstance(x, int) and not isinstance(x, bool) for x in perm):
-            raise MalformedActionError("shuffle: 'perm' must be a list of integers or null")
-        return Shuffle(tuple(perm))
-    raise MalformedActionError(f"unknown action type {kind!r}")
+    cls = _BY_TYPE.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise MalformedActionError(f"unknown action type {kind!r}")
+    action: Action = cls.from_dict(data, field)
+    return action

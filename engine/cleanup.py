@@ -10,10 +10,11 @@ from engine.state import GameState, Phase
 
 @step("end_round")
 def end_round(s: GameState) -> None:
-    s.add_log(f"Scores after round {s.round}: " + ", ".join(
-        f"{seat_name(s, seat)} {s.vp[seat]} VP"
-        + (f" ({s.casualties[seat]} casualt{'y' if s.casualties[seat] == 1 else 'ies'})"
-           if s.casualties[seat] else "") for seat in range(s.n)))
+    if s.keep_log:
+        s.add_log(f"Scores after round {s.round}: " + ", ".join(
+            f"{seat_name(s, seat)} {s.vp[seat]} VP"
+            + (f" ({s.casualties[seat]} casualt{'y' if s.casualties[seat] == 1 else 'ies'})"
+               if s.casualties[seat] else "") for seat in range(s.n)))
     if max(s.vp) >= WIN_VP or max(s.casualties) >= MAX_CASUALTIES:
         s.phase = Phase.OVER
         final = final_scores(s)
@@ -71,20 +72,8 @@ def deal(s: GameState) -> None:
             s.hands[seat].append(slot)
     s.first_player = next_first_player(s)
     s.round += 1
-    reset_round(s)
+    s.reset_round()
     s.step = ("start_round",)
-
-
-def reset_round(s: GameState) -> None:
-    planets = len(s.config.planets)
-    s.vision_up = [False] * planets
-    s.planet_started = [False] * planets
-    s.stopped = [False] * planets
-    s.duchess_scored = [False] * planets
-    s.initial_sf = [(-1, -1)] * planets
-    s.planet_discarded = [[] for _ in range(planets)]
-    s.sentry_planet = -1
-    s.captured = [False] * s.n
 
 
 def next_first_player(s: GameState) -> int:

@@ -38,6 +38,13 @@ def legal_claims(card_id: int, planet: str, vision_up: bool) -> tuple[str, ...]:
 
 
 @cache
+def claims_by_card(planet: str, vision_up: bool) -> tuple[tuple[str, ...], ...]:
+    """``legal_claims`` for every card id at once (indexed by card id): one lookup per planet
+    when listing every legal dispatch."""
+    return tuple(legal_claims(cid, planet, vision_up) for cid in range(len(CARDS)))
+
+
+@cache
 def plausible_claims(planet: str, vision_up: bool) -> frozenset[str]:
     """Claims some card could truthfully make here (for checking a card we cannot see)."""
     return frozenset(c for cid in range(len(CARDS)) for c in legal_claims(cid, planet, vision_up))

@@ -4,22 +4,28 @@ from __future__ import annotations
 
 from engine.actions import Capture, Discard, Dispatch
 from engine.cards import CARDS, PLANET_LIMIT
-from engine.disclosure import describe_claim, legal_claims, plausible_claims
+from engine.disclosure import claims_by_card, describe_claim, plausible_claims
 from engine.errors import IllegalActionError, RuleViolationError
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
+
+BLOCKADE = next(c.id for c in CARDS if c.name == "Blockade")
 
 
 def planet_limit(s: GameState, p: int) -> int:
     if "Blockade" not in s.config.events:
         return PLANET_LIMIT
-    blockade = any(CARDS[s.card_of[slot]].name == "Blockade"
-                   for slot in s.planets[p] if s.face_up[slot] and s.card_of[slot] >= 0)
-    return PLANET_LIMIT - 1 if blockade else PLANET_LIMIT
+    card_of, face_up = s.card_of, s.face_up
+    for slot in s.planets[p]:
+        if card_of[slot] == BLOCKADE and face_up[slot]:
+            return PLANET_LIMIT - 1
+    return PLANET_LIMIT
 
 
 def open_planets(s: GameState) -> list[int]:
-    return [p for p in range(len(s.planets)) if len(s.planets[p]) < planet_limit(s, p)]
+    if "Blockade" not in s.config.events:
+        return [p for p, cards in enumerate(s.planets) if len(cards) < PLANET_LIMIT]
+    return [p for p, cards in enumerate(s.planets) if len(cards) < planet_limit(s, p)]
 
 
 @step("start_dispatch")
@@ -27,7 +33,8 @@ def start_dispatch(s: GameState) -> None:
     s.phase = Phase.DISPATCH
     s.captured = [False] * s.n
     s.turn = s.first_player
-    s.add_log(f"Dispatch: {seat_name(s, s.turn)} plays first")
+    if s.keep_log:
+        s.add_log(f"Dispatch: {seat_name(s, s.turn)} plays first")
     if not s.hands[s.turn]:
         next_turn(s)
 
@@ -68,7 +75,7 @@ def apply_dispatch(s: GameState, action: Dispatch) -> None:
             seat, f"cannot dispatch to {name}: planet is full ({len(s.planets[p])}/{limit})")
     vision = s.vision_up[p]
     if s.card_of[slot] >= 0:
-        allowed = legal_claims(s.card_of[slot], name, vision)
+        allowed = claims_by_card(name, vision)[s.card_of[slot]]
         if action.claim not in allowed:
             raise IllegalActionError(
                 seat, f"cannot dispatch {s.label(slot)} to {name} as "
@@ -85,18 +92,19 @@ def apply_dispatch(s: GameState, action: Dispatch) -> None:
         s.face_up[slot] = True
         s.step = ("face_up_dispatch", slot, p)
     else:
-        shown = "" if action.claim == "none" else f", disclosed as {action.claim}"
-        s.add_log(f"{seat_name(s, seat)} dispatches a card face down to {name}{shown}")
+        if s.keep_log:
+            shown = "" if action.claim == "none" else f", disclosed as {action.claim}"
+            s.add_log(f"{seat_name(s, seat)} dispatches a card face down to {name}{shown}")
         next_turn(s)
 
 
-def verify_claim(s: GameState, slot: int) -> None:
-    """Check a dispatch claim against the now-known card (ruling 7)."""
+def verify_claim(s: GameState, slot: int, p: int) -> None:
+    """Check the dispatch claim of ``slot`` on planet ``p`` against the now-known card
+    (ruling 7)."""
     seat = s.dispatcher[slot]
     if seat < 0 or not s.claim[slot]:
         return
-    p_name = next(s.planet_name(p) for p in range(len(s.planets)) if slot in s.planets[p])
-    allowed = legal_claims(s.card_of[slot], p_name, s.claim_vision[slot])
+    allowed = claims_by_card(s.config.planets[p], s.claim_vision[slot])[s.card_of[slot]]
     if s.claim[slot] not in allowed:
         raise RuleViolationError(
             seat, f"dispatched {s.label(slot)} claiming {describe_claim(s.claim[slot])}")
@@ -108,7 +116,7 @@ def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
     if not make_public(s, [slot]):
         s.step = ("face_up_dispatch", slot, p)
         return
-    verify_claim(s, slot)
+    verify_claim(s, slot, p)
     seat = s.dispatcher[slot]
     card = CARDS[s.card_of[slot]]
     s.controller[slot] = s.owner(slot)
@@ -148,7 +156,7 @@ def reveal_cards(s: GameState, p: int, slots: str) -> None:
         s.step = ("reveal_cards", p, slots)
         return
     for slot in chosen:
-        verify_claim(s, slot)
+        verify_claim(s, slot, p)
         s.face_up[slot] = True
         s.controller[slot] = s.owner(slot)
         s.add_log(f"Revealed on {s.planet_name(p)}: {s.label(slot)}")
@@ -167,7 +175,8 @@ def apply_capture(s: GameState, action: Capture) -> None:
     s.hands[action.seat].remove(action.slot)
     s.prisoner[action.seat] = action.slot
     s.captured[action.seat] = True
-    s.add_log(f"{seat_name(s, action.seat)} captures a prisoner")
+    if s.keep_log:
+        s.add_log(f"{seat_name(s, action.seat)} captures a prisoner")
     next_turn(s)
 
 

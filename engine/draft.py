@@ -28,16 +28,21 @@ def start_round(s: GameState) -> None:
     if poison >= 0:
         s.quota[poison] -= 1
     s.first_pick = s.n == 2
-    s.add_log(f"Round {s.round}: draft passes {'left' if s.direction == 1 else 'right'}")
+    if s.keep_log:
+        s.add_log(f"Round {s.round}: draft passes {'left' if s.direction == 1 else 'right'}")
     s.step = ("pick_round",)
 
 
 def pick_count(s: GameState, seat: int) -> int:
     """Cards ``seat`` must take this pick round (0 when it only passes)."""
     need = s.quota[seat] - len(s.drafted[seat])
-    if need <= 0 or not s.hands[seat]:
+    held = len(s.hands[seat])
+    if need <= 0 or not held:
         return 0
-    return min(need, 2 if s.first_pick else 1, len(s.hands[seat]))
+    take = 2 if s.first_pick else 1
+    if need < take:
+        take = need
+    return held if held < take else take
 
 
 @step("pick_round")
@@ -62,7 +67,8 @@ def must_pick(s: GameState, seat: int) -> int:
 def waiting_pickers(s: GameState) -> list[int]:
     if not _picking(s):
         return []
-    return [seat for seat in range(s.n) if s.picks[seat] is None and pick_count(s, seat)]
+    picks = s.picks
+    return [seat for seat in range(s.n) if picks[seat] is None and pick_count(s, seat)]
 
 
 def apply_pick(s: GameState, action: Pick) -> None:
@@ -75,14 +81,16 @@ def apply_pick(s: GameState, action: Pick) -> None:
     if len(action.slots) != need:
         raise IllegalActionError(seat, f"must pick exactly {need} card(s), not "
                                        f"{len(action.slots)}")
-    if len(set(action.slots)) != len(action.slots):
+    if len(action.slots) > 1 and len(set(action.slots)) != len(action.slots):
         raise IllegalActionError(seat, "picked the same slot twice")
     for slot in action.slots:
         if slot not in s.hands[seat]:
             raise IllegalActionError(seat, f"cannot pick slot {slot}: it is not in its hand")
-    s.picks[seat] = action.slots
-    if any(s.picks[x] is None and pick_count(s, x) for x in range(s.n)):
-        return
+    picks = s.picks
+    picks[seat] = action.slots
+    for x in range(s.n):
+        if picks[x] is None and pick_count(s, x):
+            return
     for who in range(s.n):
         chosen = s.picks[who]
         if chosen:
@@ -113,7 +121,8 @@ def end_draft(s: GameState) -> None:
         s.hands[seat] = s.drafted[seat]
         s.drafted[seat] = []
     s.leftovers = leftovers
-    s.add_log(f"Draft over: {len(leftovers)} card(s) left over")
+    if s.keep_log:
+        s.add_log(f"Draft over: {len(leftovers)} card(s) left over")
     if len(leftovers) > 1:  # one card or none needs no shuffle
         s.chance = ("leftovers", len(leftovers))
     s.step = ("deal_leftovers",)
@@ -155,7 +164,8 @@ def place_leftover(s: GameState, slot: int, p: int) -> None:
     card = CARDS[s.card_of[slot]]
     if card.name == "Vision":
         s.vision_up[p] = True
-    s.add_log(f"{card.label} is dealt face up to {s.planet_name(p)}")
+    if s.keep_log:
+        s.add_log(f"{card.label} is dealt face up to {s.planet_name(p)}")
 
 
 @step("prophecy_next")

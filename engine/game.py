@@ -7,14 +7,15 @@ action raises IllegalActionError and leaves the state unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from engine import cleanup, dispatch, draft
 from engine import resolution as _resolution
 from engine.actions import Action, Capture, Choose, Discard, Dispatch, Pick, Shuffle
 from engine.cards import CARDS, HAND_SIZE
 from engine.config import GameConfig
-from engine.disclosure import legal_claims
+from engine.disclosure import claims_by_card
 from engine.errors import IllegalActionError, NotWaitingError
 from engine.flow import advance
 from engine.randomness import RandomStream
@@ -34,41 +35,10 @@ def new_game(config: GameConfig, deck_order: Sequence[int] | None = None, *,
     ids = config.card_ids()
     if deck_order is not None and sorted(deck_order) != list(ids):
         raise ValueError("deck_order must be a permutation of the game's cards")
-    s = GameState.__new__(GameState)
-    s.config = config
-    s.n = config.n
-    s.omniscient = deck_order is not None
-    s.keep_log = keep_log
-    s.seat_of_faction = {f: i for i, f in enumerate(config.factions)}
-    s.all_mask = (1 << s.n) - 1
-    for name in ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision",
-                 "controller", "resolved", "claimer"):
-        setattr(s, name, [])
+    s = GameState(config, omniscient=deck_order is not None, keep_log=keep_log)
     for i in range(len(ids)):
         s.new_slot(deck_order[i] if deck_order is not None else -1, 0)
     s.deck = list(range(len(ids)))
-    s.hands = [[] for _ in range(s.n)]
-    s.drafted = [[] for _ in range(s.n)]
-    s.planets = [[] for _ in config.planets]
-    s.prisoner = [-1] * s.n
-    s.claims = []
-    s.discard = []
-    s.leftovers = []
-    s.vp = [0] * s.n
-    s.casualties = [0] * s.n
-    s.first_player = config.first_player
-    s.round = 1
-    s.direction = 1
-    s.phase = Phase.DRAFT
-    s.quota = [0] * s.n
-    s.picks = [None] * s.n
-    s.first_pick = False
-    s.turn = -1
-    s.decision = None
-    s.chance = None
-    s.awaiting = []
-    s.log = []
-    cleanup.reset_round(s)
     for seat in range(s.n):
         for _ in range(HAND_SIZE):
             slot = s.deck.pop(0)
@@ -115,12 +85,15 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     if dispatch.dispatch_seat(s) == seat:
         hand = s.hands[seat]
         actions: list[Action] = []
-        targets = dispatch.open_planets(s)
+        append = actions.append
+        names, vision = s.config.planets, s.vision_up
+        targets = [(p, claims_by_card(names[p], vision[p])) for p in dispatch.open_planets(s)]
+        card_of = s.card_of
         for slot in hand:
-            cid = s.card_of[slot]
-            for p in targets:
-                for claim in legal_claims(cid, s.config.planets[p], s.vision_up[p]):
-                    actions.append(Dispatch(seat, slot, p, claim))
+            cid = card_of[slot]
+            for p, claims in targets:
+                for claim in claims[cid]:
+                    append(Dispatch(seat, slot, p, claim))
         if not s.captured[seat]:
             actions += [Capture(seat, slot) for slot in hand]
         if not actions:
@@ -162,22 +135,12 @@ def apply_in_place(s: GameState, action: Action) -> None:
     if s.awaiting:
         raise IllegalActionError(action.seat, f"cannot act: waiting for slots {s.awaiting} "
                                               "to be revealed")
-    if isinstance(action, Shuffle):
-        _apply_shuffle(s, action)
-    elif s.chance is not None:
-        raise IllegalActionError(action.seat, "cannot act: waiting for a chance outcome")
-    elif isinstance(action, Choose):
-        _apply_choose(s, action)
-    elif isinstance(action, Pick):
-        draft.apply_pick(s, action)
-    elif isinstance(action, Dispatch):
-        dispatch.apply_dispatch(s, action)
-    elif isinstance(action, Capture):
-        dispatch.apply_capture(s, action)
-    elif isinstance(action, Discard):
-        dispatch.apply_discard(s, action)
-    else:
+    handler = _APPLY.get(action.__class__)
+    if handler is None:
         raise IllegalActionError(None, f"unknown action {action!r}")
+    if s.chance is not None and handler is not _apply_shuffle:
+        raise IllegalActionError(action.seat, "cannot act: waiting for a chance outcome")
+    handler(s, action)
     advance(s)
 
 
@@ -206,6 +169,13 @@ def _apply_shuffle(s: GameState, action: Shuffle) -> None:
     else:
         cleanup.apply_reshuffle(s, action)
     s.chance = None
+
+
+_APPLY: dict[type, Callable[[GameState, Any], None]] = {
+    Shuffle: _apply_shuffle, Choose: _apply_choose, Pick: draft.apply_pick,
+    Dispatch: dispatch.apply_dispatch, Capture: dispatch.apply_capture,
+    Discard: dispatch.apply_discard,
+}
 
 
 def reveal(s: GameState, cards: Mapping[int, int]) -> GameState:

@@ -13,18 +13,20 @@ Fisher-Yates shuffle from the last index down, j = randbelow(i + 1).
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
 DOMAIN = b"solstice/stream/v1\x00"
+_FOUR_WORDS = struct.Struct(">4Q")
 
 
 class RandomStream:
     """SHA-256 counter-mode stream with unbiased integer ranges and shuffles."""
 
-    __slots__ = ("_buffer", "_counter", "_seed")
+    __slots__ = ("_counter", "_prefix", "_seed", "_words")
 
     def __init__(self, seed: bytes | str | int) -> None:
         if isinstance(seed, int):
@@ -32,35 +34,34 @@ class RandomStream:
         if isinstance(seed, str):
             seed = seed.encode("utf-8")
         self._seed = bytes(seed)
+        self._prefix = DOMAIN + self._seed
         self._counter = 0
-        self._buffer = b""
-
-    def _take(self, count: int) -> bytes:
-        while len(self._buffer) < count:
-            block = hashlib.sha256(
-                DOMAIN + self._seed + self._counter.to_bytes(8, "big")
-            ).digest()
-            self._counter += 1
-            self._buffer += block
-        out, self._buffer = self._buffer[:count], self._buffer[count:]
-        return out
+        # Every read is one 8-byte word and a block holds exactly four, so a block is split
+        # into its words once (kept reversed, so the next word is popped off the end).
+        self._words: list[int] = []
 
     def word(self) -> int:
         """Next unsigned 64-bit word."""
-        return int.from_bytes(self._take(8), "big")
+        words = self._words
+        if not words:
+            block = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+            words.extend(reversed(_FOUR_WORDS.unpack(block)))
+        return words.pop()
 
     def randbelow(self, n: int) -> int:
         """Uniform integer in [0, n)."""
-        if n <= 0:
+        if n <= 1:
+            if n == 1:
+                return 0
             raise ValueError(f"randbelow needs n > 0, got {n}")
-        if n == 1:
-            return 0
         bits = (n - 1).bit_length()
         if bits > 64:
             raise ValueError("randbelow supports n <= 2**64")
         mask = (1 << bits) - 1
+        words = self._words
         while True:
-            value = self.word() & mask
+            value = (words.pop() if words else self.word()) & mask
             if value < n:
                 return value
 
@@ -70,15 +71,18 @@ class RandomStream:
     def permutation(self, n: int) -> list[int]:
         """A uniformly random permutation of range(n) (Fisher-Yates, last index first)."""
         perm = list(range(n))
-        for i in range(n - 1, 0, -1):
-            j = self.randbelow(i + 1)
-            perm[i], perm[j] = perm[j], perm[i]
+        self.shuffle(perm)
         return perm
 
     def shuffle(self, items: list[T]) -> None:
         """Shuffle in place with the same draws as ``permutation``."""
+        words = self._words  # randbelow(i + 1) inline: search bots shuffle a deck per world
         for i in range(len(items) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            mask = (1 << i.bit_length()) - 1
+            while True:
+                j = (words.pop() if words else self.word()) & mask
+                if j <= i:
+                    break
             items[i], items[j] = items[j], items[i]
 
     def sample(self, items: Sequence[T], k: int) -> list[T]:

@@ -43,24 +43,38 @@ def place_sentry(s: GameState, answer: str) -> None:
     s.step = ("resolve", 0)
 
 
-def sort_key(s: GameState, slot: int) -> tuple[int, int, int]:
+# Resolution order as one integer per card: initiative, then at equal initiative actions (by
+# seat from the first player, added per card) before events (in table order).
+_KEY_OF_CARD = [card.initiative * 64 + (32 + card.order if card.faction is None else 0)
+                for card in CARDS]
+_IS_ACTION = [card.faction is not None for card in CARDS]
+
+
+def sort_key(s: GameState, slot: int) -> int:
     """Initiative; at equal initiative actions (in seat order from the first player) before
     events (in table order). Ruling 11."""
-    card = CARDS[s.card_of[slot]]
-    if card.faction is None:
-        return (card.initiative, 1, card.order)
-    return (card.initiative, 0, (s.controller[slot] - s.first_player) % s.n)
+    cid = s.card_of[slot]
+    if _IS_ACTION[cid]:
+        return _KEY_OF_CARD[cid] + (s.controller[slot] - s.first_player) % s.n
+    return _KEY_OF_CARD[cid]
 
 
 def next_card(s: GameState, p: int) -> int:
     """The next unresolved card on planet p, applying the Assassin tie rules; -1 if none."""
-    pending = [x for x in s.planets[p] if not s.resolved[x]]
-    if not pending:
-        return -1
-    best = min(pending, key=lambda x: sort_key(s, x))
-    if _name(s, best) != "Assassin":
+    resolved, card_of, controller = s.resolved, s.card_of, s.controller
+    first, n = s.first_player, s.n
+    best, best_key = -1, 1 << 30
+    for x in s.planets[p]:  # sort_key inline: this runs for every card resolved
+        if resolved[x]:
+            continue
+        cid = card_of[x]
+        key = _KEY_OF_CARD[cid] + (controller[x] - first) % n if _IS_ACTION[cid] \
+            else _KEY_OF_CARD[cid]
+        if key < best_key:
+            best, best_key = x, key
+    if best < 0 or CARDS[card_of[best]].name != "Assassin":
         return best
-    assassins = [x for x in pending if _name(s, x) == "Assassin"]
+    assassins = [x for x in s.planets[p] if not resolved[x] and _name(s, x) == "Assassin"]
     if len(assassins) == 1:
         return best
     strength, _, _, peace = totals(s, p)
@@ -87,24 +101,34 @@ def resolve(s: GameState, p: int) -> None:
             s.step = ("resolve", p)
             return
         for slot in face_down:
-            verify_claim(s, slot)
+            verify_claim(s, slot, p)
             s.face_up[slot] = True
             s.controller[slot] = s.owner(slot)
         s.planet_started[p] = True
         s.initial_sf[p] = strongest_and_favored(s, p)
-        st, fv = s.initial_sf[p]
-        s.add_log(f"{s.planet_name(p)}: " + ", ".join(s.label(x) or "?" for x in s.planets[p])
-                  + f"; strongest {seat_name(s, st) if st >= 0 else 'none'}, favored "
-                  f"{seat_name(s, fv) if fv >= 0 else 'none'}")
-    slot = -1 if s.stopped[p] else next_card(s, p)
-    if slot < 0:
-        finish_planet(s, p)
-        return
-    s.resolved[slot] = True
-    s.step = ("resolve", p)
-    effect = EFFECTS.get(_name(s, slot))
-    if effect is not None:
-        effect(s, p, slot)
+        if s.keep_log:
+            st, fv = s.initial_sf[p]
+            s.add_log(f"{s.planet_name(p)}: "
+                      + ", ".join(s.label(x) or "?" for x in s.planets[p])
+                      + f"; strongest {seat_name(s, st) if st >= 0 else 'none'}, favored "
+                      f"{seat_name(s, fv) if fv >= 0 else 'none'}")
+    # Card after card while no effect stops the loop (a decision, a kill's follow-up step, a
+    # reveal): what the step loop would do by running this step again, without its overhead.
+    here = ("resolve", p)
+    resolved, card_of, stopped = s.resolved, s.card_of, s.stopped
+    while True:
+        slot = -1 if stopped[p] else next_card(s, p)
+        if slot < 0:
+            finish_planet(s, p)
+            return
+        resolved[slot] = True
+        s.step = here
+        effect = EFFECT_OF_CARD[card_of[slot]]
+        if effect is not None:
+            effect(s, p, slot)
+            if s.step is not here or s.decision is not None or s.chance is not None \
+                    or s.awaiting:
+                return
 
 
 def finish_planet(s: GameState, p: int) -> None:
@@ -119,7 +143,8 @@ def finish_planet(s: GameState, p: int) -> None:
 
 def score(s: GameState, seat: int, vp: int, why: str) -> None:
     s.vp[seat] += vp
-    s.add_log(f"{seat_name(s, seat)} scores {vp} VP ({why})")
+    if s.keep_log:
+        s.add_log(f"{seat_name(s, seat)} scores {vp} VP ({why})")
 
 
 def remove_from_planet(s: GameState, p: int, slot: int) -> None:
@@ -135,8 +160,9 @@ def kill(s: GameState, p: int, slot: int) -> None:
     owner = s.owner(slot)
     if owner >= 0:
         s.casualties[owner] += 1
-        s.add_log(f"{s.label(slot)} is killed; {seat_name(s, owner)} takes a casualty")
-    else:
+        if s.keep_log:
+            s.add_log(f"{s.label(slot)} is killed; {seat_name(s, owner)} takes a casualty")
+    elif s.keep_log:
         s.add_log(f"{s.label(slot)} is killed")
 
 
@@ -147,6 +173,11 @@ def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) ->
     if guards:
         kill(s, p, guards[0])
         s.add_log("Honor Guards absorbs the kill")
+        s.step = ("after_kill", p, killer, cause, "absorbed")
+        return
+    if _name(s, target) == "Honor Guards":
+        # Ruling 26: killing Honor Guards never scores, aimed at it or absorbed by it.
+        kill(s, p, target)
         s.step = ("after_kill", p, killer, cause, "absorbed")
         return
     card = CARDS[s.card_of[target]]
@@ -229,16 +260,21 @@ def in_resolution_order(s: GameState, slots: list[int]) -> list[int]:
     return sorted(slots, key=lambda x: sort_key(s, x))
 
 
-def _assassin_targets(s: GameState, p: int, slot: int) -> list[int]:
+def _assassin_targets(s: GameState, p: int, slot: int) -> tuple[list[int], bool]:
+    """(the cards the Assassin may kill, whether it must kill one). Ruling 28: it may spare
+    an Imposter; only with an enemy Duchess on the planet must it kill."""
     k = s.controller[slot]
-    return in_resolution_order(s, [x for x in s.planets[p] if x != slot and (
+    targets = in_resolution_order(s, [x for x in s.planets[p] if x != slot and (
         (_name(s, x) == "Duchess" and s.controller[x] != k) or _name(s, x) == "Imposter")])
+    return targets, any(_name(s, x) == "Duchess" for x in targets)
 
 
 def _assassin(s: GameState, p: int, slot: int) -> None:
     k = s.controller[slot]
     if _alive_named(s, p, "Mercenaries") and strongest(s, p) == k:
-        others = in_resolution_order(s, [x for x in s.planets[p] if x != slot])
+        # Ruling 27: Mercenaries cannot target the Mercenaries card itself.
+        others = in_resolution_order(s, [x for x in s.planets[p]
+                                         if x != slot and _name(s, x) != "Mercenaries"])
         ask(s, k, "mercenaries", ("no", *(s.label(x) or "" for x in others)), "no",
             "Mercenaries: kill any one card for 2 VP instead of a Duchess? (no = usual kill)",
             ("mercenaries", p, slot))
@@ -247,12 +283,16 @@ def _assassin(s: GameState, p: int, slot: int) -> None:
 
 
 def _assassin_kill(s: GameState, p: int, slot: int) -> None:
-    targets = _assassin_targets(s, p, slot)
+    targets, forced = _assassin_targets(s, p, slot)
     if not targets:
         return
-    ask(s, s.controller[slot], "assassin_target", [s.label(x) or "" for x in targets],
-        s.label(targets[0]) or "", "Assassin: choose the Duchess to kill",
-        ("assassin_target", p, slot))
+    labels = [s.label(x) or "" for x in targets]
+    if forced:
+        ask(s, s.controller[slot], "assassin_target", labels, labels[0],
+            "Assassin: choose the Duchess to kill", ("assassin_target", p, slot))
+    else:
+        ask(s, s.controller[slot], "assassin_target", ("no", *labels), "no",
+            "Assassin: kill an Imposter? (no = kill nothing)", ("assassin_target", p, slot))
 
 
 @step("mercenaries")
@@ -268,6 +308,9 @@ def mercenaries(s: GameState, p: int, slot: int, answer: str) -> None:
 
 @step("assassin_target")
 def assassin_target(s: GameState, p: int, slot: int, answer: str) -> None:
+    if answer == "no":
+        s.step = ("resolve", p)
+        return
     target = _slot_by_label(s, p, answer)
     vp = CARDS[s.card_of[slot]].vp
     targeted_kill(s, p, target, s.controller[slot], f"assassin:{vp}")
@@ -469,3 +512,5 @@ EFFECTS = {
     "Orbital Bombardment": _orbital_bombardment, "Famine": _famine, "Quagmire": _quagmire,
     "Mimic": _prisoner_event, "Escape": _prisoner_event, "Martyr": _prisoner_event,
 }
+# by card id (the effect runs once for every card resolved)
+EFFECT_OF_CARD = [EFFECTS.get(card.name) for card in CARDS]

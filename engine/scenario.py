@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cards import CARD_BY_LABEL, CARDS, FACTIONS, PLANETS
-from engine.cleanup import reset_round
 from engine.config import ConfigError, GameConfig
 from engine.flow import STEPS
 from engine.resolution import decision_options
@@ -138,25 +137,8 @@ def build(data: Any) -> tuple[GameState, list[str]]:
 
 
 def _blank_state(config: GameConfig) -> GameState:
-    s = GameState.__new__(GameState)
-    s.config, s.n = config, config.n
-    s.omniscient, s.keep_log = True, True
-    s.seat_of_faction = {f: i for i, f in enumerate(config.factions)}
-    s.all_mask = (1 << s.n) - 1
-    for name in ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision",
-                 "controller", "resolved", "claimer", "deck", "claims", "discard", "leftovers",
-                 "awaiting", "log"):
-        setattr(s, name, [])
-    s.hands = [[] for _ in range(s.n)]
-    s.drafted = [[] for _ in range(s.n)]
-    s.planets = [[] for _ in config.planets]
-    s.prisoner = [-1] * s.n
-    s.vp, s.casualties = [0] * s.n, [0] * s.n
-    s.first_player, s.round, s.direction = 0, 1, 1
+    s = GameState(config)
     s.phase = Phase.RESOLVE
-    s.quota, s.picks, s.first_pick, s.turn = [0] * s.n, [None] * s.n, False, -1
-    s.decision, s.chance = None, None
-    reset_round(s)
     s.step = ("resolve", 0)
     return s
 

@@ -45,13 +45,7 @@ def state_to_dict(s: GameState) -> dict[str, Any]:
 
 
 def state_from_dict(data: dict[str, Any], *, keep_log: bool = True) -> GameState:
-    s = GameState.__new__(GameState)
-    s.config = GameConfig.from_dict(data["config"])
-    s.n = s.config.n
-    s.keep_log = keep_log
-    s.log = []
-    s.seat_of_faction = {f: i for i, f in enumerate(s.config.factions)}
-    s.all_mask = (1 << s.n) - 1
+    s = GameState(GameConfig.from_dict(data["config"]), keep_log=keep_log)
     s.phase = Phase(data["phase"])
     for name in _LISTS:
         value = data[name]

@@ -141,6 +141,47 @@ class GameState:
     seat_of_faction: dict[str, int]
     all_mask: int
 
+    def __init__(self, config: GameConfig, *, omniscient: bool = True,
+                 keep_log: bool = True) -> None:
+        """A table with no cards yet (``new_slot`` adds them), at the start of round 1: the
+        one way to build a state (``new_game``, scenarios and ``state_from_dict`` start here)."""
+        n = config.n
+        self.config = config
+        self.n = n
+        self.omniscient = omniscient
+        self.keep_log = keep_log
+        self.seat_of_faction = {f: i for i, f in enumerate(config.factions)}
+        self.all_mask = (1 << n) - 1
+        self.card_of, self.known, self.face_up, self.dispatcher = [], [], [], []
+        self.claim, self.claim_vision, self.controller = [], [], []
+        self.resolved, self.claimer = [], []
+        self.deck = []
+        self.hands = [[] for _ in range(n)]
+        self.drafted = [[] for _ in range(n)]
+        self.planets = [[] for _ in config.planets]
+        self.prisoner = [-1] * n
+        self.claims, self.discard, self.leftovers = [], [], []
+        self.vp, self.casualties = [0] * n, [0] * n
+        self.first_player = config.first_player
+        self.round, self.direction, self.phase = 1, 1, Phase.DRAFT
+        self.quota, self.picks, self.first_pick = [0] * n, [None] * n, False
+        self.turn = -1
+        self.step, self.decision, self.chance = None, None, None
+        self.awaiting, self.log = [], []
+        self.reset_round()
+
+    def reset_round(self) -> None:
+        """The per-round table: planets' resolve marks, Vision, Sentry, captures."""
+        planets = len(self.config.planets)
+        self.vision_up = [False] * planets
+        self.planet_started = [False] * planets
+        self.stopped = [False] * planets
+        self.duchess_scored = [False] * planets
+        self.initial_sf = [(-1, -1)] * planets
+        self.planet_discarded = [[] for _ in range(planets)]
+        self.sentry_planet = -1
+        self.captured = [False] * self.n
+
     def card(self, slot: int) -> Card:
         """The card in ``slot``; only for slots this state knows."""
         return CARDS[self.card_of[slot]]
@@ -156,17 +197,28 @@ class GameState:
         return PLANETS[self.config.planets[p]].vp
 
     def clone(self) -> GameState:
-        new = GameState.__new__(GameState)
-        for name in ("config", "n", "omniscient", "keep_log", "first_player", "round",
-                     "direction", "phase", "first_pick", "turn", "sentry_planet", "step",
-                     "decision", "chance", "seat_of_faction", "all_mask"):
-            setattr(new, name, getattr(self, name))
-        for name in ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision",
-                     "controller", "resolved", "claimer", "deck", "prisoner", "claims",
-                     "discard", "leftovers", "vp", "casualties", "quota", "picks", "captured",
-                     "vision_up", "planet_started", "stopped", "duchess_scored", "initial_sf",
-                     "awaiting", "log"):
-            setattr(new, name, getattr(self, name)[:])
+        """An independent copy (search bots clone thousands: every field spelled out)."""
+        new = GameState.__new__(GameState)  # a copy, not a new table: skip __init__
+        new.config, new.n, new.omniscient = self.config, self.n, self.omniscient
+        new.keep_log, new.seat_of_faction, new.all_mask = \
+            self.keep_log, self.seat_of_faction, self.all_mask
+        new.first_player, new.round, new.direction = \
+            self.first_player, self.round, self.direction
+        new.phase, new.first_pick, new.turn = self.phase, self.first_pick, self.turn
+        new.sentry_planet, new.step = self.sentry_planet, self.step
+        new.decision, new.chance = self.decision, self.chance
+        new.card_of, new.known, new.face_up = self.card_of[:], self.known[:], self.face_up[:]
+        new.dispatcher, new.claim = self.dispatcher[:], self.claim[:]
+        new.claim_vision, new.controller = self.claim_vision[:], self.controller[:]
+        new.resolved, new.claimer = self.resolved[:], self.claimer[:]
+        new.deck, new.prisoner, new.claims = self.deck[:], self.prisoner[:], self.claims[:]
+        new.discard, new.leftovers = self.discard[:], self.leftovers[:]
+        new.vp, new.casualties, new.quota = self.vp[:], self.casualties[:], self.quota[:]
+        new.picks, new.captured, new.vision_up = self.picks[:], self.captured[:], \
+            self.vision_up[:]
+        new.planet_started, new.stopped = self.planet_started[:], self.stopped[:]
+        new.duchess_scored, new.initial_sf = self.duchess_scored[:], self.initial_sf[:]
+        new.awaiting, new.log = self.awaiting[:], self.log[:]
         new.hands = [h[:] for h in self.hands]
         new.drafted = [d[:] for d in self.drafted]
         new.planets = [p[:] for p in self.planets]

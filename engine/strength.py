@@ -9,7 +9,10 @@ PEACE_ACCORDS = next(c.id for c in CARDS if c.name == "Peace Accords")
 
 
 def totals(s: GameState, p: int) -> tuple[list[int], list[int], int, bool]:
-    """(strength per seat, favor per seat, neutral strength, Peace Accords present)."""
+    """(strength per seat, favor per seat, the strongest neutral source, Peace Accords present).
+
+    Neutral sources are compared one by one, not added up (ruling 9): a faction beats
+    Atmospheric Storm and Quagmire together with 4 strength."""
     strength = [0] * s.n
     favor = [0] * s.n
     neutral = 0
@@ -17,7 +20,8 @@ def totals(s: GameState, p: int) -> tuple[list[int], list[int], int, bool]:
     for slot in s.planets[p]:
         card = CARDS[s.card_of[slot]]
         if card.faction is None:
-            neutral += card.neutral_strength
+            if card.neutral_strength > neutral:
+                neutral = card.neutral_strength
             if card.id == PEACE_ACCORDS:
                 peace = True
         else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cards import CARDS, PLANETS
-from engine.disclosure import legal_claims
+from engine.disclosure import claims_by_card
 from engine.dispatch import planet_limit
 from engine.draft import active_claim, pick_count, waiting_pickers
 from engine.game import legal_actions, to_move
@@ -17,53 +17,96 @@ from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
 
 
+def _hide_unknown(s: GameState, card_of: list[int], seat: int | None,
+                 live: list[int]) -> list[int]:
+    """Set every card of ``card_of`` (a copy of ``s.card_of``) that ``seat`` may not know to
+    -1 (None: keep only public cards); return it.
+
+    Only the ``live`` slots need looking at: a slot leaves play only when the round's discards
+    go back under the deck as new slots, and those discards were all made public first (the
+    invariant tests check it), so every other slot is known to everyone."""
+    known = s.known
+    if seat is None:
+        full = s.all_mask
+        for x in live:
+            if known[x] != full:
+                card_of[x] = -1
+    else:
+        bit = 1 << seat
+        for x in live:
+            if not known[x] & bit:
+                card_of[x] = -1
+    return card_of
+
+
+def _all_known(card_of: list[int], slots: list[int]) -> bool:
+    return not slots or min(map(card_of.__getitem__, slots)) >= 0
+
+
 def redact(s: GameState, seat: int | None) -> GameState:
     """A copy holding only what ``seat`` may know (None: only public information)."""
     r = s.clone()
-    mask = s.all_mask if seat is None else 1 << seat
-    full = s.all_mask
-    r.card_of = [cid if (known & mask) == mask or known == full else -1
-                 for cid, known in zip(s.card_of, s.known, strict=True)]
-    if seat is not None:
-        r.picks = [p if i == seat else None for i, p in enumerate(s.picks)]
-    else:
+    live = s.live_slots()
+    _hide_unknown(s, r.card_of, seat, live)
+    if seat is None:
         r.picks = [None] * s.n
-    r.omniscient = all(r.card_of[x] >= 0 for x in r.live_slots())
+    else:
+        r.picks = [p if i == seat else None for i, p in enumerate(s.picks)]
+    r.omniscient = _all_known(r.card_of, live)
     return r
 
 
-def _card(s: GameState, slot: int) -> dict[str, Any]:
-    cid = s.card_of[slot]
-    return {"slot": slot, "label": CARDS[cid].label if cid >= 0 else None}
+LABELS: tuple[str, ...] = tuple(card.label for card in CARDS)
 
 
 def view(s: GameState, seat: int) -> dict[str, Any]:
-    """Everything ``seat`` may know, as plain data (safe to send to a bot or a UI)."""
-    r = redact(s, seat)
+    """Everything ``seat`` may know, as plain data (safe to send to a bot or a UI).
+
+    Built from ``s`` and the cards ``seat`` may know (``_hide_unknown``), without a redacted
+    copy: every other field of the state is public, or (``hands[seat]``, ``drafted[seat]``,
+    the seat's prisoner and pick) the seat's own."""
+    live = s.live_slots()
+    card_of = _hide_unknown(s, s.card_of[:], seat, live)
+
+    def label(slot: int) -> str | None:
+        cid = card_of[slot]
+        return LABELS[cid] if cid >= 0 else None
+
+    def card(slot: int) -> dict[str, Any]:
+        cid = card_of[slot]
+        return {"slot": slot, "label": LABELS[cid] if cid >= 0 else None}
+
+    face_up, dispatcher, claim = s.face_up, s.dispatcher, s.claim
+    controller, resolved = s.controller, s.resolved
     planets = []
     for p, name in enumerate(s.config.planets):
         cards = []
-        for slot in r.planets[p]:
-            entry = _card(r, slot)
-            entry.update({"face_up": r.face_up[slot], "dispatcher": r.dispatcher[slot],
-                          "claim": r.claim[slot] or None,
-                          "controller": r.controller[slot] if r.face_up[slot] else None,
-                          "resolved": r.resolved[slot]})
-            cards.append(entry)
+        for slot in s.planets[p]:
+            up = face_up[slot]
+            cid = card_of[slot]
+            cards.append({"slot": slot, "label": LABELS[cid] if cid >= 0 else None,
+                          "face_up": up, "dispatcher": dispatcher[slot],
+                          "claim": claim[slot] or None,
+                          "controller": controller[slot] if up else None,
+                          "resolved": resolved[slot]})
+        planet_info = PLANETS[name]
         planet: dict[str, Any] = {
-            "name": name, "vp": PLANETS[name].vp, "rule": PLANETS[name].rule_text(),
-            "limit": planet_limit(r, p) if all(r.card_of[x] >= 0 or not r.face_up[x]
-                                               for x in r.planets[p]) else None,
-            "vision_face_up": r.vision_up[p], "cards": cards, "strongest": None,
-            "favored": None, "sentry": r.sentry_planet == p,
-            "discarded": [r.label(x) for x in r.planet_discarded[p]],
+            "name": name, "vp": planet_info.vp, "rule": planet_info.rule_text(),
+            "limit": planet_limit(s, p) if all(card_of[x] >= 0 or not face_up[x]
+                                               for x in s.planets[p]) else None,
+            "vision_face_up": s.vision_up[p], "cards": cards, "strongest": None,
+            "favored": None, "sentry": s.sentry_planet == p,
+            "discarded": [label(x) for x in s.planet_discarded[p]],
         }
-        if r.planet_started[p] and s.phase is Phase.RESOLVE:
+        if s.planet_started[p] and s.phase is Phase.RESOLVE:
             st, fv = strongest_and_favored(s, p)
             planet["strongest"] = st if st >= 0 else None
             planet["favored"] = fv if fv >= 0 else None
         planets.append(planet)
     decision = s.decision
+    # What legal_actions reads of the cards is the seat's own (its hand, its prisoner), so
+    # listing them on the full state gives what a redacted copy would.
+    can_list = _all_known(card_of, live) or _all_known(card_of, s.hands[seat])
     return {
         "seat": seat,
         "players": s.n,
@@ -75,14 +118,14 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "first_player": s.first_player,
         "to_move": to_move(s),
         "planets": planets,
-        "hand": [_card(r, x) for x in r.hands[seat]],
-        "drafted": [_card(r, x) for x in r.drafted[seat]],
+        "hand": [card(x) for x in s.hands[seat]],
+        "drafted": [card(x) for x in s.drafted[seat]],
         "hand_sizes": [len(h) for h in s.hands],
         "drafted_counts": [len(d) for d in s.drafted],
         "pick_count": pick_count(s, seat) if seat in waiting_pickers(s) else 0,
         "picked": [s.picks[i] is not None for i in range(s.n)] if s.phase is Phase.DRAFT
         else [False] * s.n,
-        "prisoner": _card(r, s.prisoner[seat]) if s.prisoner[seat] >= 0 else None,
+        "prisoner": card(s.prisoner[seat]) if s.prisoner[seat] >= 0 else None,
         "has_prisoner": [x >= 0 for x in s.prisoner],
         "captured": list(s.captured),
         "claims": [{"event": CARDS[s.card_of[slot]].name, "seat": who, "round": rnd,
@@ -96,38 +139,38 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "waiting_for_decision": decision.seat if decision is not None else None,
         "messenger": active_claim(s, "Messenger"),
         "poison": active_claim(s, "Poison"),
-        "known": {str(x): r.label(x) for x in r.live_slots() if r.card_of[x] >= 0},
-        "legal": [a.text() for a in legal_actions(r, seat)] if r.omniscient or
-        all(r.card_of[x] >= 0 for x in r.hands[seat]) else [],
+        "known": {str(x): LABELS[card_of[x]] for x in live if card_of[x] >= 0},
+        "legal": [a.text() for a in legal_actions(s, seat)] if can_list else [],
         "log": s.log[-30:],
     }
 
 
-def _allowed(s: GameState, slot: int, cid: int) -> bool:
-    """Could card ``cid`` be in ``slot`` given the public record?"""
-    if s.dispatcher[slot] >= 0 and s.claim[slot]:
-        p = next(p for p in range(len(s.planets)) if slot in s.planets[p])
-        return s.claim[slot] in legal_claims(cid, s.config.planets[p], s.claim_vision[slot])
-    return True
+def _claims_here(s: GameState, slot: int) -> tuple[tuple[str, ...], ...]:
+    """The truthful claims of every card id for the planet ``slot`` was dispatched to."""
+    p = next(p for p in range(len(s.planets)) if slot in s.planets[p])
+    return claims_by_card(s.config.planets[p], s.claim_vision[slot])
 
 
 def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameState:
     """A full-information state consistent with what ``r`` knows (a redacted state): unknown
     slots get the unseen cards at random, respecting face-down disclosures where possible."""
+    card_of, dispatcher, claim = r.card_of, r.dispatcher, r.claim
     live = r.live_slots()
-    unknown = [x for x in live if r.card_of[x] < 0]
-    seen = {r.card_of[x] for x in live if r.card_of[x] >= 0}
+    unknown = [x for x in live if card_of[x] < 0]
+    seen = {card_of[x] for x in live}
     pool = [cid for cid in r.config.card_ids() if cid not in seen]
-    constrained = [x for x in unknown if r.dispatcher[x] >= 0 and r.claim[x]]
-    free = [x for x in unknown if not (r.dispatcher[x] >= 0 and r.claim[x])]
+    constrained = [x for x in unknown if dispatcher[x] >= 0 and claim[x]]
+    free = [x for x in unknown if not (dispatcher[x] >= 0 and claim[x])]
+    # each constrained slot's claim, and the claims every card could truthfully make there
+    checks = [(claim[x], _claims_here(r, x)) for x in constrained]
     d = r.clone()
     for attempt in range(tries):
         cards = pool[:]
         stream.shuffle(cards)
         assignment: dict[int, int] = {}
         ok = True
-        for slot in constrained:
-            fit = [c for c in cards if _allowed(r, slot, c)]
+        for slot, (said, truthful) in zip(constrained, checks, strict=True):
+            fit = [c for c in cards if said in truthful[c]]
             if not fit:
                 ok = attempt == tries - 1  # last try: accept an inconsistent guess
                 if not ok:

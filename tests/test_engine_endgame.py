@@ -76,6 +76,13 @@ def test_final_score_is_vp_minus_casualties() -> None:
     assert final_scores(s) == [15, 7, 7, 0]
 
 
+def test_final_scores_have_no_floor() -> None:
+    """Ruling 29: VP minus casualties can be negative, and ranks below zero."""
+    s = at_end_of_round(black=(16, 0), white=(0, 3), blue=(1, 2), green=(0, 0))
+    assert final_scores(s) == [16, -3, -1, 0]
+    assert ranking(s) == [0, 3, 2, 1]
+
+
 def test_most_victory_points_wins() -> None:
     s = at_end_of_round(black=(16, 1), white=(10, 3), blue=(17, 0), green=(2, 2))
     assert winner_of(s) == 2

@@ -56,6 +56,9 @@ def run_game(seed: str, n: int, *, watch_views: bool = False,
         live = s.live_slots()
         assert len(live) == len(set(live)), f"{seed}: a slot is in two zones"
         assert sorted(s.card_of[x] for x in live) == all_ids, f"{seed}: cards lost or doubled"
+        gone = set(range(len(s.card_of))) - set(live)
+        assert all(s.known[x] == s.all_mask for x in gone), \
+            f"{seed}: a slot left play without being public (redaction skips such slots)"
         assert min(s.vp) >= 0 and min(s.casualties) >= 0, f"{seed}: negative score"
         if s.casualties != cas0:
             new = s.discard[discard0:] if len(s.discard) >= discard0 else []
@@ -78,6 +81,7 @@ def run_game(seed: str, n: int, *, watch_views: bool = False,
     return digest, count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_random_games_keep_every_invariant(n: int, chunk: int) -> None:
@@ -90,6 +94,7 @@ def test_random_games_keep_every_invariant(n: int, chunk: int) -> None:
     assert longest > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_the_same_seed_replays_identically(n: int) -> None:
     for g in range(0, 60):
@@ -99,6 +104,7 @@ def test_the_same_seed_replays_identically(n: int) -> None:
     assert run_game(f"replay{n}/0", n)[0] != run_game(f"replay{n}/1", n)[0]
 
 
+@pytest.mark.slow
 @settings(derandomize=True, max_examples=45, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**63), n=st.sampled_from([2, 3, 4]))

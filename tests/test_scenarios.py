@@ -248,3 +248,51 @@ def test_cli_rejects_bad_json(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"players": ["black", "white"], "planets": [', encoding="utf-8")
     _assert_clean_failure(_run_cli(path), ())
+
+
+# --------------------------------------------------------------------------- decision options
+# The scenario files pin outcomes; these pin which answers a decision offers (rulings 27, 28).
+
+
+def _first_decision(data: dict):
+    """The first decision resolving ``data``'s planets asks for."""
+    from engine.flow import advance
+    from engine.scenario import build
+
+    s, _ = build(data)
+    advance(s)
+    assert s.decision is not None
+    return s.decision
+
+
+def test_ruling_27_mercenaries_cannot_target_itself() -> None:
+    from engine.scenario import ScenarioError, resolve_scenario
+
+    data = {"players": ["black", "white"],
+            "planets": [{"name": "Desert", "cards": ["event:Mercenaries", "black:Assassin",
+                                                     "black:Marshal", "white:Duchess"]}]}
+    decision = _first_decision(copy.deepcopy(data))
+    assert decision.kind == "mercenaries"
+    assert decision.options == ("no", "white:Duchess", "black:Marshal")
+    with pytest.raises(ScenarioError, match="not an option"):
+        resolve_scenario({**data, "choices": ["event:Mercenaries"]})
+
+
+def test_ruling_28_an_enemy_duchess_forces_the_assassin_to_kill() -> None:
+    data = {"players": ["black", "white"],
+            "planets": [{"name": "Capital", "cards": ["event:Imposter", "white:Duchess",
+                                                     "black:Assassin"]}]}
+    decision = _first_decision(data)
+    assert decision.kind == "assassin_target"
+    assert decision.options == ("white:Duchess", "event:Imposter")
+    assert decision.default == "white:Duchess"
+
+
+def test_ruling_28_without_an_enemy_duchess_the_assassin_may_kill_nothing() -> None:
+    data = {"players": ["black", "white"],
+            "planets": [{"name": "Capital", "cards": ["event:Imposter", "black:Duchess",
+                                                     "black:Assassin"]}]}
+    decision = _first_decision(data)
+    assert decision.kind == "assassin_target"
+    assert decision.options == ("no", "event:Imposter")
+    assert decision.default == "no"

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from bots import bot_output
-from bots.base import Bot
-from bots.conformance import check_bot
-from bots.process_bot import ProcessBot
-from bots.registry import BotSpecError, make_bot
-from bots.replay import replay_trace
-from bots.trace import TraceError
+if TYPE_CHECKING:  # the bots are imported when a command runs, not at start-up
+    from bots.base import Bot
 
 
 def _bot(spec: str) -> Bot:
+    from bots.registry import BotSpecError, make_bot
+
     try:
         return make_bot(spec)
     except BotSpecError as exc:
@@ -37,6 +35,9 @@ def bot_check(
     Puts decisions of every kind and phase of 2, 3 and 4 player games to the bot and checks
     every answer, the handshake, ids, an unknown message type, the time budget, nothing
     written after 'end', and the exit after 'quit'. Exit 0 when clean, 1 otherwise."""
+    from bots import bot_output
+    from bots.conformance import check_bot
+
     if quiet:
         bot_output.set_echo(False)
     bot = _bot(spec)
@@ -62,6 +63,10 @@ def bot_replay(
     """Replay a recorded game's decisions to a bot and show where its answers differ.
 
     Exit 0 when every answer is the same as recorded, 1 otherwise."""
+    from bots.process_bot import ProcessBot
+    from bots.replay import replay_trace
+    from bots.trace import TraceError
+
     bot = _bot(spec)
     if not isinstance(bot, ProcessBot):
         bot.close()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from bots.registry import ENTRY_POINT_GROUP, available_bots
-
 
 def bots() -> None:
     """List the available bots with a one-line description each."""
+    from bots.registry import ENTRY_POINT_GROUP, available_bots
+
     entries = available_bots()
     width = max(len(e.name) for e in entries)
     for entry in entries:

@@ -7,7 +7,6 @@ the option parser's, is one ``error: ...`` line on stderr followed by where to g
 from __future__ import annotations
 
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import typer
@@ -17,7 +16,6 @@ try:  # typer >= 0.24 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover - depends on the installed typer
     import click.exceptions as click_errors  # type: ignore[no-redef]
 
-from bots import bot_output
 from ui.cli import botcheck as cmd_botcheck
 from ui.cli import bots as cmd_bots
 from ui.cli import net as cmd_net
@@ -38,6 +36,8 @@ app = typer.Typer(
 
 
 def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("solstice")
     except PackageNotFoundError:
@@ -62,6 +62,8 @@ def _root(
                                            "file per game and seat (for solstice bot-replay)."),
 ) -> None:
     """Solstice: a peer-to-peer card game client with fair hidden play and pluggable bots."""
+    from bots import bot_output
+
     if bot_log is not None and bot_log.is_dir():
         raise typer.BadParameter(f"{bot_log} is a directory", param_hint="--bot-log")
     if record_bot is not None and record_bot.exists() and not record_bot.is_dir():

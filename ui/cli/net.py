@@ -5,21 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import trio
 import typer
 
-from bots.netseat import bot_chooser
-from bots.registry import BotSpecError, make_bot
-from p2p.errors import P2PError
-from p2p.identity import Identity
-from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
-from p2p.net.joincode import InvalidJoinCode, JoinCode
-from p2p.net.node import HostedLobby
-from p2p.net.runner import Chooser
-from p2p.session.machine import GameSession
-from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
-from ui.cli.headless import LogPrinter
+if TYPE_CHECKING:  # the commands import trio and p2p when they run, not at start-up
+    from p2p.net.node import HostedLobby
+    from p2p.net.runner import Chooser
+    from p2p.session.machine import GameSession
 
 HOME_HELP = "Directory for this peer's identity and games (default: the user data directory)."
 BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); without it the " \
@@ -29,6 +22,9 @@ BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); 
 def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameSession]],
           **ui_args: object) -> None:
     """Headless with ``bot`` (exit 0 once the audit passed, else 1), or the UI without one."""
+    from bots.netseat import bot_chooser
+    from bots.registry import BotSpecError, make_bot
+
     if bot is None:
         _run_ui(mode, **ui_args)
     try:
@@ -63,6 +59,9 @@ def host(
                                            "transcript (default: in the game's directory)."),
 ) -> None:
     """Host a game: print a join code, wait for the players, play."""
+    from p2p.net.games import PeerOptions, host_game
+    from ui.cli.headless import LogPrinter
+
     options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
 
     def on_lobby(lobby: HostedLobby) -> None:
@@ -87,6 +86,10 @@ def join(
                                            "transcript."),
 ) -> None:
     """Join a game with its join code (or resume it, if this home was already in it)."""
+    from p2p.net.games import PeerOptions, join_game
+    from p2p.net.joincode import InvalidJoinCode, JoinCode
+    from ui.cli.headless import LogPrinter
+
     try:
         parsed = JoinCode.parse("".join(code))
     except InvalidJoinCode as exc:
@@ -107,6 +110,9 @@ def resume(
                                            "transcript."),
 ) -> None:
     """Rejoin an unfinished game after a restart (same --home)."""
+    from p2p.net.games import PeerOptions, resume_game, unfinished_games
+    from ui.cli.headless import LogPrinter
+
     options = PeerOptions(home=home, transcript=transcript)
     if game is None:
         games = unfinished_games(options.home_dir)
@@ -125,6 +131,8 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
 ) -> None:
     """Re-check a finished game offline: signatures, every shuffle and key, every move."""
+    from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
+
     try:
         verdict = verify_transcript(path)
     except TranscriptUnreadable as exc:
@@ -149,6 +157,9 @@ def verify(
 def default_name(home: Path | None) -> str:
     """``player-`` and the first characters of this home's peer id: two players who both
     keep the default still tell apart in the roster."""
+    from p2p.identity import Identity
+    from p2p.net.games import PeerOptions
+
     peer = Identity.load_or_create(PeerOptions(home=home).home_dir).peer_id
     return f"player-{peer[:4]}"
 
@@ -162,6 +173,10 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 def _run(coro: Awaitable[GameSession]) -> GameSession:
+    import trio
+
+    from p2p.errors import P2PError
+
     try:
         return trio.run(lambda: coro)
     except BaseException as exc:

@@ -10,14 +10,11 @@ from pathlib import Path
 
 import typer
 
-from bots.registry import BotSpecError, make_bot, split_bot_list
-from p2p.identity import default_home
-from p2p.net.games import PeerOptions
-from ui.app.netgame import NetSetup
-
 
 def bot_specs(bots: list[str], opponents: int) -> tuple[str, ...]:
     """One spec per opponent: ``--bot a --bot b`` or ``--bot a,b``; the last one repeats."""
+    from bots.registry import split_bot_list
+
     specs = [s for spec in bots for s in split_bot_list(spec)] or ["greedy"]
     if len(specs) > opponents:
         raise typer.BadParameter(f"{len(specs)} bots given for {opponents} opponent(s)")
@@ -35,6 +32,11 @@ def play(
                                      "games (default: <user data dir>/play)."),
 ) -> None:
     """Play against bots in the terminal UI (each bot is a real peer on loopback)."""
+    from bots.registry import BotSpecError, make_bot
+    from p2p.identity import default_home
+    from p2p.net.games import PeerOptions
+    from ui.app.netgame import NetSetup
+
     specs = bot_specs(bot, players - 1)
     for spec in specs:
         try:

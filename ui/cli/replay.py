@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from p2p.storage.transcript import TranscriptUnreadable
-
 
 def replay(
     path: Path = typer.Argument(..., metavar="TRANSCRIPT",
@@ -17,6 +15,7 @@ def replay(
 ) -> None:
     """Replay a finished game: step through every move with the true cards, after checking
     the transcript as 'solstice verify' does."""
+    from p2p.storage.transcript import TranscriptUnreadable
     from ui.app.replay_data import ReplayRefused, load_replay, text_log
 
     try:

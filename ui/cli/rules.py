@@ -8,9 +8,6 @@ from pathlib import Path
 
 import typer
 
-from engine.canonical import CanonicalEncodingError
-from engine.scenario import ScenarioError, resolve_scenario
-
 app = typer.Typer(help="Rules tools: resolve a planet scenario, show the card tables.",
                  rich_markup_mode=None,
                   no_args_is_help=True)
@@ -20,6 +17,9 @@ app = typer.Typer(help="Rules tools: resolve a planet scenario, show the card ta
 def resolve(file: Path = typer.Argument(..., help="Scenario JSON file (see the rulings' "
                                                   "'Scenario format'); '-' reads stdin.")) -> None:
     """Resolve the planets of a scenario and print the result as JSON."""
+    from engine.canonical import CanonicalEncodingError
+    from engine.scenario import ScenarioError, resolve_scenario
+
     try:
         text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
     except OSError as exc:

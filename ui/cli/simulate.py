@@ -8,11 +8,10 @@ import time
 
 import typer
 
-from bots.match import play_match
-from bots.registry import BotSpecError, make_bot, split_bot_list
-
 
 def _parse_bots(spec: str, players: int) -> list[str]:
+    from bots.registry import BotSpecError, split_bot_list
+
     specs = split_bot_list(spec)
     if not specs:
         raise BotSpecError("--bots needs at least one bot")
@@ -31,6 +30,9 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
 ) -> None:
     """Play engine-only games (no network) and report wins, scores, length and speed."""
+    from bots.match import play_match
+    from bots.registry import BotSpecError, make_bot
+
     try:
         specs = _parse_bots(bots, players)
         seats = [make_bot(spec) for spec in specs]

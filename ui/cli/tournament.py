@@ -11,34 +11,23 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from bots.registry import BotSpecError, split_bot_list
-from bots.tournament import (
-    GameRecord,
-    RecordsError,
-    ScheduleError,
-    Shard,
-    TournamentResult,
-    merge_records,
-    read_records,
-    run_tournament,
-)
-from bots.tournament.cluster import ClusterError
-from bots.tournament.report import text_report
+if TYPE_CHECKING:  # the bots and rich are imported when a command runs, not at start-up
+    from bots.tournament import GameRecord, TournamentResult
 
 app = typer.Typer()
-
-_USER_ERRORS = (BotSpecError, RecordsError, ScheduleError, ClusterError)
 
 
 class _LiveProgress:
     """A rich progress bar on stderr: games done, rate, time left and running win rates."""
 
     def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
                              MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
                              console=Console(stderr=True))
@@ -129,6 +118,10 @@ def tournament(
     records of a run's shards."""
     if ctx.invoked_subcommand is not None:
         return
+    from bots.registry import BotSpecError, split_bot_list
+    from bots.tournament import RecordsError, ScheduleError, Shard, read_records, run_tournament
+    from bots.tournament.cluster import ClusterError
+
     if resume and records is None:
         raise _fail("--resume needs --records FILE")
     if cluster is not None and workers > 1:
@@ -156,7 +149,7 @@ def tournament(
         finally:
             if progress is not None:
                 progress.stop()
-    except _USER_ERRORS as exc:
+    except (BotSpecError, RecordsError, ScheduleError, ClusterError) as exc:
         raise _fail(str(exc)) from None
     except KeyboardInterrupt:
         where = (f"; the finished games are in {records}: continue with --resume"
@@ -181,6 +174,8 @@ def merge(
 ) -> None:
     """Combine the records of one run's shards (or pieces) into one result; records of
     different runs or settings are refused."""
+    from bots.tournament import RecordsError, TournamentResult, merge_records, read_records
+
     try:
         runs = []
         for path in files:
@@ -205,6 +200,8 @@ def merge(
 
 
 def _echo(result: TournamentResult) -> None:
+    from bots.tournament.report import text_report
+
     for line in text_report(result):
         typer.echo(line)
 

@@ -1,0 +1,139 @@
+"""Seeded games pinned: speed work on the engine and the bots must not change any outcome.
+
+Each pin is a hash of everything a game did (every action's text, in order) and its final
+scores, for seeded games played three ways: the bare engine with uniformly random legal
+actions (the order of ``legal_actions`` matters), ``play_match`` with random bots (what
+``solstice simulate`` runs: guard, ``Turn``), and a few ISMCTS decisions (``redact``,
+``determinize`` and its random draws, rollouts). A view hash pins ``view()`` for every seat
+at every step of one game. The pins were recorded after the fixes of rulings 9, 26, 27 and 28;
+a change of the rules changes them on purpose, anything else must not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from bots.base import GameInfo, Turn
+from bots.ismcts import IsmctsBot
+from bots.match import play_match
+from bots.random_bot import RandomBot
+from engine import (
+    CHANCE,
+    apply_in_place,
+    final_scores,
+    is_over,
+    legal_actions,
+    new_game,
+    random_chance,
+    random_config,
+    to_move,
+)
+from engine.randomness import RandomStream
+from engine.view import view
+
+
+def _random_game(seed: str, n: int, on_step=None) -> tuple[list[int], str]:
+    """Final scores and the hash of every action's text of one uniformly random game."""
+    stream = RandomStream(seed)
+    config = random_config(n, stream)
+    deck = list(config.card_ids())
+    stream.shuffle(deck)
+    s = new_game(config, deck)
+    digest = hashlib.sha256()
+    while not is_over(s):
+        movers = to_move(s)
+        if movers == [CHANCE]:
+            action = random_chance(s, stream)
+        else:
+            legal = legal_actions(s, movers[0])
+            action = legal[stream.randbelow(len(legal))]
+        apply_in_place(s, action)
+        digest.update(action.text().encode() + b"\n")
+        if on_step is not None:
+            on_step(s)
+    return final_scores(s), digest.hexdigest()[:16]
+
+
+RANDOM_GAMES = {
+    ("pin/0", 2): ([7, 15], "e5dc7e958a41008e"),
+    ("pin/1", 2): ([15, 10], "3e61d844b91ad8d1"),
+    ("pin/2", 3): ([10, 17, 13], "cf36981a1f86c16e"),
+    ("pin/3", 3): ([18, 7, 2], "b7a7b814966570cd"),
+    ("pin/4", 4): ([15, 10, 10, 18], "14d1a4a37f2d7f62"),
+    ("pin/5", 4): ([20, 4, 9, 9], "55cd4af1509dd870"),
+}
+
+
+@pytest.mark.parametrize(("seed", "n"), sorted(RANDOM_GAMES))
+def test_seeded_random_games_replay_exactly(seed: str, n: int) -> None:
+    assert _random_game(seed, n) == RANDOM_GAMES[(seed, n)]
+
+
+MATCHES = {
+    ("sim/0", 2): ((9, 18), 2, 40),
+    ("sim/1", 3): ((5, 13, 22), 5, 164),
+    ("sim/2", 4): ((16, 7, 8, 9), 3, 127),
+    ("sim/3", 4): ((10, 7, 4, 11), 3, 128),
+}
+
+
+@pytest.mark.parametrize(("seed", "n"), sorted(MATCHES))
+def test_seeded_random_bot_matches_replay_exactly(seed: str, n: int) -> None:
+    result = play_match([RandomBot() for _ in range(n)], seed)
+    assert (result.scores, result.rounds, result.actions) == MATCHES[(seed, n)]
+
+
+def test_views_of_a_seeded_game_replay_exactly() -> None:
+    digest = hashlib.sha256()
+
+    def record(s) -> None:
+        for seat in range(s.n):
+            digest.update(json.dumps(view(s, seat), sort_keys=True).encode())
+
+    _random_game("pin/views", 3, record)
+    assert digest.hexdigest()[:16] == "470a240daf5f9a77"
+
+
+def _ismcts_choices(seed: str, n: int, decisions: int) -> list[str]:
+    """The texts ISMCTS (60 iterations) chooses at the first ``decisions`` decisions of seat 0
+    in a game where the other seats play at random."""
+    stream = RandomStream(seed)
+    config = random_config(n, stream)
+    deck = list(config.card_ids())
+    stream.shuffle(deck)
+    s = new_game(config, deck, keep_log=False)
+    bot = IsmctsBot(iterations=60)
+    bot.start(GameInfo(0, config, b"ismcts-pin"))
+    chosen: list[str] = []
+    while not is_over(s) and len(chosen) < decisions:
+        movers = to_move(s)
+        if movers == [CHANCE]:
+            action = random_chance(s, stream)
+        elif 0 in movers:
+            legal = legal_actions(s, 0)
+            action = bot.choose(Turn(s, 0, legal))
+            if len(legal) > 1:
+                chosen.append(action.text())
+        else:
+            legal = legal_actions(s, movers[0])
+            action = legal[stream.randbelow(len(legal))]
+        apply_in_place(s, action)
+    return chosen
+
+
+ISMCTS = {
+    ("ismcts/0", 2): ["0 pick 2 3", "0 pick 6", "0 pick 4", "0 pick 11", "0 dispatch 11 0 Duchess",
+                       "0 dispatch 4 2 none", "0 dispatch 6 2 none", "0 dispatch 2 0 Diplomat",
+                       "0 dispatch 3 2 none", "0 pick 18 21", "0 pick 15", "0 pick 22"],
+    ("ismcts/1", 4): ["0 pick 5", "0 pick 22", "0 pick 13", "0 pick 9", "0 pick 1",
+                       "0 dispatch 22 2 event", "0 dispatch 13 2 event", "0 dispatch 5 1 none",
+                       "0 capture 1", "0 dispatch 9 2 Marshal", "0 pick 33", "0 pick 37"],
+}
+
+
+@pytest.mark.parametrize(("seed", "n"), sorted(ISMCTS))
+def test_seeded_ismcts_decisions_replay_exactly(seed: str, n: int) -> None:
+    assert _ismcts_choices(seed, n, 12) == ISMCTS[(seed, n)]
