@@ -10,7 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import trio
+
 from p2p.identity import Identity, default_home
+from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
 from p2p.net.mesh import Mesh
 from p2p.net.node import HostedLobby, Node, load_roster, open_node, saved_games
@@ -30,6 +33,10 @@ class PeerOptions:
     transcript: Path | None = None
     net: NetConfig = field(default_factory=NetConfig)
     waiting_after: float = 5.0
+    # LAN discovery: off unless asked for (the command line asks by default); the interface
+    # is an address (None: all LAN interfaces).
+    discovery: bool = False
+    discovery_interface: str | None = None
 
     @property
     def home_dir(self) -> Path:
@@ -51,14 +58,20 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
 
 async def host_game(players: int, choose: Chooser, on_event: EventSink, options: PeerOptions,
                     on_lobby: Callable[[HostedLobby], None] | None = None) -> GameSession:
-    """Listen, announce the join code (``on_lobby``), wait for everyone, play."""
+    """Listen, announce the join code (``on_lobby``) and, with discovery, advertise the game
+    on the LAN until it is full; wait for everyone, play."""
     identity = Identity.load_or_create(options.home_dir)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
         lobby = node.host(players=players, name=options.name, advertise=options.advertise)
         if on_lobby is not None:
             on_lobby(lobby)
-        mesh = await lobby.wait_mesh()
+        async with trio.open_nursery() as nursery:
+            if options.discovery:
+                nursery.start_soon(advertise_lobby, lobby, options.name,
+                                   options.discovery_interface)
+            mesh = await lobby.wait_mesh()
+            nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
         return await _play(node, mesh, choose, on_event, options)
 
 

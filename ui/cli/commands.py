@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ui.cli import bots as cmd_bots
+from ui.cli import games as cmd_games
 from ui.cli import net as cmd_net
 from ui.cli import play as cmd_play
 from ui.cli import rules as cmd_rules
@@ -21,6 +22,7 @@ app = typer.Typer(
 app.add_typer(cmd_rules.app, name="rules")
 cmd_simulate.register(app)
 cmd_net.register(app)
+cmd_games.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
 app.command()(cmd_play.play)

@@ -13,11 +13,12 @@ from bots.netseat import bot_chooser
 from bots.registry import BotSpecError, make_bot
 from p2p.errors import P2PError
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
-from p2p.net.joincode import InvalidJoinCode, JoinCode
 from p2p.net.node import HostedLobby
 from p2p.net.runner import Chooser
+from p2p.net.shortcode import display, short_code
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
+from ui.cli.games import INTERFACE_HELP, NO_DISCOVERY_HELP, checked_interface, join_target
 from ui.cli.headless import LogPrinter
 
 HOME_HELP = "Directory for this peer's identity and games (default: the user data directory)."
@@ -59,11 +60,20 @@ def host(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript (default: in the game's directory)."),
+    discovery_interface: str | None = typer.Option(None, "--discovery-interface",
+                                                   help=INTERFACE_HELP),
+    no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
 ) -> None:
-    """Host a game: print a join code, wait for the players, play."""
-    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
+    """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
+    players, play."""
+    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript,
+                          discovery=not no_discovery,
+                          discovery_interface=checked_interface(discovery_interface))
 
     def on_lobby(lobby: HostedLobby) -> None:
+        if options.discovery:
+            short = short_code(lobby.code.host_id, lobby.code.game_id)
+            print(f"short code: {display(short)}", flush=True)
         print(f"join code: {lobby.code.encode()}", flush=True)
         print(f"waiting for {players - 1} more player(s)...", flush=True)
 
@@ -72,8 +82,9 @@ def host(
 
 
 def join(
-    code: list[str] = typer.Argument(..., help="The join code the host printed (pieces of a "
-                                          "code that wrapped are joined together)."),
+    code: list[str] = typer.Argument(..., help="The short code or the long join code the host "
+                                          "printed (pieces of a code that wrapped are joined "
+                                          "together)."),
     name: str = typer.Option("player", "--name", help="Your name in the roster."),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
@@ -81,13 +92,13 @@ def join(
     port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript."),
+    discovery_interface: str | None = typer.Option(None, "--discovery-interface",
+                                                   help=INTERFACE_HELP),
+    no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
 ) -> None:
-    """Join a game with its join code (or resume it, if this home was already in it)."""
-    try:
-        parsed = JoinCode.parse("".join(code))
-    except InvalidJoinCode as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    """Join a game by its short code (found on the LAN) or its long join code (or resume it,
+    if this home was already in it)."""
+    parsed = join_target("".join(code), discovery_interface, not no_discovery)
     options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
     _play(bot, "join", lambda choose: join_game(parsed, choose, LogPrinter(), options),
           code=parsed, options=options)
