@@ -168,10 +168,10 @@ def open_zeroconf(interface: str | None) -> Zeroconf:
 # --------------------------------------------------------------------------- advertising
 
 
-def _service_info(ad: GameAd) -> ServiceInfo:
+def _service_info(ad: GameAd, name: str | None = None) -> ServiceInfo:
     instance = f"solstice-{ad.short.lower()}"
     return ServiceInfo(
-        SERVICE_TYPE, f"{instance}.{SERVICE_TYPE}", port=ad.port, properties=ad.txt(),
+        SERVICE_TYPE, name or f"{instance}.{SERVICE_TYPE}", port=ad.port, properties=ad.txt(),
         server=f"{instance}-{ad.game_id[:8]}.local.",
         addresses=[ipaddress.ip_address(ad.address).packed],
     )
@@ -191,7 +191,8 @@ class Advertiser:
     def update(self, ad: GameAd) -> None:
         """Publish new seat counts (same service name: only the TXT record changes)."""
         self.ad = ad
-        self._info.properties = ad.txt()  # type: ignore[assignment]  # setter encodes
+        # The registered name (register may have renamed it on a clash), with the new TXT.
+        self._info = _service_info(ad, self._info.name)
         self._zc.update_service(self._info)
 
     def close(self) -> None:
