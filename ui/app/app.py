@@ -34,6 +34,7 @@ from ui.app.render import scores_line
 from ui.app.screens.dialogs import HelpScreen, LeaveScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
+from ui.app.screens.start import LanStart, StartScreen
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
 
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
@@ -57,9 +58,11 @@ class SolsticeApp(App[int]):
         Binding("ctrl+c", "leave", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, setup: NetSetup | None = None, title: str = "Solstice") -> None:
+    def __init__(self, setup: NetSetup | None = None, title: str = "Solstice",
+                 start: LanStart | None = None) -> None:
         super().__init__()
         self.setup = setup
+        self.start = start  # with it, the start screen lists LAN games and picks the setup
         self.lobby = LobbyScreen(title)
         self.game: GameScreen | None = None
         self.bridge: TrioBridge | None = None
@@ -74,10 +77,25 @@ class SolsticeApp(App[int]):
     # -- lifecycle --------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self.start is not None:
+            self.push_screen(StartScreen(self.start), self._started)
+            return
         self.push_screen(self.lobby)
         if self.setup is not None:
-            self.bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item)))
-            self.bridge.start(functools.partial(run_network, self.setup))
+            self._start_network(self.setup)
+
+    def _started(self, chosen: tuple[NetSetup, str] | None) -> None:
+        if chosen is None:
+            self.exit(EXIT_STOPPED)
+            return
+        self.setup, title = chosen
+        self.lobby = LobbyScreen(title)
+        self.push_screen(self.lobby)
+        self._start_network(self.setup)
+
+    def _start_network(self, setup: NetSetup) -> None:
+        self.bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item)))
+        self.bridge.start(functools.partial(run_network, setup))
 
     def on_unmount(self) -> None:
         if self.bridge is not None:
@@ -207,9 +225,11 @@ class SolsticeApp(App[int]):
         return EXIT_STOPPED
 
 
-def run_app(setup: NetSetup, title: str) -> int:
-    app = SolsticeApp(setup, title)
+def run_app(setup: NetSetup | None, title: str, start: LanStart | None = None) -> int:
+    """Run the UI on ``setup``, or on what the start screen picks when ``start`` is given."""
+    app = SolsticeApp(setup, title, start)
     code = app.run()
+    setup = app.setup
     if app.left:
         print("You left the game. " + app.resume_hint())
     elif app.ended is not None:
@@ -218,7 +238,7 @@ def run_app(setup: NetSetup, title: str) -> int:
             print(ended.result.get("summary", "game over"))
         else:
             print(f"The game stopped: {ended.reason}")
-            if setup.mode != "play" and ended.game_id:
+            if setup is not None and setup.mode != "play" and ended.game_id:
                 print(app.resume_hint())
         if ended.transcript:
             print(f"Transcript: {ended.transcript}")
@@ -226,7 +246,8 @@ def run_app(setup: NetSetup, title: str) -> int:
 
 
 def run_network_ui(mode: str, **kwargs: Any) -> int:
-    """``solstice host/join/resume`` without ``--bot``: the human plays in the UI."""
+    """``solstice host/join/resume`` without ``--bot``: the human plays in the UI (``join``
+    without a code: "browse", the start screen lists the LAN's games)."""
     options: PeerOptions = kwargs["options"]
     if mode == "host":
         setup = NetSetup("host", options, players=int(kwargs["players"]))
@@ -238,6 +259,8 @@ def run_network_ui(mode: str, **kwargs: Any) -> int:
     elif mode == "resume":
         setup = NetSetup("resume", options, game=str(kwargs["game"]))
         title = f"Solstice — resuming game {setup.game}"
+    elif mode == "browse":  # ``solstice join`` with no code: pick a LAN game on the start screen
+        return run_app(None, "Solstice", LanStart(options))
     else:
         raise ValueError(f"unknown mode {mode!r}")
     return run_app(setup, title)

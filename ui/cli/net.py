@@ -82,9 +82,9 @@ def host(
 
 
 def join(
-    code: list[str] = typer.Argument(..., help="The short code or the long join code the host "
-                                          "printed (pieces of a code that wrapped are joined "
-                                          "together)."),
+    code: list[str] = typer.Argument(None, help="The short code or the long join code the host "
+                                     "printed (pieces of a code that wrapped are joined "
+                                     "together). Without one, the UI lists the LAN's games."),
     name: str = typer.Option("player", "--name", help="Your name in the roster."),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
@@ -97,9 +97,15 @@ def join(
     no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
 ) -> None:
     """Join a game by its short code (found on the LAN) or its long join code (or resume it,
-    if this home was already in it)."""
+    if this home was already in it); without a code, pick a LAN game in the UI."""
+    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript,
+                          discovery_interface=checked_interface(discovery_interface))
+    if not code:
+        if bot is not None or no_discovery:
+            typer.echo("error: name the game to join (its short code or join code)", err=True)
+            raise typer.Exit(2)
+        _run_ui("browse", options=options)
     parsed = join_target("".join(code), discovery_interface, not no_discovery)
-    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
     _play(bot, "join", lambda choose: join_game(parsed, choose, LogPrinter(), options),
           code=parsed, options=options)
 
