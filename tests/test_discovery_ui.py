@@ -25,6 +25,7 @@ from p2p.net.games import PeerOptions, host_game
 from p2p.net.roster import new_game_id
 from p2p.session.machine import GameSession
 from ui.app.app import EXIT_FINISHED, SolsticeApp
+from ui.app.messages import LobbyOpened
 from ui.app.netgame import NetSetup
 from ui.app.screens.game import GameScreen
 from ui.app.screens.start import BOTS_OPTION, LanStart, StartScreen
@@ -171,3 +172,20 @@ def test_the_ui_joins_a_game_found_on_the_lan_and_plays_it_to_the_end(tmp_path: 
     asyncio.run(scenario())
     host_thread.join(timeout=30)
     assert hosted["session"].result is not None and hosted["session"].result["ok"]
+
+
+def test_an_advertised_hosts_lobby_shows_the_short_code_to_type() -> None:
+    async def scenario() -> None:
+        app = SolsticeApp(None, "Solstice")
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.deliver(LobbyOpened("sol1-abc", 3, "ABCD-EFGH"))
+            await pilot.pause(0.1)
+            hint = str(app.lobby.query_one("#join-hint", Static).render())
+            assert "solstice join ABCD-EFGH" in hint
+            app.deliver(LobbyOpened("sol1-abc", 3))  # not advertised: the long code only
+            await pilot.pause(0.1)
+            hint = str(app.lobby.query_one("#join-hint", Static).render())
+            assert "solstice join <the code>" in hint
+            app.exit()
+
+    asyncio.run(scenario())

@@ -109,7 +109,7 @@ class SolsticeApp(App[int]):
     def deliver(self, item: Any) -> None:
         """Route one value from the trio side (runs on the UI thread)."""
         if isinstance(item, LobbyOpened):
-            self.lobby.show_code(item.code, item.players)
+            self.lobby.show_code(item.code, item.players, item.short)
         elif isinstance(item, RosterChanged):
             self.lobby.show_roster(item.players, item.roster)
         elif isinstance(item, Connecting):

@@ -20,10 +20,12 @@ class RosterLine:
 
 @dataclass(frozen=True)
 class LobbyOpened:
-    """We host: the join code to hand out and how many players the game needs."""
+    """We host: the join code to hand out and how many players the game needs (and the short
+    code, when the game is advertised on the LAN)."""
 
     code: str
     players: int
+    short: str | None = None
 
 
 @dataclass(frozen=True)

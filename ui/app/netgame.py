@@ -29,6 +29,7 @@ from p2p.errors import P2PError
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game
 from p2p.net.joincode import JoinCode
 from p2p.net.node import HostedLobby
+from p2p.net.shortcode import display, short_code
 from p2p.session.events import Event
 from p2p.session.machine import GameSession
 from ui.app.bridge import TrioSide
@@ -221,7 +222,9 @@ class NetGame:
 
         def on_lobby(lobby: HostedLobby) -> None:
             self.game_id = lobby.code.game_id
-            self.side.post(LobbyOpened(lobby.code.encode(), setup.players))
+            short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
+                     if setup.options.discovery else None)
+            self.side.post(LobbyOpened(lobby.code.encode(), setup.players, short))
             nursery.start_soon(self.watch_lobby, lobby, setup.players)
             if setup.mode == "play":
                 nursery.start_soon(self._run_bots, lobby.code)

@@ -38,15 +38,20 @@ class LobbyScreen(Screen[None]):
             yield Static(Text("Starting…", style="#e3b341"), id="lobby-status")
         yield Footer()
 
-    def show_code(self, code: str, players: int) -> None:
+    def show_code(self, code: str, players: int, short: str | None = None) -> None:
         self.code, self.players = code, players
         widget = self.query_one("#code", Static)
         widget.border_title = "Join code (press c to copy)"
         widget.update(code)
         widget.remove_class("hidden")
         hint = self.query_one("#join-hint", Static)
-        hint.update(Text.assemble(("Other players run: ", "dim"),
-                                  ("solstice join ", "bold"), ("<the code>", "bold italic")))
+        if short is None:
+            hint.update(Text.assemble(("Other players run: ", "dim"),
+                                      ("solstice join ", "bold"), ("<the code>", "bold italic")))
+        else:  # advertised on the LAN: the short code is enough there
+            hint.update(Text.assemble(("On this LAN other players run: ", "dim"),
+                                      (f"solstice join {short}", "bold"),
+                                      ("  (elsewhere: the code above)", "dim")))
         hint.remove_class("hidden")
         self.show_status("Waiting for the players to join…")
         self._render_roster()
