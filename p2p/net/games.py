@@ -17,8 +17,11 @@ from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
 from p2p.net.mesh import Mesh
 from p2p.net.node import HostedLobby, Node, load_roster, open_node, saved_games
+from p2p.net.observers import MAX_OBSERVERS, ObserverHub
 from p2p.net.runner import Chooser, EventSink, RunOptions, open_session, run_session
 from p2p.net.transport import NetConfig
+from p2p.session.envelope import SignedMessage
+from p2p.session.events import Event
 from p2p.session.machine import GameSession
 from p2p.storage.store import GameStore
 
@@ -37,6 +40,7 @@ class PeerOptions:
     # is an address (None: all LAN interfaces).
     discovery: bool = False
     discovery_interface: str | None = None
+    watchers: int = MAX_OBSERVERS  # how many spectators a host admits (0: none)
 
     @property
     def home_dir(self) -> Path:
@@ -50,10 +54,25 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
                 options: PeerOptions) -> GameSession:
     store = GameStore(options.home_dir, mesh.game_id)
     session = open_session(mesh, store)
+    hub = node.observers
+    if hub is not None:
+        hub.set_roster(mesh.roster)
+        for signed in session.msglog.messages:  # replayed from the store after a restart
+            hub.publish(signed)
+        store_record = session.on_record
+
+        def record(signed: SignedMessage) -> None:
+            if store_record is not None:
+                store_record(signed)
+            hub.publish(signed)
+
+        session.on_record = record
     try:
         return await run_session(mesh, session, choose, store, on_event, options.run_options())
     finally:
         mesh.close()
+        if hub is not None:
+            await hub.drain()
 
 
 async def host_game(players: int, choose: Chooser, on_event: EventSink, options: PeerOptions,
@@ -64,6 +83,10 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
         lobby = node.host(players=players, name=options.name, advertise=options.advertise)
+        if options.watchers > 0:
+            node.observers = ObserverHub(lobby.code.game_id, options.watchers,
+                                          options.net.keepalive)
+            node.observers.on_note = lambda text: on_event(Event("log", text))
         if on_lobby is not None:
             on_lobby(lobby)
         async with trio.open_nursery() as nursery:

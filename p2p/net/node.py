@@ -24,6 +24,7 @@ from p2p.net.lobby import (
     refuse,
 )
 from p2p.net.mesh import Mesh
+from p2p.net.observers import ObserverHub
 from p2p.net.roster import Roster, RosterEntry, new_game_id
 from p2p.net.transport import Connection, NetConfig, dial, serve
 
@@ -102,6 +103,7 @@ class Node:
         self._hosted: HostedLobby | None = None
         self._mesh: Mesh | None = None
         self._mesh_ready = trio.Event()
+        self.observers: ObserverHub | None = None  # set by a host that admits spectators
 
     def advertised_address(self, advertise: str | None = None) -> str:
         if advertise:
@@ -180,6 +182,10 @@ class Node:
                 if self._mesh is None:
                     raise LobbyRefused(None, "no game is running here yet")
                 await self._mesh._accept(conn, first)
+            elif kind == "watch-hello":
+                if self.observers is None:
+                    raise LobbyRefused(None, "nobody may watch a game here")
+                await self.observers.serve(conn, first)
             else:
                 raise LobbyRefused(None, f"unexpected first message {kind!r}")
         except LobbyRefused as exc:
