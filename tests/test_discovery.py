@@ -157,3 +157,15 @@ def test_a_discovery_interface_must_be_an_address(monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv(INTERFACE_ENV)
     with pytest.raises(DiscoveryError, match="wants an IP address"):
         zeroconf_interfaces("eth0")
+
+
+def test_watch_and_join_explain_that_a_short_code_needs_discovery() -> None:
+    from typer.testing import CliRunner
+
+    from ui.cli import app
+
+    for command in ("watch", "join"):
+        result = CliRunner().invoke(app, [command, "ABCD-EFGH", "--no-discovery"])
+        assert result.exit_code == 2
+        assert "--no-discovery turns off; use the long join code" in result.output
+        assert "Traceback" not in result.output

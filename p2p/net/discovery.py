@@ -56,7 +56,8 @@ class BadAdvertisement(ValueError):
 
 @dataclass(frozen=True)
 class GameAd:
-    """One advertised game: what the host publishes while its lobby is open."""
+    """One advertised game: what the host publishes from the moment its lobby opens until its
+    game ends."""
 
     game_id: str
     host_id: str
@@ -306,9 +307,10 @@ def lobby_ad(lobby: HostedLobby, name: str) -> GameAd:
 
 
 async def advertise_lobby(lobby: HostedLobby, name: str, interface: str | None) -> None:
-    """Advertise ``lobby`` until it is full (or this task is cancelled), keeping the seat
-    counts current. The joins are polled: the lobby has no hook, and a quarter second of
-    staleness in a listing does not matter."""
+    """Advertise ``lobby``'s game until this task is cancelled (when the host's game ends),
+    keeping the seat counts current; a full game stays listed, for spectators. The joins are
+    polled: the lobby has no hook, and a quarter second of staleness in a listing does not
+    matter."""
     ad = lobby_ad(lobby, name)
     advertiser = await trio.to_thread.run_sync(Advertiser, ad, interface)
     try:
@@ -316,8 +318,9 @@ async def advertise_lobby(lobby: HostedLobby, name: str, interface: str | None) 
         while lobby.roster is None:
             await trio.sleep(POLL_LOBBY_SECONDS)
             current = lobby_ad(lobby, name)
-            if current != advertiser.ad and lobby.roster is None:
+            if current != advertiser.ad:
                 await trio.to_thread.run_sync(advertiser.update, current)
+        await trio.sleep_forever()
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(advertiser.close)

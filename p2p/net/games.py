@@ -78,7 +78,7 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
 async def host_game(players: int, choose: Chooser, on_event: EventSink, options: PeerOptions,
                     on_lobby: Callable[[HostedLobby], None] | None = None) -> GameSession:
     """Listen, announce the join code (``on_lobby``) and, with discovery, advertise the game
-    on the LAN until it is full; wait for everyone, play."""
+    on the LAN until it ends; wait for everyone, play."""
     identity = Identity.load_or_create(options.home_dir)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
@@ -94,8 +94,9 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
                 nursery.start_soon(advertise_lobby, lobby, options.name,
                                    options.discovery_interface)
             mesh = await lobby.wait_mesh()
+            session = await _play(node, mesh, choose, on_event, options)
             nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
-        return await _play(node, mesh, choose, on_event, options)
+        return session
 
 
 async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,

@@ -11,6 +11,7 @@ from ui.cli import play as cmd_play
 from ui.cli import rules as cmd_rules
 from ui.cli import simulate as cmd_simulate
 from ui.cli import tournament as cmd_tournament
+from ui.cli import watch as cmd_watch
 
 app = typer.Typer(
     name="solstice",
@@ -23,6 +24,7 @@ app.add_typer(cmd_rules.app, name="rules")
 cmd_simulate.register(app)
 cmd_net.register(app)
 cmd_games.register(app)
+cmd_watch.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
 app.command()(cmd_play.play)

@@ -32,9 +32,10 @@ def checked_interface(interface: str | None) -> str | None:
 
 
 def join_target(text: str, interface: str | None, discovery: bool,
-                wait: float = SHORT_WAIT) -> JoinCode:
-    """What ``solstice join`` was given, as a join code: a long code is read as it is; a short
-    code is looked up among the advertised games (the full ids must give the short code)."""
+                wait: float = SHORT_WAIT, *, watch: bool = False) -> JoinCode:
+    """What ``solstice join`` (or ``watch``) was given, as a join code: a long code is read as
+    it is; a short code is looked up among the advertised games (the full ids must give the
+    short code)."""
     if text.lower().startswith(JOIN_CODE_PREFIX):
         return _or_exit(lambda: JoinCode.parse(text))
     try:
@@ -51,6 +52,10 @@ def join_target(text: str, interface: str | None, discovery: bool,
     ad = _or_exit(lambda: find_short(code, checked_interface(interface), wait))
     typer.echo(f"found the game of {ad.name!r} ({ad.taken}/{ad.players} players) at "
                f"{ad.address}:{ad.port}", err=True)
+    if ad.free == 0 and not watch:
+        typer.echo(f"error: that game is full; watch it with: solstice watch {display(code)}",
+                   err=True)
+        raise typer.Exit(1)
     return ad.join_code()
 
 
