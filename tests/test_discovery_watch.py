@@ -154,3 +154,48 @@ async def test_a_host_refuses_spectators_beyond_its_limit(tmp_path: Path) -> Non
             with pytest.raises(LobbyRefused, match="nobody may watch"):
                 await watch_game(lobby[0].code, lambda e: None, _options(tmp_path, "dora"))
             nursery.cancel_scope.cancel()
+
+
+async def test_a_rematch_starts_a_second_game_with_the_same_peers(tmp_path: Path) -> None:
+    from p2p.net.node import load_roster
+    from p2p.net.rematch import host_rematch, join_rematch, with_rematch
+
+    table = Table(tmp_path)
+    names = ("alice", "bob", "carol")
+    options = {name: _options(tmp_path, name) for name in names}
+    opened = trio.Event()
+    lobby: list[HostedLobby] = []
+
+    def on_lobby(hosted: HostedLobby) -> None:
+        lobby.append(hosted)
+        opened.set()
+
+    async def peer(name: str) -> None:
+        if name == "alice":
+            first = lambda choose: host_game(3, choose, table.sink(name),  # noqa: E731
+                                             options[name], on_lobby)
+            again = host_rematch
+        else:
+            await opened.wait()
+            first = lambda choose: join_game(lobby[0].code, choose,  # noqa: E731
+                                             table.sink(name), options[name])
+            again = join_rematch
+        run = with_rematch(first, again, _chooser, table.sink(name), options[name], 20.0)
+        table.sessions[name] = await run(_chooser())
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            for name in names:
+                nursery.start_soon(peer, name)
+    second = {s.game_id for s in table.sessions.values()}
+    assert len(second) == 1 and lobby[0].code.game_id not in second
+    assert all(s.result is not None and s.result["ok"] for s in table.sessions.values())
+    (game_id,) = second
+    first_peers = {p.peer_id for p in load_roster(tmp_path / "alice",
+                                                  lobby[0].code.game_id).players}
+    second_peers = {p.peer_id for p in load_roster(tmp_path / "alice", game_id).players}
+    assert first_peers == second_peers
+    for name in names:
+        transcripts = [e for e in table.events[name] if e.kind == "transcript"]
+        assert len(transcripts) == 2  # two games, each audited and written
+        assert all(verify_transcript(Path(e.data)).ok for e in transcripts)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import trio
 
+from p2p.errors import LocalProtocolError
 from p2p.identity import Identity, default_home
 from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
@@ -75,14 +76,34 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
             await hub.drain()
 
 
+class NobodyAccepted(LocalProtocolError):
+    """A rematch's time limit ran out before anyone else joined it."""
+
+
+async def _gather(lobby: HostedLobby, fill_within: float | None) -> Mesh:
+    """The mesh of a full lobby; with ``fill_within``, of whoever joined within that time."""
+    if fill_within is not None:
+        with trio.move_on_after(fill_within):
+            await lobby.roster_ready.wait()
+        if not lobby.close_early():
+            raise NobodyAccepted(f"nobody joined within {fill_within:g} s")
+    return await lobby.wait_mesh()
+
+
 async def host_game(players: int, choose: Chooser, on_event: EventSink, options: PeerOptions,
-                    on_lobby: Callable[[HostedLobby], None] | None = None) -> GameSession:
+                    on_lobby: Callable[[HostedLobby], None] | None = None, *,
+                    game_id: str | None = None, allowed: frozenset[str] | None = None,
+                    fill_within: float | None = None) -> GameSession:
     """Listen, announce the join code (``on_lobby``) and, with discovery, advertise the game
-    on the LAN until it ends; wait for everyone, play."""
+    on the LAN until it ends; wait for everyone, play. A rematch (``p2p.net.rematch``) gives
+    its derived ``game_id``, admits only the ``allowed`` peer ids and starts with whoever
+    joined ``fill_within`` seconds."""
     identity = Identity.load_or_create(options.home_dir)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
-        lobby = node.host(players=players, name=options.name, advertise=options.advertise)
+        lobby = node.host(players=players, name=options.name, advertise=options.advertise,
+                          game_id=game_id)
+        lobby.allowed = allowed
         if options.watchers > 0:
             node.observers = ObserverHub(lobby.code.game_id, options.watchers,
                                           options.net.keepalive)
@@ -93,7 +114,7 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
             if options.discovery:
                 nursery.start_soon(advertise_lobby, lobby, options.name,
                                    options.discovery_interface)
-            mesh = await lobby.wait_mesh()
+            mesh = await _gather(lobby, fill_within)
             session = await _play(node, mesh, choose, on_event, options)
             nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
         return session
@@ -132,4 +153,5 @@ async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
         return await _play(node, mesh, choose, on_event, options)
 
 
-__all__ = ["PeerOptions", "host_game", "join_game", "resume_game", "unfinished_games"]
+__all__ = ["NobodyAccepted", "PeerOptions", "host_game", "join_game", "resume_game",
+           "unfinished_games"]

@@ -14,6 +14,7 @@ from bots.registry import BotSpecError, make_bot
 from p2p.errors import P2PError
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
 from p2p.net.node import HostedLobby
+from p2p.net.rematch import Again, host_rematch, join_rematch, with_rematch
 from p2p.net.runner import Chooser
 from p2p.net.shortcode import display, short_code
 from p2p.session.machine import GameSession
@@ -40,6 +41,22 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     raise typer.Exit(0 if session.result is not None else 1)
 
 
+REMATCH_HELP = ("After the game, play once more with the same table (headless, with --bot): a "
+                "new game, seats drawn again, with everyone who joins within 60 s.")
+
+
+def _rematching(rematch: bool, bot: str | None, start: Callable[[Chooser], Awaitable[
+        GameSession]], again: Again, options: PeerOptions) -> Callable[[Chooser], Awaitable[
+        GameSession]]:
+    if not rematch:
+        return start
+    if bot is None:
+        typer.echo("error: --rematch is for headless play: add --bot SPEC", err=True)
+        raise typer.Exit(2)
+    return with_rematch(start, again, lambda: bot_chooser(make_bot(bot)), LogPrinter(),
+                        options)
+
+
 def _run_ui(mode: str, **kwargs: object) -> None:
     try:
         from ui.app.app import run_network_ui
@@ -63,6 +80,7 @@ def host(
     discovery_interface: str | None = typer.Option(None, "--discovery-interface",
                                                    help=INTERFACE_HELP),
     no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
+    rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
 ) -> None:
     """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
     players, play."""
@@ -77,8 +95,9 @@ def host(
         print(f"join code: {lobby.code.encode()}", flush=True)
         print(f"waiting for {players - 1} more player(s)...", flush=True)
 
-    _play(bot, "host", lambda choose: host_game(players, choose, LogPrinter(), options,
-                                                on_lobby), players=players, options=options)
+    start = _rematching(rematch, bot, lambda choose: host_game(
+        players, choose, LogPrinter(), options, on_lobby), host_rematch, options)
+    _play(bot, "host", start, players=players, options=options)
 
 
 def join(
@@ -95,6 +114,7 @@ def join(
     discovery_interface: str | None = typer.Option(None, "--discovery-interface",
                                                    help=INTERFACE_HELP),
     no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
+    rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
 ) -> None:
     """Join a game by its short code (found on the LAN) or its long join code (or resume it,
     if this home was already in it); without a code, pick a LAN game in the UI."""
@@ -106,8 +126,9 @@ def join(
             raise typer.Exit(2)
         _run_ui("browse", options=options)
     parsed = join_target("".join(code), discovery_interface, not no_discovery)
-    _play(bot, "join", lambda choose: join_game(parsed, choose, LogPrinter(), options),
-          code=parsed, options=options)
+    start = _rematching(rematch, bot, lambda choose: join_game(
+        parsed, choose, LogPrinter(), options), join_rematch, options)
+    _play(bot, "join", start, code=parsed, options=options)
 
 
 def resume(
