@@ -3,6 +3,7 @@ a transcript that verifies; anything an observer sends is refused and changes no
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 from pathlib import Path
@@ -199,3 +200,33 @@ async def test_a_rematch_starts_a_second_game_with_the_same_peers(tmp_path: Path
         transcripts = [e for e in table.events[name] if e.kind == "transcript"]
         assert len(transcripts) == 2  # two games, each audited and written
         assert all(verify_transcript(Path(e.data)).ok for e in transcripts)
+
+
+async def test_a_rematch_lobby_admits_only_the_last_table_and_starts_with_who_came(
+        tmp_path: Path) -> None:
+    from p2p.net.node import open_node
+    from p2p.net.rematch import rematch_game_id
+
+    alice, bob, eve = (Identity.generate() for _ in range(3))
+    last_game = "ab" * 16
+    with trio.fail_after(30):
+        async with open_node(alice, home=tmp_path / "a", bind=LOOPBACK, config=CFG) as host:
+            lobby = host.host(players=3, name="alice", game_id=rematch_game_id(last_game))
+            lobby.allowed = frozenset({alice.peer_id, bob.peer_id})
+            assert lobby.code.game_id == rematch_game_id(last_game) != last_game
+            assert not lobby.close_early()  # nobody else yet: no game of one
+
+            async with open_node(eve, home=tmp_path / "e", bind=LOOPBACK,
+                                 config=CFG) as stranger:
+                with pytest.raises(LobbyRefused, match="last game only"):
+                    await stranger.join(lobby.code, name="eve")
+
+            async with open_node(bob, home=tmp_path / "b", bind=LOOPBACK,
+                                 config=CFG) as joiner, trio.open_nursery() as nursery:
+                nursery.start_soon(functools.partial(joiner.join, lobby.code, name="bob"))
+                while len(lobby.joined()) < 2:
+                    await trio.sleep(0.05)
+                assert lobby.close_early()  # the time limit ran out: two players it is
+                mesh = await lobby.wait_mesh()
+                assert [p.peer_id for p in mesh.roster.players] == [alice.peer_id, bob.peer_id]
+                nursery.cancel_scope.cancel()
