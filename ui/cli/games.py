@@ -71,9 +71,10 @@ def _or_exit(make: Callable[[], T]) -> T:
 def _table(games: list[GameAd]) -> str:
     lines = [f"{'SHORT':10} {'HOST NAME':32} {'PLAYERS':8} {'FREE':4}  HOST ID"]
     for ad in games:
+        free = str(ad.free) if ad.free else "full"
         lines.append(f"{display(ad.short):10} {ad.name:32} {ad.taken}/{ad.players:<6} "
-                     f"{ad.free:<4}  {ad.host_id[:8]}")
-    lines.append("join one with: solstice join SHORT")
+                     f"{free:<4}  {ad.host_id[:8]}")
+    lines.append("join one with: solstice join SHORT    watch one with: solstice watch SHORT")
     return "\n".join(lines)
 
 
@@ -87,7 +88,8 @@ def games(
                                                    help=INTERFACE_HELP),
     no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
 ) -> None:
-    """List the games advertised on the LAN that wait for players."""
+    """List the games advertised on the LAN: those waiting for players (join them) and those
+    being played (watch them)."""
     if no_discovery:
         typer.echo("error: listing games needs LAN discovery (drop --no-discovery)", err=True)
         raise typer.Exit(2)
