@@ -17,6 +17,9 @@ from p2p.net.shortcode import InvalidShortCode, display, parse_short_code
 INTERFACE_HELP = ("Address of the one interface to discover on, e.g. 127.0.0.1 (default: all "
                   "LAN interfaces).")
 NO_DISCOVERY_HELP = "Do not use LAN discovery (mDNS): no advertisement, no browsing."
+# Shared by host, join, games and watch (typer reads these as the parameters' defaults).
+INTERFACE_OPTION = typer.Option(None, "--discovery-interface", help=INTERFACE_HELP)
+NO_DISCOVERY_OPTION = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP)
 SHORT_WAIT = 5.0
 T = TypeVar("T")
 
@@ -84,9 +87,8 @@ def games(
                                  "port, version)."),
     wait: float = typer.Option(3.0, "--wait", min=0.5, max=60.0, help="Seconds to listen for "
                                "advertisements."),
-    discovery_interface: str | None = typer.Option(None, "--discovery-interface",
-                                                   help=INTERFACE_HELP),
-    no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = NO_DISCOVERY_OPTION,
 ) -> None:
     """List the games advertised on the LAN: those waiting for players (join them) and those
     being played (watch them)."""

@@ -19,7 +19,7 @@ from p2p.net.runner import Chooser
 from p2p.net.shortcode import display, short_code
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
-from ui.cli.games import INTERFACE_HELP, NO_DISCOVERY_HELP, checked_interface, join_target
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface, join_target
 from ui.cli.headless import LogPrinter
 
 HOME_HELP = "Directory for this peer's identity and games (default: the user data directory)."
@@ -77,9 +77,8 @@ def host(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript (default: in the game's directory)."),
-    discovery_interface: str | None = typer.Option(None, "--discovery-interface",
-                                                   help=INTERFACE_HELP),
-    no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = NO_DISCOVERY_OPTION,
     rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
 ) -> None:
     """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
@@ -111,9 +110,8 @@ def join(
     port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript."),
-    discovery_interface: str | None = typer.Option(None, "--discovery-interface",
-                                                   help=INTERFACE_HELP),
-    no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = NO_DISCOVERY_OPTION,
     rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
 ) -> None:
     """Join a game by its short code (found on the LAN) or its long join code (or resume it,

@@ -14,7 +14,7 @@ from bots.registry import BotSpecError, make_bot, split_bot_list
 from p2p.identity import default_home
 from p2p.net.games import PeerOptions
 from ui.app.netgame import NetSetup
-from ui.cli.games import INTERFACE_HELP, NO_DISCOVERY_HELP, checked_interface
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_HELP, checked_interface
 
 
 def bot_specs(bots: list[str], opponents: int) -> tuple[str, ...]:
@@ -34,8 +34,7 @@ def play(
     name: str = typer.Option("you", "--name", help="Your name in the roster."),
     home: Path | None = typer.Option(None, "--home", help="Directory for your identity and "
                                      "games (default: <user data dir>/play)."),
-    discovery_interface: str | None = typer.Option(None, "--discovery-interface",
-                                                   help=INTERFACE_HELP),
+    discovery_interface: str | None = INTERFACE_OPTION,
     no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP + " "
                                       "(Without it the start screen also lists the games "
                                       "waiting on the LAN, to join instead.)"),

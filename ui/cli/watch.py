@@ -8,7 +8,7 @@ import typer
 
 from p2p.net.games import PeerOptions
 from p2p.net.watch import watch_game
-from ui.cli.games import INTERFACE_HELP, NO_DISCOVERY_HELP, join_target
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, join_target
 from ui.cli.headless import LogPrinter
 from ui.cli.net import HOME_HELP, _run
 
@@ -20,9 +20,8 @@ def watch(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript (default: in the game's directory)."),
-    discovery_interface: str | None = typer.Option(None, "--discovery-interface",
-                                                   help=INTERFACE_HELP),
-    no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = NO_DISCOVERY_OPTION,
 ) -> None:
     """Watch a game as a spectator: its public moves as they happen, your own audit at the
     end (exit 0 if fair, 1 if not or if the game stopped) and your own transcript."""
