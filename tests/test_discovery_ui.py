@@ -139,8 +139,10 @@ def test_the_bots_entry_starts_the_local_game(tmp_path: Path) -> None:
 def test_the_ui_joins_a_game_found_on_the_lan_and_plays_it_to_the_end(tmp_path: Path) -> None:
     hosted: dict[str, GameSession] = {}
 
+    host_name = f"ui-host-{new_game_id()[:6]}"  # tell our game from any other on loopback
+
     async def host() -> None:
-        options = PeerOptions(home=tmp_path / "host", name="alice", bind=LOOPBACK,
+        options = PeerOptions(home=tmp_path / "host", name=host_name, bind=LOOPBACK,
                               discovery=True)
         chooser = bot_chooser(make_bot("random"), out=io.StringIO())
         hosted["session"] = await host_game(2, chooser, lambda e: None, options)
@@ -153,7 +155,9 @@ def test_the_ui_joins_a_game_found_on_the_lan_and_plays_it_to_the_end(tmp_path: 
         app = SolsticeApp(None, "Solstice", start)
         async with app.run_test(size=(100, 36)) as pilot:
             await _until(pilot, lambda: isinstance(app.screen, StartScreen))
-            await _until(pilot, lambda: any("alice" in p for p in _prompts(app)), 15)
+            await _until(pilot, lambda: any(host_name in p for p in _prompts(app)), 15)
+            options = app.screen.query_one("#lan-games", OptionList)
+            options.highlighted = next(i for i, p in enumerate(_prompts(app)) if host_name in p)
             await pilot.press("enter")
             deadline = time.monotonic() + 80
             while app.ended is None and time.monotonic() < deadline:

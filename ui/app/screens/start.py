@@ -8,7 +8,7 @@ the UI thread; the screen never dials anything itself: it answers with a ``NetSe
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from rich.text import Text
@@ -47,7 +47,7 @@ class LanStart:
     join_options: PeerOptions
     bots: NetSetup | None = None
     bots_label: str = "Play against bots"
-    source: Callable[[], GameSource] | None = field(default=None)
+    source: Callable[[], GameSource] | None = None  # None: the real browser
 
     def open_source(self) -> GameSource:
         if self.source is not None:
