@@ -206,3 +206,35 @@ def test_a_malformed_advertisement_is_ignored_not_listed() -> None:
         browser.close()
         zc.unregister_service(junk)
         zc.close()
+
+
+async def test_a_host_without_multicast_still_plays_with_its_long_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made: list[Any]) -> None:
+    class NoMulticast:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(kwargs.get("interfaces"))
+            raise OSError("no multicast route")
+
+    monkeypatch.setattr(discovery, "Zeroconf", NoMulticast)
+    notes: list[str] = []
+    sessions: list[GameSession] = []
+    opened = trio.Event()
+    lobbies: list[HostedLobby] = []
+
+    def on_lobby(lobby: HostedLobby) -> None:
+        lobbies.append(lobby)
+        opened.set()
+
+    async def host() -> None:
+        sessions.append(await host_game(
+            2, _chooser(), lambda e: notes.append(e.text),
+            _options(tmp_path, "alice", discovery=True), on_lobby))
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            await opened.wait()
+            sessions.append(await join_game(lobbies[0].code, _chooser(), lambda e: None,
+                                            _options(tmp_path, "bob")))
+    assert all(s.result is not None and s.result["ok"] for s in sessions)
+    assert any("not advertised on the LAN" in n and "no multicast route" in n for n in notes)

@@ -24,6 +24,9 @@ from typing import Any
 
 import trio
 from zeroconf import (
+    Error as ZeroconfError,
+)
+from zeroconf import (
     InterfaceChoice,
     IPVersion,
     ServiceBrowser,
@@ -306,13 +309,19 @@ def lobby_ad(lobby: HostedLobby, name: str) -> GameAd:
                   code.address, code.port)
 
 
-async def advertise_lobby(lobby: HostedLobby, name: str, interface: str | None) -> None:
+async def advertise_lobby(lobby: HostedLobby, name: str, interface: str | None,
+                          on_note: Callable[[str], None] = lambda text: None) -> None:
     """Advertise ``lobby``'s game until this task is cancelled (when the host's game ends),
     keeping the seat counts current; a full game stays listed, for spectators. The joins are
     polled: the lobby has no hook, and a quarter second of staleness in a listing does not
-    matter."""
+    matter. Discovery is a convenience: if it cannot start (no multicast here), ``on_note``
+    says so and the game goes on with its long join code."""
     ad = lobby_ad(lobby, name)
-    advertiser = await trio.to_thread.run_sync(Advertiser, ad, interface)
+    try:
+        advertiser = await trio.to_thread.run_sync(Advertiser, ad, interface)
+    except DiscoveryError as exc:
+        on_note(f"not advertised on the LAN ({exc}); give the others the long join code")
+        return
     try:
         await trio.to_thread.run_sync(advertiser.register)
         while lobby.roster is None:
@@ -321,6 +330,8 @@ async def advertise_lobby(lobby: HostedLobby, name: str, interface: str | None) 
             if current != advertiser.ad:
                 await trio.to_thread.run_sync(advertiser.update, current)
         await trio.sleep_forever()
+    except (ZeroconfError, OSError) as exc:
+        on_note(f"the LAN advertisement failed ({exc}); give the others the long join code")
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(advertiser.close)

@@ -113,7 +113,8 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
         async with trio.open_nursery() as nursery:
             if options.discovery:
                 nursery.start_soon(advertise_lobby, lobby, options.name,
-                                   options.discovery_interface)
+                                   options.discovery_interface,
+                                   lambda text: on_event(Event("log", text)))
             mesh = await _gather(lobby, fill_within)
             session = await _play(node, mesh, choose, on_event, options)
             nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
