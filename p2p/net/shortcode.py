@@ -24,8 +24,8 @@ _GROUP = 4  # printed as two groups of four: ABCD-EFGH
 # What a typed character may mean: lowercase, and the letters Crockford folds into digits.
 _READS_AS = {"O": "0", "I": "1", "L": "1"}
 _SALT = b"solstice/short-code/v1"
-# scrypt cost: about 40-80 ms and 16 MiB per code on a laptop core; a joiner pays it once per
-# advertised game, a collision-grinding attacker once per guess.
+# scrypt cost: 16 MiB and about 70 ms per code on one core of the development machine; a
+# joiner pays it once per advertised game, a collision-grinding attacker once per guess.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 
 
