@@ -101,6 +101,8 @@ class StartScreen(Screen[tuple[NetSetup, str] | None]):
             while not worker.is_cancelled:
                 if source.poll(0.2):
                     found = list(source.games.values())
+                    for ad in found:
+                        _ = ad.short  # the slow hash runs here, not on the UI thread (cached)
                     self.app.call_from_thread(self.show_games, found)
         finally:
             source.close()
