@@ -103,8 +103,7 @@ def test_the_start_screen_lists_lan_games_and_enter_joins_the_highlighted_one(
             assert "3 game(s) found" in status
             await pilot.press("enter")
             await _until(pilot, lambda: "setup" in chosen)
-            await pilot.pause(0.3)
-            assert source.closed  # the browsing thread stopped with the screen
+            await _until(pilot, lambda: source.closed)  # browsing stopped with the screen
             app.exit()
         setup = chosen["setup"]
         assert setup.mode == "join" and setup.code == alice.join_code()
