@@ -269,7 +269,6 @@ def browse(interface: str | None, wait: float,
     return sorted(games, key=lambda ad: (ad.name, ad.short))
 
 
-
 class ShortCodeNotFound(LocalProtocolError):
     """No game advertised on the LAN has the short code the user typed."""
 

@@ -39,7 +39,7 @@ def join_target(text: str, interface: str | None, discovery: bool,
     """What ``solstice join`` (or ``watch``) was given, as a join code: a long code is read as
     it is; a short code is looked up among the advertised games (the full ids must give the
     short code)."""
-    if text.lower().startswith(JOIN_CODE_PREFIX):
+    if "".join(text.split()).lower().startswith(JOIN_CODE_PREFIX):
         return _or_exit(lambda: JoinCode.parse(text))
     try:
         code = parse_short_code(text)
