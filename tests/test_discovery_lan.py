@@ -145,7 +145,7 @@ def _stop(proc: subprocess.Popen[str]) -> None:
             proc.wait()
 
 
-def test_games_lists_both_hosts_and_join_by_short_code_plays(tmp_path: Path) -> None:
+def test_games_lists_both_hosts_and_join_and_watch_by_short_code(tmp_path: Path) -> None:
     hosts = [_start_host(tmp_path / name, name) for name in ("alice", "bert")]
     try:
         result = CliRunner().invoke(app, ["games", "--json", "--wait", "3",
@@ -158,6 +158,13 @@ def test_games_lists_both_hosts_and_join_by_short_code_plays(tmp_path: Path) -> 
             assert game["code"].startswith("sol1-")
 
         proc, short = hosts[0]
+        watcher = subprocess.Popen(
+            [str(SOLSTICE), "watch", short, "--home", str(tmp_path / "watcher"), "--name",
+             "dora", "--transcript", str(tmp_path / "watched.json")],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert watcher.stdout is not None
+        lines = [watcher.stdout.readline() for _ in range(3)]  # looking, found, watching
+        assert "watching" in lines[-1], lines
         joined = subprocess.run(
             [str(SOLSTICE), "join", short.lower(), "--bot", "random", "--bind", LOOPBACK,
              "--home", str(tmp_path / "joiner"), "--name", "joiner"],
@@ -166,6 +173,12 @@ def test_games_lists_both_hosts_and_join_by_short_code_plays(tmp_path: Path) -> 
         assert "found the game of 'alice'" in joined.stderr
         assert "audit passed" in joined.stdout
         assert proc.wait(timeout=60) == 0
+        watched, _ = watcher.communicate(timeout=60)
+        assert watcher.returncode == 0, watched
+        assert "audit passed" in watched
+        verified = subprocess.run([str(SOLSTICE), "verify", str(tmp_path / "watched.json")],
+                                  capture_output=True, text=True, timeout=60)
+        assert verified.returncode == 0 and verified.stdout.startswith("fair: ")
     finally:
         for proc, _ in hosts:
             _stop(proc)
