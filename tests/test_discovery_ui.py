@@ -192,3 +192,64 @@ def test_an_advertised_hosts_lobby_shows_the_short_code_to_type() -> None:
             app.exit()
 
     asyncio.run(scenario())
+
+
+async def _play_to_the_end(app: SolsticeApp, pilot: Any, seconds: float = 80) -> None:
+    deadline = time.monotonic() + seconds
+    while app.ended is None and time.monotonic() < deadline:
+        screen = app.screen
+        if isinstance(screen, RoundSummaryScreen) or (
+                isinstance(screen, GameScreen) and screen.ask is not None):
+            await pilot.press("enter")
+        await pilot.pause(0.02)
+    assert app.ended is not None, "the game did not end in time"
+    await pilot.pause(0.2)
+    assert isinstance(app.screen, EndScreen)
+
+
+@pytest.mark.slow
+def test_r_on_the_end_screen_plays_again_with_the_same_table(tmp_path: Path) -> None:
+    from p2p.net.rematch import host_rematch, with_rematch
+
+    hosted: list[GameSession] = []
+    codes: list[Any] = []
+    code_ready = threading.Event()
+    host_options = PeerOptions(home=tmp_path / "host", name="alice", bind=LOOPBACK)
+
+    def on_lobby(lobby: Any) -> None:
+        codes.append(lobby.code)
+        code_ready.set()
+
+    def chooser() -> Any:
+        return bot_chooser(make_bot("random"), out=io.StringIO())
+
+    async def host() -> None:
+        first = lambda choose: host_game(2, choose, lambda e: None,  # noqa: E731
+                                         host_options, on_lobby)
+        run = with_rematch(first, host_rematch, chooser, lambda e: None, host_options, 60.0)
+        hosted.append(await run(chooser()))
+
+    host_thread = threading.Thread(target=trio.run, args=(host,), daemon=True)
+    host_thread.start()
+    assert code_ready.wait(30)
+
+    async def scenario() -> None:
+        app = SolsticeApp(NetSetup("join", _options(tmp_path / "ui"), code=codes[0]))
+        async with app.run_test(size=(100, 36)) as pilot:
+            await _play_to_the_end(app, pilot)
+            first = app.ended
+            assert first is not None and first.result is not None
+            await pilot.press("r")
+            await _until(pilot, lambda: app.ended is None and app.setup is not None
+                         and app.setup.mode == "rematch")
+            await _play_to_the_end(app, pilot)
+            second = app.ended
+            assert second is not None and second.result is not None
+            assert second.game_id and second.game_id != first.game_id
+            await pilot.press("q")
+        assert app.return_code == EXIT_FINISHED
+
+    asyncio.run(scenario())
+    host_thread.join(timeout=30)
+    assert hosted and hosted[0].result is not None and hosted[0].result["ok"]
+    assert hosted[0].game_id != codes[0].game_id  # the host's last game was the rematch

@@ -175,6 +175,8 @@ class SolsticeApp(App[int]):
             names[self.view["factions"][self.view["seat"]]] = "you"
         self._close_modals()
         self.push_screen(EndScreen(ended, names, self.log_lines, self.resume_hint()))
+        if ended.result is not None and self.setup is not None and self.setup.mode != "play":
+            self.notify("Press r to play again with the same table", timeout=30)
 
     # -- from the human ---------------------------------------------------------------------
 
@@ -182,6 +184,26 @@ class SolsticeApp(App[int]):
         self.answers.append(message.action)
         if self.bridge is not None:
             self.bridge.send(HumanAnswer(message.serial, message.action))
+
+    def action_rematch(self) -> None:
+        """Play again with the same table (from the end screen): a new game, seats drawn again,
+        with everyone who accepts within the time limit."""
+        ended, setup = self.ended, self.setup
+        if ended is None or ended.result is None or not ended.game_id or setup is None \
+                or setup.mode == "play":
+            self.notify("A rematch needs a finished network game (local bots do not rematch: "
+                        "start a new game with solstice play)", severity="warning")
+            return
+        if self.bridge is not None:
+            self.bridge.stop()
+        self.setup = NetSetup("rematch", setup.options, game=ended.game_id)
+        self.ended, self.game, self.view, self.names = None, None, None, ()
+        self.log_lines, self.in_resolution = [], False
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.lobby = LobbyScreen("Solstice — rematch with the same table")
+        self.push_screen(self.lobby)
+        self._start_network(self.setup)
 
     def action_help(self) -> None:
         events = tuple(self.view["events_in_play"]) if self.view else ()

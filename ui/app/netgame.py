@@ -26,9 +26,11 @@ from bots.registry import make_bot
 from engine import Action
 from engine.view import view
 from p2p.errors import P2PError
+from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game
 from p2p.net.joincode import JoinCode
-from p2p.net.node import HostedLobby
+from p2p.net.node import HostedLobby, load_roster
+from p2p.net.rematch import ACCEPT_WITHIN, host_rematch, join_rematch, rematch_game_id
 from p2p.net.shortcode import display, short_code
 from p2p.session.events import Event
 from p2p.session.machine import GameSession
@@ -50,7 +52,8 @@ POLL_SECONDS = 0.15
 
 @dataclass
 class NetSetup:
-    """What to run: ``mode`` is "play" (vs local bots), "host", "join" or "resume"."""
+    """What to run: ``mode`` is "play" (vs local bots), "host", "join", "resume" or "rematch"
+    (of the game ``game``)."""
 
     mode: str
     options: PeerOptions
@@ -215,6 +218,15 @@ class NetGame:
             self.side.post(Connecting(f"joining the game at {setup.code.address}:"
                                       f"{setup.code.port}..."))
             return await join_game(setup.code, self.choose, self.on_event, setup.options)
+        if setup.mode == "rematch":  # ``game``: the last game, whose table plays again
+            assert setup.game is not None
+            last = load_roster(setup.options.home_dir, setup.game)
+            self.game_id = rematch_game_id(setup.game)
+            self.side.post(Connecting(f"rematch: same table, new game; waiting up to "
+                                      f"{ACCEPT_WITHIN:g} s for the others..."))
+            me = Identity.load_or_create(setup.options.home_dir).peer_id
+            again = host_rematch if last.players[0].peer_id == me else join_rematch
+            return await again(last, self.choose, self.on_event, setup.options, ACCEPT_WITHIN)
         if setup.mode == "resume":
             assert setup.game is not None
             self.side.post(Connecting(f"resuming game {setup.game}; waiting for the others..."))

@@ -94,6 +94,7 @@ class EndScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,enter,escape", "app.quit", "Quit"),
         Binding("l", "show_log", "Log"),
+        Binding("r", "app.rematch", "Play again", show=False),  # announced by the app
     ]
 
     def __init__(self, ended: GameEnded, names: dict[str, str] | None = None,
