@@ -6,4 +6,7 @@
 - ``mesh``: the full mesh of roster peers with keepalives and reconnects; ``node``: a peer's
   listener, the lobby it hosts or joins, the mesh it forms, stored rosters.
 - ``runner``: drives one ``GameSession`` over the mesh; ``games``: host, join or resume a game.
+- ``shortcode``, ``discovery``: 8-character short codes and the mDNS advertisement of a
+  hosted game (python-zeroconf); ``observers``: the host's spectator links; ``watch``: a
+  spectator; ``rematch``: the same table again.
 """

@@ -24,7 +24,8 @@ from p2p.net.lobby import (
     refuse,
 )
 from p2p.net.mesh import Mesh
-from p2p.net.roster import Roster, RosterEntry, new_game_id
+from p2p.net.observers import ObserverHub
+from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
 from p2p.net.transport import Connection, NetConfig, dial, serve
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class HostedLobby:
         self.code = code
         self.roster: Roster | None = None
         self.roster_ready = trio.Event()
+        self.allowed: frozenset[str] | None = None  # peer ids a rematch admits (None: anyone)
 
     def joined(self) -> tuple[RosterEntry, ...]:
         return self.lobby.joined
@@ -84,6 +86,18 @@ class HostedLobby:
             await self.roster_ready.wait()
         assert self.roster is not None
         return await self._node._start_mesh(self.roster)
+
+    def close_early(self) -> bool:
+        """Start with whoever has joined (a rematch's time limit ran out); False if that is
+        fewer than two players (the lobby then stays open)."""
+        if self.roster is not None:
+            return True
+        if len(self.lobby.joined) < MIN_PLAYERS:
+            return False
+        self.lobby.players = len(self.lobby.joined)
+        self.roster = self.lobby.roster(self._node.identity)
+        self.roster_ready.set()
+        return True
 
 
 class Node:
@@ -102,6 +116,7 @@ class Node:
         self._hosted: HostedLobby | None = None
         self._mesh: Mesh | None = None
         self._mesh_ready = trio.Event()
+        self.observers: ObserverHub | None = None  # set by a host that admits spectators
 
     def advertised_address(self, advertise: str | None = None) -> str:
         if advertise:
@@ -110,12 +125,14 @@ class Node:
             return self.bind
         return _guess_lan_address()
 
-    def host(self, *, players: int, name: str, advertise: str | None = None) -> HostedLobby:
-        """Open a lobby for ``players`` peers (us included) and make its join code."""
+    def host(self, *, players: int, name: str, advertise: str | None = None,
+             game_id: str | None = None) -> HostedLobby:
+        """Open a lobby for ``players`` peers (us included) and make its join code (a fresh
+        game id unless ``game_id`` is given: a rematch's is derived from the last game's)."""
         if self._hosted is not None or self._mesh is not None:
             raise LocalProtocolError("this node already hosts a lobby or runs a game")
         address = self.advertised_address(advertise)
-        game_id = new_game_id()
+        game_id = game_id or new_game_id()
         me = RosterEntry(0, name, self.identity.public_bytes, address, self.port)
         lobby = HostLobby(game_id, players, me)
         code = JoinCode(address, self.port, game_id, self.identity.peer_id)
@@ -180,6 +197,10 @@ class Node:
                 if self._mesh is None:
                     raise LobbyRefused(None, "no game is running here yet")
                 await self._mesh._accept(conn, first)
+            elif kind == "watch-hello":
+                if self.observers is None:
+                    raise LobbyRefused(None, "nobody may watch a game here")
+                await self.observers.serve(conn, first)
             else:
                 raise LobbyRefused(None, f"unexpected first message {kind!r}")
         except LobbyRefused as exc:
@@ -192,6 +213,8 @@ class Node:
         hosted = self._hosted
         if hosted is None or hosted.roster is not None:
             raise LobbyRefused(None, "no lobby is open here")
+        if hosted.allowed is not None and conn.peer_id not in hosted.allowed:
+            raise LobbyRefused(None, "this rematch is for the players of the last game only")
         entry = hosted.lobby.on_hello(conn.peer_key, conn.remote_address, hello)
         log.info("%s (%s) joined the lobby", entry.name, short_id(entry.peer_id))
         await conn.send_frame(encode_control(hosted.lobby.welcome(entry)))

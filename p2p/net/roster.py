@@ -9,7 +9,7 @@ import hashlib
 import ipaddress
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
@@ -32,7 +32,7 @@ def is_game_id(value: object) -> bool:
     return isinstance(value, str) and len(value) == 2 * GAME_ID_BYTES and set(value) <= HEX_DIGITS
 
 
-def is_port(value: object) -> bool:
+def is_port(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
 
 

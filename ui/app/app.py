@@ -35,6 +35,7 @@ from ui.app.render import scores_line
 from ui.app.screens.dialogs import HelpScreen, LeaveScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
+from ui.app.screens.start import LanStart, StartScreen
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
 from ui.app.wording import readable
 
@@ -60,9 +61,11 @@ class SolsticeApp(App[int]):
         Binding("ctrl+c", "leave", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, setup: NetSetup | None = None, title: str = "Solstice") -> None:
+    def __init__(self, setup: NetSetup | None = None, title: str = "Solstice",
+                 start: LanStart | None = None) -> None:
         super().__init__()
         self.setup = setup
+        self.start = start  # with it, the start screen lists LAN games and picks the setup
         self.lobby = LobbyScreen(title)
         self.game: GameScreen | None = None
         self.bridge: TrioBridge | None = None
@@ -80,10 +83,25 @@ class SolsticeApp(App[int]):
     # -- lifecycle --------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self.start is not None:
+            self.push_screen(StartScreen(self.start), self._started)
+            return
         self.push_screen(self.lobby)
         if self.setup is not None:
-            self.bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item)))
-            self.bridge.start(functools.partial(run_network, self.setup))
+            self._start_network(self.setup)
+
+    def _started(self, chosen: tuple[NetSetup, str] | None) -> None:
+        if chosen is None:
+            self.exit(EXIT_STOPPED)
+            return
+        self.setup, title = chosen
+        self.lobby = LobbyScreen(title)
+        self.push_screen(self.lobby)
+        self._start_network(self.setup)
+
+    def _start_network(self, setup: NetSetup) -> None:
+        self.bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item)))
+        self.bridge.start(functools.partial(run_network, setup))
 
     def on_unmount(self) -> None:
         if self.bridge is not None:
@@ -98,7 +116,7 @@ class SolsticeApp(App[int]):
         """Route one value from the trio side (runs on the UI thread)."""
         if isinstance(item, LobbyOpened):
             self.game_id = item.game_id or self.game_id
-            self.lobby.show_code(item.code, item.players)
+            self.lobby.show_code(item.code, item.players, item.short)
         elif isinstance(item, RosterChanged):
             self.lobby.show_roster(item.players, item.roster)
         elif isinstance(item, Connecting):
@@ -177,6 +195,9 @@ class SolsticeApp(App[int]):
             names[self.view["factions"][self.view["seat"]]] = "you"
         self._close_modals()
         self.push_screen(EndScreen(self.ended, names, self.log_lines, self.resume_hint()))
+        if (self.ended.result is not None and self.setup is not None
+                and self.setup.mode != "play"):
+            self.notify("Press p to play again with the same table", timeout=30)
 
     # -- from the human ---------------------------------------------------------------------
 
@@ -184,6 +205,26 @@ class SolsticeApp(App[int]):
         self.answers.append(message.action)
         if self.bridge is not None:
             self.bridge.send(HumanAnswer(message.serial, message.action))
+
+    def action_rematch(self) -> None:
+        """Play again with the same table (from the end screen): a new game, seats drawn again,
+        with everyone who accepts within the time limit."""
+        ended, setup = self.ended, self.setup
+        if ended is None or ended.result is None or not ended.game_id or setup is None \
+                or setup.mode == "play":
+            self.notify("A rematch needs a finished network game (local bots do not rematch: "
+                        "start a new game with solstice play)", severity="warning")
+            return
+        if self.bridge is not None:
+            self.bridge.stop()
+        self.setup = NetSetup("rematch", setup.options, game=ended.game_id)
+        self.ended, self.game, self.view, self.names = None, None, None, ()
+        self.log_lines, self.in_resolution = [], False
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.lobby = LobbyScreen("Solstice — rematch with the same table")
+        self.push_screen(self.lobby)
+        self._start_network(self.setup)
 
     def action_help(self) -> None:
         events = tuple(self.view["events_in_play"]) if self.view else ()
@@ -246,9 +287,11 @@ def resume_hint(mode: str, game: str | None, started: bool, home: str | None) ->
     return "The game had not started yet; nothing to resume."
 
 
-def run_app(setup: NetSetup, title: str) -> int:
-    app = SolsticeApp(setup, title)
+def run_app(setup: NetSetup | None, title: str, start: LanStart | None = None) -> int:
+    """Run the UI on ``setup``, or on what the start screen picks when ``start`` is given."""
+    app = SolsticeApp(setup, title, start)
     code = app.run()
+    setup = app.setup
     if app.left:
         print("You left the game. " + app.resume_hint())
     elif app.ended is not None:
@@ -257,7 +300,7 @@ def run_app(setup: NetSetup, title: str) -> int:
             print(readable(ended.result.get("summary", "game over")))
         else:
             print(f"The game stopped: {ended.reason}")
-            if setup.mode != "play" and ended.game_id:
+            if setup is not None and setup.mode != "play" and ended.game_id:
                 print(app.resume_hint())
         if ended.transcript:
             print(f"Transcript: {ended.transcript}")
@@ -265,7 +308,8 @@ def run_app(setup: NetSetup, title: str) -> int:
 
 
 def run_network_ui(mode: str, **kwargs: Any) -> int:
-    """``solstice host/join/resume`` without ``--bot``: the human plays in the UI."""
+    """``solstice host/join/resume`` without ``--bot``: the human plays in the UI (``join``
+    without a code: "browse", the start screen lists the LAN's games)."""
     options: PeerOptions = kwargs["options"]
     if mode == "host":
         setup = NetSetup("host", options, players=int(kwargs["players"]))
@@ -277,6 +321,8 @@ def run_network_ui(mode: str, **kwargs: Any) -> int:
     elif mode == "resume":
         setup = NetSetup("resume", options, game=str(kwargs["game"]))
         title = f"Solstice — resuming game {setup.game}"
+    elif mode == "browse":  # ``solstice join`` with no code: pick a LAN game on the start screen
+        return run_app(None, "Solstice", LanStart(options))
     else:
         raise ValueError(f"unknown mode {mode!r}")
     return run_app(setup, title)

@@ -20,11 +20,13 @@ class RosterLine:
 
 @dataclass(frozen=True)
 class LobbyOpened:
-    """We host: the join code to hand out and how many players the game needs."""
+    """We host: the join code to hand out and how many players the game needs (and the short
+    code, when the game is advertised on the LAN)."""
 
     code: str
     players: int
     game_id: str = ""
+    short: str | None = None
 
 
 @dataclass(frozen=True)

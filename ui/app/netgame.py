@@ -28,9 +28,12 @@ from bots.registry import make_bot
 from engine import Action
 from engine.view import view
 from p2p.errors import P2PError
+from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game
 from p2p.net.joincode import JoinCode
-from p2p.net.node import HostedLobby
+from p2p.net.node import HostedLobby, load_roster
+from p2p.net.rematch import ACCEPT_WITHIN, host_rematch, join_rematch, rematch_game_id
+from p2p.net.shortcode import display, short_code
 from p2p.session.events import Event
 from p2p.session.machine import GameSession
 from ui.app.bridge import TrioSide
@@ -51,7 +54,8 @@ POLL_SECONDS = 0.15
 
 @dataclass
 class NetSetup:
-    """What to run: ``mode`` is "play" (vs local bots), "host", "join" or "resume"."""
+    """What to run: ``mode`` is "play" (vs local bots), "host", "join", "resume" or "rematch"
+    (of the game ``game``)."""
 
     mode: str
     options: PeerOptions
@@ -239,6 +243,15 @@ class NetGame:
                                       f"{setup.code.port}. The game starts as soon as every "
                                       "player is in; the host sees who has joined."))
             return await join_game(setup.code, self.choose, self.on_event, setup.options)
+        if setup.mode == "rematch":  # ``game``: the last game, whose table plays again
+            assert setup.game is not None
+            last = load_roster(setup.options.home_dir, setup.game)
+            self.game_id = rematch_game_id(setup.game)
+            self.side.post(Connecting(f"rematch: same table, new game; waiting up to "
+                                      f"{ACCEPT_WITHIN:g} s for the others..."))
+            me = Identity.load_or_create(setup.options.home_dir).peer_id
+            again = host_rematch if last.players[0].peer_id == me else join_rematch
+            return await again(last, self.choose, self.on_event, setup.options, ACCEPT_WITHIN)
         if setup.mode == "resume":
             assert setup.game is not None
             self.side.post(Connecting(f"resuming game {setup.game}; waiting for the others..."))
@@ -246,7 +259,10 @@ class NetGame:
 
         def on_lobby(lobby: HostedLobby) -> None:
             self.game_id = lobby.code.game_id
-            self.side.post(LobbyOpened(lobby.code.encode(), setup.players, lobby.code.game_id))
+            short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
+                     if setup.options.discovery else None)
+            self.side.post(LobbyOpened(lobby.code.encode(), setup.players,
+                                       lobby.code.game_id, short))
             nursery.start_soon(self.watch_lobby, lobby, setup.players)
             if setup.mode == "play":
                 nursery.start_soon(self._run_bots, lobby.code)

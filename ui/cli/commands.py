@@ -18,12 +18,14 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 
 from ui.cli import botcheck as cmd_botcheck
 from ui.cli import bots as cmd_bots
+from ui.cli import games as cmd_games
 from ui.cli import net as cmd_net
 from ui.cli import play as cmd_play
 from ui.cli import replay as cmd_replay
 from ui.cli import rules as cmd_rules
 from ui.cli import simulate as cmd_simulate
 from ui.cli import tournament as cmd_tournament
+from ui.cli import watch as cmd_watch
 
 app = typer.Typer(
     name="solstice",
@@ -77,6 +79,8 @@ def _root(
 app.add_typer(cmd_rules.app, name="rules")
 cmd_simulate.register(app)
 cmd_net.register(app)
+cmd_games.register(app)
+cmd_watch.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
 cmd_replay.register(app)

@@ -9,8 +9,12 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface
+
 if TYPE_CHECKING:  # the commands import trio and p2p when they run, not at start-up
+    from p2p.net.games import PeerOptions
     from p2p.net.node import HostedLobby
+    from p2p.net.rematch import Again
     from p2p.net.runner import Chooser
     from p2p.session.machine import GameSession
 
@@ -32,8 +36,29 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     except BotSpecError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    session = _run(start(choose))
+    session = run_game(start(choose))
     raise typer.Exit(0 if session.result is not None else 1)
+
+
+REMATCH_HELP = ("After the game, play once more with the same table (headless, with --bot): a "
+                "new game, seats drawn again, with everyone who joins within 60 s.")
+
+
+def _rematching(rematch: bool, bot: str | None, start: Callable[[Chooser], Awaitable[
+        GameSession]], again: Again, options: PeerOptions) -> Callable[[Chooser], Awaitable[
+        GameSession]]:
+    if not rematch:
+        return start
+    if bot is None:
+        typer.echo("error: --rematch is for headless play: add --bot SPEC", err=True)
+        raise typer.Exit(2)
+    from bots.netseat import bot_chooser
+    from bots.registry import make_bot
+    from p2p.net.rematch import with_rematch
+    from ui.cli.headless import LogPrinter
+
+    return with_rematch(start, again, lambda: bot_chooser(make_bot(bot)), LogPrinter(),
+                        options)
 
 
 def _run_ui(mode: str, **kwargs: object) -> None:
@@ -57,24 +82,37 @@ def host(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript (default: in the game's directory)."),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = NO_DISCOVERY_OPTION,
+    rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
 ) -> None:
-    """Host a game: print a join code, wait for the players, play."""
+    """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
+    players, play."""
     from p2p.net.games import PeerOptions, host_game
+    from p2p.net.rematch import host_rematch
+    from p2p.net.shortcode import display, short_code
     from ui.cli.headless import LogPrinter
 
-    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript)
+    options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript,
+                          discovery=not no_discovery,
+                          discovery_interface=checked_interface(discovery_interface))
 
     def on_lobby(lobby: HostedLobby) -> None:
+        if options.discovery:
+            short = short_code(lobby.code.host_id, lobby.code.game_id)
+            print(f"short code: {display(short)}", flush=True)
         print(f"join code: {lobby.code.encode()}", flush=True)
         print(f"waiting for {players - 1} more player(s)...", flush=True)
 
-    _play(bot, "host", lambda choose: host_game(players, choose, LogPrinter(), options,
-                                                on_lobby), players=players, options=options)
+    start = _rematching(rematch, bot, lambda choose: host_game(
+        players, choose, LogPrinter(), options, on_lobby), host_rematch, options)
+    _play(bot, "host", start, players=players, options=options)
 
 
 def join(
-    code: list[str] = typer.Argument(..., help="The join code the host printed (pieces of a "
-                                          "code that wrapped are joined together)."),
+    code: list[str] = typer.Argument(None, help="The short code or the long join code the host "
+                                     "printed (pieces of a code that wrapped are joined "
+                                     "together). Without one, the UI lists the LAN's games."),
     name: str | None = typer.Option(None, "--name", help="Your name in the roster (default: "
                                     "player-XXXX, from your peer id)."),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
@@ -84,21 +122,29 @@ def join(
                              help="TCP port to listen on (0: any free port)."),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript."),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = NO_DISCOVERY_OPTION,
+    rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
 ) -> None:
-    """Join a game with its join code (or resume it, if this home was already in it)."""
+    """Join a game by its short code (found on the LAN) or its long join code (or resume it,
+    if this home was already in it); without a code, pick a LAN game in the UI."""
     from p2p.net.games import PeerOptions, join_game
-    from p2p.net.joincode import InvalidJoinCode, JoinCode
+    from p2p.net.rematch import join_rematch
+    from ui.cli.games import join_target
     from ui.cli.headless import LogPrinter
 
-    try:
-        parsed = JoinCode.parse("".join(code))
-    except InvalidJoinCode as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
     options = PeerOptions(home=home, name=name or default_name(home), bind=bind, port=port,
-                          transcript=transcript)
-    _play(bot, "join", lambda choose: join_game(parsed, choose, LogPrinter(), options),
-          code=parsed, options=options)
+                          transcript=transcript,
+                          discovery_interface=checked_interface(discovery_interface))
+    if not code:
+        if bot is not None or no_discovery:
+            typer.echo("error: name the game to join (its short code or join code)", err=True)
+            raise typer.Exit(2)
+        _run_ui("browse", options=options)
+    parsed = join_target("".join(code), discovery_interface, not no_discovery)
+    start = _rematching(rematch, bot, lambda choose: join_game(
+        parsed, choose, LogPrinter(), options), join_rematch, options)
+    _play(bot, "join", start, code=parsed, options=options)
 
 
 def resume(
@@ -172,7 +218,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _run(coro: Awaitable[GameSession]) -> GameSession:
+def run_game(coro: Awaitable[GameSession]) -> GameSession:
     import trio
 
     from p2p.errors import P2PError

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import typer
 
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_HELP, checked_interface
+
 
 def bot_specs(bots: list[str], opponents: int) -> tuple[str, ...]:
     """One spec per opponent: ``--bot a --bot b`` or ``--bot a,b``; the last one repeats."""
@@ -30,13 +32,19 @@ def play(
     name: str = typer.Option("you", "--name", help="Your name in the roster."),
     home: Path | None = typer.Option(None, "--home", help="Directory for your identity and "
                                      "games (default: <user data dir>/play)."),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP + " "
+                                      "(Without it the start screen also lists the games "
+                                      "waiting on the LAN, to join instead.)"),
 ) -> None:
-    """Play against bots in the terminal UI (each bot is a real peer on loopback)."""
+    """Play against bots in the terminal UI (each bot is a real peer on loopback), or join a
+    game found on the LAN from the start screen."""
     from bots.registry import BotSpecError, make_bot
     from p2p.identity import default_home
     from p2p.net.games import PeerOptions
     from ui.app.netgame import NetSetup
 
+    interface = checked_interface(discovery_interface)
     specs = bot_specs(bot, players - 1)
     for spec in specs:
         try:
@@ -48,6 +56,13 @@ def play(
                           port=0, waiting_after=2.0)
     setup = NetSetup("play", options, players=players, bots=specs, seed=seed)
     from ui.app.app import run_app
+    from ui.app.screens.start import LanStart
 
     label = ", ".join(specs)
-    raise typer.Exit(run_app(setup, f"Solstice — you against {label}"))
+    title = f"Solstice — you against {label}"
+    if no_discovery:
+        raise typer.Exit(run_app(setup, title))
+    # A LAN game is a real game: your usual home (identity, resumable), reachable by others.
+    lan = PeerOptions(home=home, name=name, discovery_interface=interface)
+    start = LanStart(lan, bots=setup, bots_label=f"Play against {label} ({players} players)")
+    raise typer.Exit(run_app(None, title, start))

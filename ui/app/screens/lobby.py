@@ -94,15 +94,20 @@ class LobbyScreen(Screen[None]):
         lines = paste_lines(self.code, max(20, width - CODE_MARGIN))
         self.query_one("#code", Static).update("\n".join(lines))
 
-    def show_code(self, code: str, players: int) -> None:
+    def show_code(self, code: str, players: int, short: str | None = None) -> None:
         self.code, self.players = code, players
         widget = self.query_one("#code", Static)
         widget.border_title = "Other players run (press c to copy the code)"
         self._render_code(self.size.width or 80)
         widget.remove_class("hidden")
         hint = self.query_one("#join-hint", Static)
-        hint.update(Text("Select and paste all the lines above as they are (the \\ joins "
-                         "them), or press c and paste after: solstice join", style="dim"))
+        if short is None:
+            hint.update(Text("Select and paste all the lines above as they are (the \\ joins "
+                             "them), or press c and paste after: solstice join", style="dim"))
+        else:  # advertised on the LAN: the short code is enough there
+            hint.update(Text.assemble(("On this LAN other players run: ", "dim"),
+                                      (f"solstice join {short}", "bold"),
+                                      ("  (elsewhere: the code above)", "dim")))
         hint.remove_class("hidden")
         self.refresh_bindings()
         self.show_status("Waiting for the players to join…")

@@ -132,6 +132,7 @@ class EndScreen(Screen[None]):
         Binding("q,enter,escape", "app.quit", "Quit"),
         Binding("l", "show_log", "Log"),
         Binding("r", "replay", "Replay"),
+        Binding("p", "app.rematch", "Play again", show=False),  # announced by the app
     ]
 
     def __init__(self, ended: GameEnded, names: dict[str, str] | None = None,

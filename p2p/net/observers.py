@@ -1,0 +1,158 @@
+"""Observer links on the host: spectators (``solstice watch``) get the signed roster and then
+every signed message of the game, in the host's record order, and nothing else
+(protocol.md, "Observers").
+
+An observer is not in the roster and not in the mesh: the host keeps these links apart, never
+hands anything an observer sends to the session, and drops an observer that sends anything at
+all. Everything it forwards is signed by its author, so the host can withhold messages from
+an observer but cannot forge them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import trio
+
+from p2p.errors import P2PError, RemoteProtocolError
+from p2p.identity import short_id
+from p2p.net.lobby import PROTOCOL_VERSION, LobbyRefused, decode_control, encode_control
+from p2p.net.roster import Roster, valid_name
+from p2p.net.transport import Connection
+from p2p.session.envelope import SignedMessage
+from p2p.session.machine import FRAME_MESSAGE
+
+log = logging.getLogger(__name__)
+MAX_OBSERVERS = 4
+_HELLO_KEYS = frozenset({"type", "version", "game", "name"})
+
+
+def watch_hello(game_id: str, name: str) -> dict[str, Any]:
+    return {"type": "watch-hello", "version": PROTOCOL_VERSION, "game": game_id, "name": name}
+
+
+def watch_welcome(game_id: str, watchers: list[str]) -> dict[str, Any]:
+    return {"type": "watch-welcome", "game": game_id, "watchers": watchers}
+
+
+def check_watch_hello(data: bytes, game_id: str) -> str:
+    """The name of the observer whose watch-hello this is; LobbyRefused says what is wrong."""
+    obj = decode_control(data)
+    if obj["type"] != "watch-hello" or set(obj) != _HELLO_KEYS:
+        raise LobbyRefused(None, "expected a watch-hello")
+    if obj["version"] != PROTOCOL_VERSION:
+        raise LobbyRefused(None, f"protocol version {obj['version']!r} is not supported")
+    if obj["game"] != game_id:
+        raise LobbyRefused(None, "this is not the game of your code")
+    if not valid_name(obj["name"]):
+        raise LobbyRefused(None, "bad name in watch-hello")
+    return str(obj["name"])
+
+
+class ObserverMisbehaved(RemoteProtocolError):
+    """An observer sent something: observers only listen."""
+
+
+class ObserverHub:
+    """The host's observers of one game: admission (up to ``limit``) and the message feed."""
+
+    def __init__(self, game_id: str, limit: int = MAX_OBSERVERS, keepalive: float = 5.0) -> None:
+        self.game_id = game_id
+        self.limit = limit
+        self.keepalive = keepalive  # an idle feed sends an empty frame this often
+        self.roster: Roster | None = None
+        self.frames: list[bytes] = []  # every recorded signed message, as sent to observers
+        self.watchers: dict[str, str] = {}  # peer id -> name, of observers connected now
+        self.finished = False
+        # Told of observers arriving and leaving (the host shows it to its player).
+        self.on_note: Callable[[str], None] = lambda text: None
+        self._changed = trio.Event()
+
+    # ---- fed by the host's game
+
+    def set_roster(self, roster: Roster) -> None:
+        self.roster = roster
+        self._notify()
+
+    def publish(self, signed: SignedMessage) -> None:
+        """A message the host's session recorded (ours or a peer's): forward it to observers."""
+        self.frames.append(FRAME_MESSAGE + signed.encode())
+        self._notify()
+
+    def finish(self) -> None:
+        """The game is over: observers get what is left, then their links close."""
+        self.finished = True
+        self._notify()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def drain(self, timeout: float = 5.0) -> None:
+        """End the feed and give the observers ``timeout`` seconds to receive the rest."""
+        self.finish()
+        with trio.move_on_after(timeout):
+            while self.watchers:
+                await self._changed.wait()
+
+    # ---- one observer's link
+
+    async def serve(self, conn: Connection, hello: bytes) -> None:
+        """Admit the observer of ``conn`` and feed it until the game ends or it misbehaves."""
+        name = check_watch_hello(hello, self.game_id)
+        if conn.peer_id in self.watchers:
+            raise LobbyRefused(None, f"{short_id(conn.peer_id)} is already watching")
+        if len(self.watchers) >= self.limit:
+            raise LobbyRefused(None, f"the game has {self.limit} watchers already")
+        self.watchers[conn.peer_id] = name
+        self.on_note(f"{name} ({short_id(conn.peer_id)}) is watching")
+        reason = "the game is over"
+        try:
+            await conn.send_frame(encode_control(watch_welcome(
+                self.game_id, sorted(self.watchers.values()))))
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._refuse_anything, conn, name)
+                await self._feed(conn)
+                nursery.cancel_scope.cancel()
+        except* ObserverMisbehaved as group:  # nurseries group their tasks' errors
+            first = group.exceptions[0]
+            why = first.reason if isinstance(first, ObserverMisbehaved) else str(first)
+            reason = f"dropped: {why}"
+            with contextlib.suppress(P2PError, OSError):
+                await conn.send_frame(encode_control({"type": "refuse", "reason": why}))
+        except* (P2PError, OSError) as group:
+            reason = f"left ({group.exceptions[0]})"
+        finally:
+            del self.watchers[conn.peer_id]
+            self._notify()
+            self.on_note(f"{name} stopped watching: {reason}")
+            await conn.aclose()
+
+    async def _feed(self, conn: Connection) -> None:
+        while self.roster is None:
+            await self._changed.wait()
+        await conn.send_frame(encode_control({"type": "roster",
+                                              "roster": self.roster.signed_json()}))
+        sent = 0
+        while True:
+            while sent < len(self.frames):
+                await conn.send_frame(self.frames[sent])
+                sent += 1
+            if self.finished:
+                return
+            with trio.move_on_after(self.keepalive) as idle:
+                await self._changed.wait()
+            if idle.cancelled_caught:
+                await conn.send_frame(b"")  # keepalive: the observer knows we are still here
+
+    @staticmethod
+    async def _refuse_anything(conn: Connection, name: str) -> None:
+        frame = await conn.receive_frame()
+        if frame is None:
+            raise P2PError(f"{name} closed the connection")
+        what = "a game message" if frame[:1] == FRAME_MESSAGE else "a frame"
+        log.info("observer %s sent %s: dropped", name, what)
+        raise ObserverMisbehaved(None, f"an observer may not send anything (sent {what})")

@@ -1,0 +1,36 @@
+"""``solstice watch``: follow a game as a spectator, audit it, keep its transcript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, join_target
+from ui.cli.net import HOME_HELP, run_game
+
+
+def watch(
+    code: list[str] = typer.Argument(..., help="The game's short code (found on the LAN) or "
+                                     "its long join code."),
+    name: str = typer.Option("watcher", "--name", help="Your name, shown to the host."),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
+    transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
+                                           "transcript (default: in the game's directory)."),
+    discovery_interface: str | None = INTERFACE_OPTION,
+    no_discovery: bool = NO_DISCOVERY_OPTION,
+) -> None:
+    """Watch a game as a spectator: its public moves as they happen, your own audit at the
+    end (exit 0 if fair, 1 if not or if the game stopped) and your own transcript."""
+    from p2p.net.games import PeerOptions
+    from p2p.net.watch import watch_game
+    from ui.cli.headless import LogPrinter
+
+    target = join_target("".join(code), discovery_interface, not no_discovery, watch=True)
+    options = PeerOptions(home=home, name=name, transcript=transcript)
+    session = run_game(watch_game(target, LogPrinter(), options))
+    raise typer.Exit(0 if session.result is not None and session.result["ok"] else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(watch)
