@@ -49,9 +49,11 @@ from p2p.crypto.seeds import SeedExchange
 from p2p.deck.deck import Deck
 from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity
+from p2p.session.blame import Referee
 from p2p.session.bodies import deck_data, field_of
+from p2p.session.clock import DECISIONS, StageClock, Timing, parse_clock
 from p2p.session.envelope import MessageLog, SignedMessage
-from p2p.session.events import Aborted, Event
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Aborted, Event
 from p2p.session.opening import SealedKeys, keys_body, slots_to_open, take_keys
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, local_seed, pick_opening, pick_value
 from p2p.session.stages import STATEFUL, Stage
@@ -60,7 +62,12 @@ log = logging.getLogger("solstice.session")
 
 FRAME_MESSAGE = b"M"
 FRAME_SYNC = b"S"
-
+# Bounds on what one peer can make us hold: messages queued ahead of the game (an honest peer
+# is never more than a stage or two ahead), messages held ahead of a gap in its sequence, and
+# "rejected" events shown (further ones are only counted).
+MAX_QUEUED = 64
+MAX_FUTURE = 256
+MAX_REJECTIONS_SHOWN = 20
 
 
 class GameSession:
@@ -71,7 +78,8 @@ class GameSession:
     """
 
     def __init__(self, game_id: str, keys: Sequence[bytes], me: int | None = None,
-                 identity: Identity | None = None, master: bytes | None = None) -> None:
+                 identity: Identity | None = None, master: bytes | None = None,
+                 timing: Timing | None = None) -> None:
         self.game_id = game_id
         self.n = len(keys)
         if not 2 <= self.n <= 4:
@@ -113,6 +121,12 @@ class GameSession:
         self.result: dict[str, Any] | None = None
         self.aborted: Aborted | None = None
         self.private_log: list[SealedKeys] = []  # every sealed box sent, for the audit
+        # liveness and blame: the stage clock (fed by ``tick``), the claims of other peers'
+        # aborts (re-checked, never taken at face value), rejected frames per peer
+        self.timing = timing or Timing()
+        self.clock = StageClock(self.timing)
+        self.referee = Referee(self)
+        self.rejections = [0] * self.n
 
     # -- public API -------------------------------------------------------------------------
 
@@ -164,31 +178,63 @@ class GameSession:
 
     def accept(self, signed: SignedMessage, direct: bool = True) -> None:
         """A decoded signed message (from its author, or forwarded when ``direct`` is False)."""
+        if self.absorb(signed, direct):
+            self._pump()
+
+    def absorb(self, signed: SignedMessage, direct: bool = False) -> bool:
+        """Verify and record a message without running the game; True if it was new.
+
+        Duplicates (a relayed copy, a resync reply) are dropped silently; a message of
+        another seq than expected waits for the gap (forwarded) or is rejected (direct)."""
         msg = signed.msg
         if 0 <= msg.seat < self.n:
             known = self.msglog.get(msg.seat, msg.seq)
             if known is not None and known.encode() == signed.encode():
-                if direct:
-                    self._reject(msg.seat, f"replayed seq {msg.seq}: ignored", duplicate=True)
-                return
+                return False
             if known is None and msg.seq > self.msglog.next_seq(msg.seat):
                 if direct:
                     self._reject(msg.seat, f"seq {msg.seq} out of order, expected "
                                            f"{self.msglog.next_seq(msg.seat)}")
-                    return
-                if msg.game == self.game_id and signed.verify(self.msglog.keys[msg.seat]):
+                elif (msg.game == self.game_id and len(self.future[msg.seat]) < MAX_FUTURE
+                      and signed.verify(self.msglog.keys[msg.seat])):
                     self.future[msg.seat][msg.seq] = signed  # forwarded ahead of a gap
-                return
+                return False
+            if known is None and len(self.queues[msg.seat]) >= MAX_QUEUED:
+                self._reject(msg.seat, f"more than {MAX_QUEUED} messages ahead of the game: "
+                                       "not taken")
+                return False
         try:
             self.msglog.receive(signed)
         except CheatDetected as exc:
             self._abort(exc.seat, str(exc), evidence=[m.to_json() for m in exc.evidence])
-            return
+            return False
         except RemoteProtocolError as exc:
             self._reject(exc.seat, exc.reason)
-            return
+            return False
         self._enqueue(signed)
-        self._pump()
+        return True
+
+    def tick(self, now: float) -> None:
+        """The driver's clock (seconds, any origin): plays our default when our own decision
+        time ran out, and declares peers that missed their deadline unresponsive."""
+        self.clock.advance(now)
+        if self.finished or self.stage is None:
+            return
+        stage = self.stage
+        if (self.pending_input and self.me in stage.missing
+                and now > self.clock.input_deadline()):
+            action = self.pending_input[0]
+            self.events.append(Event("timeout", f"our clock ran out: {action.text()} played "
+                                                "by default", action))
+            self.submit(action)
+            return
+        late = [p for p in stage.missing if p != self.me and not self._has_news(p)]
+        if late and self.clock.overdue(stage.kind):
+            self.referee.abandoned(late, f"no {stage.kind} message within "
+                                         f"{self.timing.limit(stage.kind):g} s")
+
+    def _has_news(self, peer: int) -> bool:
+        return any(m.msg.type != "abort" for m in self.queues[peer])
 
     def submit(self, action: Action) -> None:
         """This peer's choice for the input it was asked for (see ``pending_input``)."""
@@ -215,26 +261,32 @@ class GameSession:
         """Frames answering a peer's sync request: all messages it lacks, in our order."""
         try:
             request = parse_json(frame[1:])
-            have = request["have"]
-            if not isinstance(have, list) or len(have) != self.n:
-                raise ValueError
-        except (ValueError, KeyError, TypeError, CanonicalEncodingError):
+        except (ValueError, CanonicalEncodingError, UnicodeDecodeError, RecursionError):
+            return []
+        have = request.get("have") if isinstance(request, dict) else None
+        if not isinstance(have, list) or len(have) != self.n or not all(
+                isinstance(h, int) and not isinstance(h, bool) and h >= 0 for h in have):
             return []
         return [FRAME_MESSAGE + m.encode() for m in self.msglog.messages
-                if m.msg.seq >= int(have[m.msg.seat])]
+                if m.msg.seq >= have[m.msg.seat]]
 
     def transcript_messages(self) -> list[dict[str, Any]]:
         return [m.to_json() for m in self.msglog.messages]
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _reject(self, seat: int | None, reason: str, *, duplicate: bool = False) -> None:
-        """Report a message we did not take. ``duplicate``: a copy of one we hold, which a
-        resync after a reconnect also produces (a UI may keep quiet about those)."""
+    def _reject(self, seat: int | None, reason: str) -> None:
+        """Report a message we did not take (the first few per peer; the rest are counted)."""
         who = f"seat {seat}" if seat is not None else "a peer"
+        log.debug("rejected a message from %s: %s", who, reason)
+        if isinstance(seat, int) and 0 <= seat < self.n:
+            self.rejections[seat] += 1
+            if self.rejections[seat] > MAX_REJECTIONS_SHOWN:
+                return
+            if self.rejections[seat] == MAX_REJECTIONS_SHOWN:
+                reason += " (further rejections of this peer are counted, not shown)"
         self.events.append(Event("rejected", f"rejected a message from {who}: {reason}",
-                                 {"peer": seat, "reason": reason, "duplicate": duplicate}))
-        log.debug("rejected a message from %s: %s", who, reason)  # the event reports it
+                                 {"peer": seat, "reason": reason}))
 
     def _record(self, signed: SignedMessage) -> None:
         if self.on_record is not None:
@@ -242,15 +294,23 @@ class GameSession:
 
     def _enqueue(self, signed: SignedMessage) -> None:
         author = signed.msg.seat
-        self._record(signed)
-        self.queues[author].append(signed)
+        self._take(signed)
         nxt = self.msglog.next_seq(author)
         while nxt in self.future[author]:
             queued = self.future[author].pop(nxt)
             self.msglog.receive(queued)
-            self._record(queued)
-            self.queues[author].append(queued)
+            self._take(queued)
             nxt += 1
+
+    def _take(self, signed: SignedMessage) -> None:
+        """Record a newly accepted message and queue it; a player relays another author's
+        message to every peer at once, before anything of its own that builds on it, so two
+        different messages with one (author, seq) meet at every honest peer within the stage
+        (equivocation is proven) and a state hash is never compared before the inputs are in."""
+        self._record(signed)
+        self.queues[signed.msg.seat].append(signed)
+        if self.me is not None and signed.msg.seat != self.me and not self.replaying:
+            self.outbox.append(FRAME_MESSAGE + signed.encode())
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:
         if self.me is None or self.identity is None:
@@ -258,30 +318,43 @@ class GameSession:
         body = {**body, "stage": self.stage_index}
         if self.stage is not None and "state" in self.stage.info:
             body["state"] = self.stage.info["state"]
+        if kind == "setup/commit" and self.me == 0:
+            body["clock"] = self.timing.to_json()  # the host sets the table's clock
         signed = self.msglog.create(self.identity, self.me, kind, body)
         self._record(signed)
         self.outbox.append(FRAME_MESSAGE + signed.encode())
         self.queues[self.me].append(signed)
 
-    def _abort(self, seat: int | None, reason: str, evidence: Any = None) -> None:
+    def _abort(self, seat: int | None, reason: str, evidence: Any = None,
+               kind: str = UNFAIR, box: bool = False) -> None:
+        """Stop the game: ``seat`` proven at fault by ``evidence`` (UNFAIR), or observed
+        silent (ABANDONED); tell the others, who re-check it (``p2p.session.blame``).
+        ``box``: add our box secret key, so the others can open what was sealed to us."""
         if self.finished:
             return
-        self.aborted = Aborted(seat, reason)
+        if seat is None and kind == UNFAIR:
+            kind = STOPPED
+        self.aborted = Aborted(seat, reason, kind, self.stage_index)
         who = f"seat {seat}" if seat is not None else "nobody in particular"
-        self.events.append(Event("aborted", f"game stopped: {reason} (blame: {who})",
-                                 {"seat": seat, "reason": reason, "evidence": evidence}))
+        label = {UNFAIR: "blame", ABANDONED: "abandoned by"}.get(kind, "blame")
+        self.events.append(Event("aborted", f"game stopped: {reason} ({label}: {who})",
+                                 {"seat": seat, "reason": reason, "evidence": evidence,
+                                  "kind": kind, "stage": self.stage_index}))
         if self.me is not None and not self.replaying:
+            body: dict[str, Any] = {"kind": kind, "blame": seat, "reason": reason[:500],
+                                    "evidence": evidence}
+            if box:
+                body["box"] = bytes(box_key(self.master, self.game_id)).hex()
             try:
-                self._send("abort", {"blame": seat, "reason": reason[:500],
-                                     "evidence": evidence})
+                self._send("abort", body)
             except (LocalProtocolError, CanonicalEncodingError):
-                self._send("abort", {"blame": seat, "reason": reason[:500], "evidence": None})
+                self._send("abort", {**body, "evidence": None})
 
     # -- the stage loop -------------------------------------------------------------------
 
     def _pump(self) -> None:
         while not self.finished:
-            if self._take_abort():
+            if self.referee.settle():
                 return
             if self.stage is None:
                 self.stage = self._next_stage()
@@ -289,6 +362,9 @@ class GameSession:
                     return
                 self.stage_index += 1
                 self.stage.index = self.stage_index
+                self._entered(self.stage)
+                if self.referee.settle():
+                    return
             stage = self.stage
             if (self.me is not None and self.me in stage.peers and self.me not in stage.collected
                     and not self.queues[self.me] and not self.replaying):
@@ -296,10 +372,9 @@ class GameSession:
             progressed = False
             for peer in sorted(stage.missing):
                 if self.queues[peer]:
+                    if self.queues[peer][0].msg.type == "abort":
+                        continue  # it stopped: the referee decides what its abort proves
                     signed = self.queues[peer].popleft()
-                    if signed.msg.type == "abort":
-                        self.queues[peer].appendleft(signed)
-                        continue
                     if not self._check_stage_message(stage, peer, signed):
                         return
                     stage.collected[peer] = signed
@@ -313,27 +388,38 @@ class GameSession:
                     seat = getattr(exc, "seat", None)
                     peer = self.peer_of_seat[seat] if isinstance(seat, int) and \
                         self.peer_of_seat and seat < self.n else seat
-                    self._abort(peer, str(exc), evidence=self._evidence(stage, peer))
+                    self._abort(peer, str(exc), evidence=self._evidence(stage, peer),
+                                box=stage.kind == "keys")
                     return
+                if stage.kind == "setup/commit":
+                    host = stage.collected[0].msg.body.get("clock")
+                    try:
+                        self._set_timing(parse_clock(0, host, self.timing))
+                    except RemoteProtocolError as exc:
+                        self._abort(0, str(exc), evidence=self._evidence(stage, 0))
+                        return
                 self._flush_engine_log()
                 continue
             if not progressed:
+                self.referee.settle()
                 return
 
-    def _take_abort(self) -> bool:
-        for peer in range(self.n):
-            # An abort ends the game at once, even behind messages of stages not reached yet.
-            stop = next((m for m in self.queues[peer] if m.msg.type == "abort"), None)
-            if stop is not None:
-                body = stop.msg.body
-                blame = body.get("blame")
-                self.aborted = Aborted(blame if isinstance(blame, int) else None,
-                                       f"peer {peer} stopped the game: {body.get('reason')}")
-                self.events.append(Event("aborted", self.aborted.reason,
-                                         {"seat": self.aborted.seat, "by": peer,
-                                          "reason": body.get("reason")}))
-                return True
-        return False
+    def _set_timing(self, timing: Timing) -> None:
+        self.timing = self.clock.timing = timing
+        self.events.append(Event("clock", f"table clock: {timing.decision:g} s per decision, "
+                                          f"{timing.step:g} s per automatic step",
+                                 timing.to_json()))
+
+    def _entered(self, stage: Stage) -> None:
+        """A new stage began: its deadlines run from now; a decision's clock is announced."""
+        self.clock.enter_stage()
+        if stage.kind in DECISIONS and self.seat_of_peer:
+            self.events.append(Event(
+                "clock", f"{stage.kind} by peer(s) {', '.join(map(str, sorted(stage.peers)))}:"
+                         f" {self.timing.decision:g} s to decide",
+                {"peers": sorted(stage.peers), "seconds": self.timing.decision,
+                 "deadline": self.clock.input_deadline() if self.clock.running else None,
+                 "stage": stage.index}))
 
     def _evidence(self, stage: Stage, peer: int | None) -> Any:
         if peer is not None and peer in stage.collected:
