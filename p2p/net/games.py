@@ -16,6 +16,7 @@ from p2p.net.mesh import Mesh
 from p2p.net.node import HostedLobby, Node, load_roster, open_node, saved_games
 from p2p.net.runner import Chooser, EventSink, RunOptions, open_session, run_session
 from p2p.net.transport import NetConfig
+from p2p.session.clock import Timing
 from p2p.session.machine import GameSession
 from p2p.storage.store import GameStore
 
@@ -30,13 +31,15 @@ class PeerOptions:
     transcript: Path | None = None
     net: NetConfig = field(default_factory=NetConfig)
     waiting_after: float = 5.0
+    timing: Timing | None = None  # the table's clock (only the host's counts)
 
     @property
     def home_dir(self) -> Path:
         return Path(self.home) if self.home is not None else default_home()
 
     def run_options(self) -> RunOptions:
-        return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after)
+        return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
+                          timing=self.timing)
 
 
 async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,

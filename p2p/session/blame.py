@@ -25,7 +25,7 @@ against its own signed log; the claim itself names nobody.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.crypto.sealed import parse_secret_key, unseal
@@ -131,9 +131,9 @@ class Referee:
                                   f"{claim.stage}, but that peer's message for it is here or "
                                   "none was due")
                 return True
-        elif claim.box is not None and not claim.checked_private and s.deck is not None:
-            if self._check_private(claim):
-                return True
+        elif (claim.box is not None and not claim.checked_private and s.deck is not None
+              and self._check_private(claim)):
+            return True
         if self._blocked_on(peer) or final:
             self._left(claim, "its accusation does not check against our log"
                        if claim.blame is not None else "it stopped the game")

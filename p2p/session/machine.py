@@ -270,6 +270,11 @@ class GameSession:
         return [FRAME_MESSAGE + m.encode() for m in self.msglog.messages
                 if m.msg.seq >= have[m.msg.seat]]
 
+    def end_of_log(self) -> None:
+        """No more messages will come (a transcript's end): settle every pending abort."""
+        if not self.finished:
+            self.referee.settle(final=True)
+
     def transcript_messages(self) -> list[dict[str, Any]]:
         return [m.to_json() for m in self.msglog.messages]
 
