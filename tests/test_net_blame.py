@@ -156,7 +156,8 @@ def test_a_true_accusation_is_confirmed_by_every_peer() -> None:
         honest_submit(action)
         if hidden:
             return
-        signed = pop_own(cheat, "action", "pick/commit")  # withheld from 2, sent to 0 with a wrong state
+        # withheld from peer 2, sent to peer 0 with a wrong state hash
+        signed = pop_own(cheat, "action", "pick/commit")
         bad = resign(game, signed, body={**signed.msg.body, "state": "0" * 64})
         hidden.append(frame(bad))
         game.sessions[0].receive(1, frame(bad))
