@@ -64,7 +64,7 @@ def play_bad(kind: str, body: Any, msg_type: str | None = None) -> GameSession:
                   msg_type or kind, body)
     try:
         bad = sign_message(game.identities[BAD], msg)
-    except Exception:  # noqa: BLE001 - a body canonical JSON cannot encode is not sendable
+    except Exception:  # a body that canonical JSON cannot encode is not sendable
         return session
     session.receive(BAD, FRAME_MESSAGE + bad.encode())
     for signed in after:
@@ -104,7 +104,7 @@ def mutations(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def abort_bodies() -> list[dict[str, Any]]:
-    game, messages = recorded()
+    _, messages = recorded()
     genuine = [m.to_json() for m in messages[:5]]
     out = []
     for kind in ("unfair", "abandoned", "stopped", "x", None, 7):
