@@ -148,8 +148,9 @@ class Referee:
 
     def _left(self, claim: Claim, why: str) -> None:
         s = self.session
+        said = f" (it said: {claim.reason[:200]!r})" if claim.reason else ""
         s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {s.stage_index}: it "
-                             f"stopped the game and {why}", kind=ABANDONED)
+                             f"stopped the game and {why}{said}", kind=ABANDONED)
 
     def _check_silence(self, claim: Claim) -> bool | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
