@@ -398,3 +398,59 @@ def _stopped() -> Any:
     from p2p.session.events import Aborted
 
     return Aborted(None, "lying", ABANDONED)
+
+
+# -- 6. a wrong re-key layer ---------------------------------------------------------------------
+
+
+def test_a_wrong_rekey_layer_is_attributed_by_the_deck_audit(tmp_path: Path) -> None:
+    """Peer 1 swaps two points of its re-key layer (each still a valid point, so nothing shows
+    until a swapped slot is opened): the peer that opens it finds no card there, every peer
+    opens its deck keys, and the deck audit names peer 1 with the openings as proof."""
+    game = LoopbackGame(3)
+    cheat = game.sessions[1]
+    honest_send = cheat._send
+
+    def send(kind: str, body: dict[str, Any]) -> None:
+        deck = body.get("deck")
+        if kind == "deck/step" and isinstance(deck, dict) and deck.get("type") == "deck/rekey" \
+                and not send.done:  # type: ignore[attr-defined]
+            send.done = True  # type: ignore[attr-defined]
+            points = list(deck["points"])
+            points[0], points[1] = points[1], points[0]
+            body = {**body, "deck": {**deck, "points": points}}
+        honest_send(kind, body)
+
+    send.done = False  # type: ignore[attr-defined]
+    cheat._send = send  # type: ignore[method-assign]
+    for session in game.sessions:
+        session.start()
+    run(game)
+    assert send.done  # type: ignore[attr-defined]
+    assert_named(game, 1, UNFAIR, "deck audit")
+    for session in honest_peers(game, 1):
+        assert any(e.kind == "audit" for e in session.events)
+        (event,) = events(session, "aborted")
+        assert len(event.data["evidence"]) == 3  # every peer's signed deck opening
+        verdict = verify_transcript(transcript(game, session.me, tmp_path))
+        assert (verdict.status, verdict.blame) == ("unfair", 1), verdict.summary
+
+
+def test_a_false_alarm_of_a_corrupt_deck_names_the_alarmist() -> None:
+    game = started(3)
+    run(game, until=lambda: len(game.sessions[0].msglog.messages) > 40)
+    game.sessions[2].referee.open_deck("I say the deck is corrupt", None)
+    run(game)
+    assert_named(game, 2, ABANDONED, "audit of every layer shows it is not")
+
+
+def test_a_peer_that_does_not_open_its_deck_keys_is_named() -> None:
+    game = started(3)
+    start_clocks(game)
+    run(game, until=lambda: len(game.sessions[0].msglog.messages) > 40)
+    silent = game.sessions[0]
+    silent.referee.open_deck = lambda *args, **kwargs: None  # type: ignore[method-assign]
+    game.sessions[2].referee.open_deck("slot 3 decrypts to no card", None)
+    run(game)
+    advance(game, 40)
+    assert_named(game, 0, ABANDONED, "did not open its deck keys")

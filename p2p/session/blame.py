@@ -17,6 +17,12 @@ against its own signed log; the claim itself names nobody.
   is declared silent: ``{"kind": "abandoned", "blame": X, "stage": s}``. A receiver agrees
   when, in its own log, X has no message for stage s either; it finds the claim false when it
   holds X's message for stage s, or X had nothing to send in stage s.
+- **A corrupted deck** (verdict UNFAIR, proof: every peer's opened deck keys). A peer whose
+  opening decrypts to no card (only the recipient sees a private one) sends ``{"kind":
+  "corrupt", "deck": <its deck/open-keys message>, "box": ...}``; every peer receiving it
+  answers with its own opening (``"answer": true``) and stops. With all openings in, every peer
+  runs the deck audit on the public deck messages of its log, which names the author of the
+  wrong layer; if every layer is right, the peer that raised the alarm is named instead.
 - **A claim that does not check** counts as its sender leaving the game: when a receiver needs
   the sender's next message and finds only its abort, the sender is declared to have
   abandoned the game at that stage (never the peer it accused).
@@ -25,20 +31,22 @@ against its own signed log; the claim itself names nobody.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
-from p2p.crypto.sealed import parse_secret_key, unseal
+from p2p.crypto.sealed import box_key, parse_secret_key, unseal
+from p2p.deck.audit import audit_deck
 from p2p.deck.messages import parse_deck_message
-from p2p.errors import RemoteProtocolError
+from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.session.bodies import deck_data
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import ABANDONED, UNFAIR
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Event
 
 if TYPE_CHECKING:
     from p2p.session.machine import GameSession
 
 MAX_EVIDENCE = 8  # signed messages taken from one abort's evidence
+CORRUPT = "corrupt"  # the claim kind that opens the deck keys to find a wrong layer
 
 
 @dataclass
@@ -53,6 +61,9 @@ class Claim:
     evidence: list[SignedMessage] = field(default_factory=list)
     box: str | None = None
     checked_private: bool = False
+    deck: Any = None       # a corrupt claim's deck key opening
+    answer: bool = False   # a corrupt claim answering another's (not raising the alarm)
+    message: SignedMessage | None = None  # the abort itself
 
 
 def parse_claim(session: GameSession, signed: SignedMessage) -> Claim:
@@ -64,7 +75,9 @@ def parse_claim(session: GameSession, signed: SignedMessage) -> Claim:
     stage = body.get("stage")
     if not isinstance(stage, int) or isinstance(stage, bool):
         stage = -1
-    kind = body.get("kind") if body.get("kind") in (UNFAIR, ABANDONED) else "stopped"
+    kind = body.get("kind") if body.get("kind") in (UNFAIR, ABANDONED, CORRUPT) else "stopped"
+    if kind == CORRUPT and (session.deck is None or not isinstance(body.get("deck"), dict)):
+        kind = "stopped"  # no deck to audit yet, or no opening: a claim that proves nothing
     reason = body.get("reason")
     evidence = []
     raw = body.get("evidence")
@@ -76,7 +89,8 @@ def parse_claim(session: GameSession, signed: SignedMessage) -> Claim:
             continue
     box = body.get("box") if isinstance(body.get("box"), str) else None
     return Claim(signed.msg.seat, kind, blame, stage, reason if isinstance(reason, str) else "",
-                 evidence, box)
+                 evidence, box, deck=body.get("deck"), answer=body.get("answer") is True,
+                 message=signed)
 
 
 class Referee:
@@ -86,6 +100,12 @@ class Referee:
     def __init__(self, session: GameSession) -> None:
         self.session = session
         self.claims: dict[int, Claim] = {}
+        self.auditing = False  # the deck is corrupt: collecting every peer's deck opening
+
+    def unopened(self) -> list[int]:
+        """While auditing a corrupt deck: the peers whose deck opening is not in yet."""
+        return [p for p in range(self.session.n)
+                if p not in self.claims or self.claims[p].kind != CORRUPT]
 
     # -- the session's own verdicts ----------------------------------------------------------
 
@@ -94,8 +114,11 @@ class Referee:
         s = self.session
         names = ", ".join(f"peer {p}" for p in peers)
         kind = s.stage.kind if s.stage is not None else "?"
-        s._abort(peers[0], f"abandoned by {names} at stage {s.stage_index} ({kind}): {why}",
-                 kind=ABANDONED)
+        stage = s.stage_index
+        if self.auditing:  # counted from the alarm, the same stage at every peer
+            kind, stage = "deck audit", self._alarm_stage()
+        s._abort(peers[0], f"abandoned by {names} at stage {stage} ({kind}): {why}",
+                 kind=ABANDONED, stage=stage)
 
     # -- other peers' claims -----------------------------------------------------------------
 
@@ -113,10 +136,64 @@ class Referee:
                     s.absorb(signed)
                 if s.finished:
                     return True
+                if claim.kind == CORRUPT:
+                    self.open_deck(f"peer {peer} found the deck corrupt", None, answer=True)
+        if self.auditing:
+            return self._audit(final) or True
         for claim in self.claims.values():
             if self._resolve(claim, final):
                 return True
         return s.finished
+
+    def open_deck(self, reason: str, evidence: Any, answer: bool = False) -> None:
+        """The deck is corrupt (we found it, or a peer says so): open our deck keys to every
+        peer, stop playing, and wait for everyone's (the deadline names who does not)."""
+        s = self.session
+        if self.auditing or s.deck is None:
+            return
+        self.auditing = True
+        s.clock.enter_stage()
+        s.events.append(Event("audit", f"{reason}: every peer opens its deck keys to find the "
+                                       "layer at fault", {"reason": reason}))
+        if s.me is None or s.replaying:
+            return
+        body = {"kind": CORRUPT, "blame": None, "reason": reason[:500], "answer": answer,
+                "deck": s.deck.opening_message(), "evidence": evidence,
+                "box": bytes(box_key(s.master, s.game_id)).hex()}
+        try:
+            s._send("abort", body)
+        except (LocalProtocolError, CanonicalEncodingError):
+            s._send("abort", {**body, "evidence": None})
+
+    def _alarm_stage(self) -> int:
+        alarms = [c for c in self.claims.values() if c.kind == CORRUPT and not c.answer]
+        return min((c.stage for c in alarms), default=self.session.stage_index)
+
+    def _audit(self, final: bool) -> bool:
+        s = self.session
+        missing = self.unopened()
+        if missing:
+            if final:  # a log that ends here proves nobody's silence: name nobody
+                s._abort(None, "the deck audit is incomplete: no deck opening from peer(s) "
+                               f"{', '.join(map(str, missing))}", kind=STOPPED,
+                         stage=self._alarm_stage())
+            return s.finished
+        assert s.deck is not None
+        openings = {s.seat_of_peer[p]: c.deck for p, c in self.claims.items()}
+        proof = [c.message.to_json() for c in self.claims.values() if c.message is not None]
+        try:
+            audit_deck(s.game_id, s.n, len(s.card_ids), s.deck.public_transcript, openings)
+        except P2PError as exc:
+            seat = getattr(exc, "seat", None)
+            peer = s.peer_of_seat[seat] if isinstance(seat, int) and 0 <= seat < s.n else None
+            # The proof: every peer's signed deck opening, with the deck messages of the log.
+            s._abort(peer, f"deck audit: {getattr(exc, 'reason', exc)}", evidence=proof)
+            return True
+        alarm = min((p for p, c in self.claims.items() if not c.answer), default=0)
+        s._abort(alarm, f"abandoned by peer {alarm}: it found the deck corrupt, but the audit "
+                        "of every layer shows it is not", kind=ABANDONED,
+                 stage=self._alarm_stage())
+        return True
 
     def _resolve(self, claim: Claim, final: bool) -> bool:
         s = self.session

@@ -47,7 +47,7 @@ from p2p.crypto.commitments import Opening, check_opening, commitment_of
 from p2p.crypto.sealed import box_key, parse_public_key
 from p2p.crypto.seeds import SeedExchange
 from p2p.deck.deck import Deck
-from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
+from p2p.errors import CheatDetected, DeckCorrupted, LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity
 from p2p.session.blame import Referee
 from p2p.session.bodies import deck_data, field_of
@@ -218,7 +218,14 @@ class GameSession:
         """The driver's clock (seconds, any origin): plays our default when our own decision
         time ran out, and declares peers that missed their deadline unresponsive."""
         self.clock.advance(now)
-        if self.finished or self.stage is None:
+        if self.finished:
+            return
+        if self.referee.auditing:
+            late = [p for p in self.referee.unopened() if p != self.me]
+            if late and self.clock.overdue("audit"):
+                self.referee.abandoned(late, "did not open its deck keys in time")
+            return
+        if self.stage is None:
             return
         stage = self.stage
         if (self.pending_input and self.me in stage.missing
@@ -331,20 +338,22 @@ class GameSession:
         self.queues[self.me].append(signed)
 
     def _abort(self, seat: int | None, reason: str, evidence: Any = None,
-               kind: str = UNFAIR, box: bool = False) -> None:
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
         """Stop the game: ``seat`` proven at fault by ``evidence`` (UNFAIR), or observed
         silent (ABANDONED); tell the others, who re-check it (``p2p.session.blame``).
-        ``box``: add our box secret key, so the others can open what was sealed to us."""
+        ``box``: add our box secret key, so the others can open what was sealed to us.
+        ``stage``: the stage the verdict is about (default: the current one)."""
         if self.finished:
             return
         if seat is None and kind == UNFAIR:
             kind = STOPPED
-        self.aborted = Aborted(seat, reason, kind, self.stage_index)
+        stage = self.stage_index if stage is None else stage
+        self.aborted = Aborted(seat, reason, kind, stage)
         who = f"seat {seat}" if seat is not None else "nobody in particular"
         label = {UNFAIR: "blame", ABANDONED: "abandoned by"}.get(kind, "blame")
         self.events.append(Event("aborted", f"game stopped: {reason} ({label}: {who})",
                                  {"seat": seat, "reason": reason, "evidence": evidence,
-                                  "kind": kind, "stage": self.stage_index}))
+                                  "kind": kind, "stage": stage}))
         if self.me is not None and not self.replaying:
             body: dict[str, Any] = {"kind": kind, "blame": seat, "reason": reason[:500],
                                     "evidence": evidence}
@@ -390,6 +399,9 @@ class GameSession:
                     self._complete(stage)
                 except (RemoteProtocolError, RuleViolationError, IllegalActionError,
                         NotWaitingError, MalformedActionError) as exc:
+                    if isinstance(exc, DeckCorrupted) and exc.seat is None:
+                        self.referee.open_deck(str(exc), exc.evidence)
+                        return
                     seat = getattr(exc, "seat", None)
                     peer = self.peer_of_seat[seat] if isinstance(seat, int) and \
                         self.peer_of_seat and seat < self.n else seat
