@@ -454,3 +454,52 @@ def test_a_peer_that_does_not_open_its_deck_keys_is_named() -> None:
     run(game)
     advance(game, 40)
     assert_named(game, 0, ABANDONED, "did not open its deck keys")
+
+
+# -- 7. floods -----------------------------------------------------------------------------------
+
+
+def test_ten_thousand_junk_frames_keep_a_bounded_trace_and_stop_nothing() -> None:
+    from p2p.session.machine import MAX_REJECTIONS_SHOWN
+
+    game = started(3)
+    victim = game.sessions[0]
+    before = len(victim.events)
+    for i in range(10_000):
+        victim.receive(2, b"M{junk %d}" % i)
+    shown = [e for e in victim.events[before:] if e.kind == "rejected"]
+    assert len(shown) == MAX_REJECTIONS_SHOWN
+    assert "further rejections" in shown[-1].text
+    assert victim.rejections[2] == 10_000 and victim.aborted is None
+    run(game)
+    assert all(s.result is not None for s in game.sessions)
+
+
+def test_messages_far_ahead_of_the_game_are_bounded() -> None:
+    """Peer 1 signs 200 messages no stage asks for: at most MAX_QUEUED are kept; when the game
+    reaches peer 1, its first one is out of place and proves the fault."""
+    from p2p.session.machine import MAX_QUEUED
+
+    game = started(3)
+    flooder = game.sessions[1]
+    assert flooder.identity is not None
+    victim = game.sessions[0]
+    for i in range(200):
+        signed = flooder.msglog.create(flooder.identity, 1, "action", {"stage": 10_000 + i})
+        victim.receive(1, FRAME_MESSAGE + signed.encode())
+    assert len(victim.queues[1]) <= MAX_QUEUED
+    assert victim.rejections[1] >= 200 - MAX_QUEUED
+    run(game)
+    assert victim.aborted is not None and victim.aborted.seat == 1
+
+
+async def test_resync_requests_are_answered_within_a_budget(autojump_clock) -> None:
+    import trio
+
+    from p2p.net.runner import SYNC_BURST, SYNC_EVERY, _SyncBudget
+
+    budget = _SyncBudget(3)
+    assert [budget.take(1) for _ in range(SYNC_BURST + 5)].count(True) == SYNC_BURST
+    assert budget.take(2)  # another peer's budget is its own
+    await trio.sleep(SYNC_EVERY)
+    assert budget.take(1) and not budget.take(1)
