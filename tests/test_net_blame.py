@@ -460,7 +460,7 @@ def test_a_peer_that_does_not_open_its_deck_keys_is_named() -> None:
 
 
 def test_ten_thousand_junk_frames_keep_a_bounded_trace_and_stop_nothing() -> None:
-    from p2p.session.machine import MAX_REJECTIONS_SHOWN
+    from p2p.session.inbox import MAX_REJECTIONS_SHOWN
 
     game = started(3)
     victim = game.sessions[0]
@@ -478,7 +478,7 @@ def test_ten_thousand_junk_frames_keep_a_bounded_trace_and_stop_nothing() -> Non
 def test_messages_far_ahead_of_the_game_are_bounded() -> None:
     """Peer 1 signs 200 messages no stage asks for: at most MAX_QUEUED are kept; when the game
     reaches peer 1, its first one is out of place and proves the fault."""
-    from p2p.session.machine import MAX_QUEUED
+    from p2p.session.inbox import MAX_QUEUED
 
     game = started(3)
     flooder = game.sessions[1]

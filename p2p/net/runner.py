@@ -33,7 +33,8 @@ from p2p.net.mesh import (
 )
 from p2p.session.clock import Timing
 from p2p.session.events import Event
-from p2p.session.machine import FRAME_SYNC, GameSession
+from p2p.session.inbox import FRAME_SYNC
+from p2p.session.machine import GameSession
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import outcome_of, write_transcript
 

@@ -15,7 +15,6 @@ the game id, so a restarted peer rebuilds its session by replaying its stored lo
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,7 +37,7 @@ from engine import (
     reveal_in_place,
     to_move,
 )
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CanonicalEncodingError
 from engine.draft import waiting_pickers
 from engine.errors import NotWaitingError
 from engine.serialize import public_hash
@@ -47,30 +46,20 @@ from p2p.crypto.commitments import Opening, check_opening, commitment_of
 from p2p.crypto.sealed import box_key, parse_public_key
 from p2p.crypto.seeds import SeedExchange
 from p2p.deck.deck import Deck
-from p2p.errors import CheatDetected, DeckCorrupted, LocalProtocolError, RemoteProtocolError
+from p2p.errors import DeckCorrupted, LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity
 from p2p.session.blame import Referee
 from p2p.session.bodies import deck_data, field_of
-from p2p.session.clock import DECISIONS, StageClock, Timing, parse_clock
+from p2p.session.clock import Deadlines, StageClock, Timing, parse_clock
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Aborted, Event
+from p2p.session.inbox import FRAME_MESSAGE, Inbox
 from p2p.session.opening import SealedKeys, keys_body, slots_to_open, take_keys
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, local_seed, pick_opening, pick_value
 from p2p.session.stages import STATEFUL, Stage
 
-log = logging.getLogger("solstice.session")
 
-FRAME_MESSAGE = b"M"
-FRAME_SYNC = b"S"
-# Bounds on what one peer can make us hold: messages queued ahead of the game (an honest peer
-# is never more than a stage or two ahead), messages held ahead of a gap in its sequence, and
-# "rejected" events shown (further ones are only counted).
-MAX_QUEUED = 64
-MAX_FUTURE = 256
-MAX_REJECTIONS_SHOWN = 20
-
-
-class GameSession:
+class GameSession(Inbox, Deadlines):
     """One peer's (or an observer's) view of a networked game.
 
     ``keys``: the Ed25519 public keys of the peers in lobby order (peer index = position).
@@ -150,99 +139,6 @@ class GameSession:
         """Begin the game (after the mesh is up)."""
         self._pump()
 
-    def receive(self, from_peer: int, frame: bytes) -> None:
-        """A frame from the connection of ``from_peer``."""
-        if not frame:
-            self._reject(from_peer, "empty frame")
-            return
-        tag, payload = frame[:1], frame[1:]
-        if tag != FRAME_MESSAGE:
-            self._reject(from_peer, f"unknown frame tag {tag!r}")
-            return
-        try:
-            signed = SignedMessage.decode(payload, from_peer)
-        except RemoteProtocolError as exc:
-            self._reject(from_peer, exc.reason)
-            return
-        except RecursionError:  # e.g. 100 000 nested brackets: still well under a frame's size
-            self._reject(from_peer, "message is not valid JSON: nested too deeply")
-            return
-        author = signed.msg.seat
-        if author != from_peer and (author >= self.n or
-                                    not signed.verify(self.msglog.keys[author])):
-            # A relayed copy its named author did not sign: the relaying connection answers.
-            self._reject(from_peer, f"relayed a message of seat {author} that seat did not "
-                                    "sign (bad signature or no such seat)")
-            return
-        self.accept(signed, direct=author == from_peer)
-
-    def accept(self, signed: SignedMessage, direct: bool = True) -> None:
-        """A decoded signed message (from its author, or forwarded when ``direct`` is False)."""
-        if self.absorb(signed, direct):
-            self._pump()
-
-    def absorb(self, signed: SignedMessage, direct: bool = False) -> bool:
-        """Verify and record a message without running the game; True if it was new.
-
-        Duplicates (a relayed copy, a resync reply) are dropped silently; a message of
-        another seq than expected waits for the gap (forwarded) or is rejected (direct)."""
-        msg = signed.msg
-        if 0 <= msg.seat < self.n:
-            known = self.msglog.get(msg.seat, msg.seq)
-            if known is not None and known.encode() == signed.encode():
-                return False
-            if known is None and msg.seq > self.msglog.next_seq(msg.seat):
-                if direct:
-                    self._reject(msg.seat, f"seq {msg.seq} out of order, expected "
-                                           f"{self.msglog.next_seq(msg.seat)}")
-                elif (msg.game == self.game_id and len(self.future[msg.seat]) < MAX_FUTURE
-                      and signed.verify(self.msglog.keys[msg.seat])):
-                    self.future[msg.seat][msg.seq] = signed  # forwarded ahead of a gap
-                return False
-            if known is None and len(self.queues[msg.seat]) >= MAX_QUEUED:
-                self._reject(msg.seat, f"more than {MAX_QUEUED} messages ahead of the game: "
-                                       "not taken")
-                return False
-        try:
-            self.msglog.receive(signed)
-        except CheatDetected as exc:
-            self._abort(exc.seat, str(exc), evidence=[m.to_json() for m in exc.evidence])
-            return False
-        except RemoteProtocolError as exc:
-            self._reject(exc.seat, exc.reason)
-            return False
-        self._enqueue(signed)
-        return True
-
-    def tick(self, now: float) -> None:
-        """The driver's clock (seconds, any origin): plays our default when our own decision
-        time ran out, and declares peers that missed their deadline unresponsive."""
-        self.clock.advance(now)
-        if self.finished:
-            return
-        if self.referee.auditing:
-            late = [p for p in self.referee.unopened() if p != self.me]
-            if late and self.clock.overdue("audit"):
-                self.referee.abandoned(late, "did not open its deck keys in time")
-            return
-        if self.stage is None:
-            return
-        stage = self.stage
-        if (self.pending_input and self.me in stage.missing
-                and now > self.clock.input_deadline()):
-            action = self.pending_input[0]
-            self.events.append(Event("timeout", f"our clock ran out: {action.text()} played "
-                                                "by default", action))
-            self.submit(action)
-            return
-        late = [p for p in stage.missing if p != self.me and not self._has_news(p)]
-        if late and self.clock.overdue(stage.kind):
-            self.referee.abandoned(late, f"no {stage.kind} message within "
-                                         f"{self.timing.limit(stage.kind):g} s")
-
-    def _has_news(self, peer: int) -> bool:
-        return any(m.msg.type != "abort" for m in self.queues[peer])
-
     def submit(self, action: Action) -> None:
         """This peer's choice for the input it was asked for (see ``pending_input``)."""
         if self.pending_input is None or self.stage is None:
@@ -259,24 +155,6 @@ class GameSession:
             self._send("action", {"action": action_to_dict(action)})
         self._pump()
 
-    def sync_request(self) -> bytes:
-        """A frame asking a peer for every message we lack."""
-        have = [self.msglog.next_seq(p) for p in range(self.n)]
-        return FRAME_SYNC + canonical_json({"have": have})
-
-    def sync_reply(self, frame: bytes) -> list[bytes]:
-        """Frames answering a peer's sync request: all messages it lacks, in our order."""
-        try:
-            request = parse_json(frame[1:])
-        except (ValueError, CanonicalEncodingError, UnicodeDecodeError, RecursionError):
-            return []
-        have = request.get("have") if isinstance(request, dict) else None
-        if not isinstance(have, list) or len(have) != self.n or not all(
-                isinstance(h, int) and not isinstance(h, bool) and h >= 0 for h in have):
-            return []
-        return [FRAME_MESSAGE + m.encode() for m in self.msglog.messages
-                if m.msg.seq >= have[m.msg.seat]]
-
     def end_of_log(self) -> None:
         """No more messages will come (a transcript's end): settle every pending abort."""
         if not self.finished:
@@ -286,43 +164,6 @@ class GameSession:
         return [m.to_json() for m in self.msglog.messages]
 
     # -- plumbing -------------------------------------------------------------------------
-
-    def _reject(self, seat: int | None, reason: str) -> None:
-        """Report a message we did not take (the first few per peer; the rest are counted)."""
-        who = f"seat {seat}" if seat is not None else "a peer"
-        log.debug("rejected a message from %s: %s", who, reason)
-        if isinstance(seat, int) and 0 <= seat < self.n:
-            self.rejections[seat] += 1
-            if self.rejections[seat] > MAX_REJECTIONS_SHOWN:
-                return
-            if self.rejections[seat] == MAX_REJECTIONS_SHOWN:
-                reason += " (further rejections of this peer are counted, not shown)"
-        self.events.append(Event("rejected", f"rejected a message from {who}: {reason}",
-                                 {"peer": seat, "reason": reason}))
-
-    def _record(self, signed: SignedMessage) -> None:
-        if self.on_record is not None:
-            self.on_record(signed)
-
-    def _enqueue(self, signed: SignedMessage) -> None:
-        author = signed.msg.seat
-        self._take(signed)
-        nxt = self.msglog.next_seq(author)
-        while nxt in self.future[author]:
-            queued = self.future[author].pop(nxt)
-            self.msglog.receive(queued)
-            self._take(queued)
-            nxt += 1
-
-    def _take(self, signed: SignedMessage) -> None:
-        """Record a newly accepted message and queue it; a player relays another author's
-        message to every peer at once, before anything of its own that builds on it, so two
-        different messages with one (author, seq) meet at every honest peer within the stage
-        (equivocation is proven) and a state hash is never compared before the inputs are in."""
-        self._record(signed)
-        self.queues[signed.msg.seat].append(signed)
-        if self.me is not None and signed.msg.seat != self.me and not self.replaying:
-            self.outbox.append(FRAME_MESSAGE + signed.encode())
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:
         if self.me is None or self.identity is None:
@@ -420,23 +261,6 @@ class GameSession:
             if not progressed:
                 self.referee.settle()
                 return
-
-    def _set_timing(self, timing: Timing) -> None:
-        self.timing = self.clock.timing = timing
-        self.events.append(Event("clock", f"table clock: {timing.decision:g} s per decision, "
-                                          f"{timing.step:g} s per automatic step",
-                                 timing.to_json()))
-
-    def _entered(self, stage: Stage) -> None:
-        """A new stage began: its deadlines run from now; a decision's clock is announced."""
-        self.clock.enter_stage()
-        if stage.kind in DECISIONS and self.seat_of_peer:
-            self.events.append(Event(
-                "clock", f"{stage.kind} by peer(s) {', '.join(map(str, sorted(stage.peers)))}:"
-                         f" {self.timing.decision:g} s to decide",
-                {"peers": sorted(stage.peers), "seconds": self.timing.decision,
-                 "deadline": self.clock.input_deadline() if self.clock.running else None,
-                 "stage": stage.index}))
 
     def _evidence(self, stage: Stage, peer: int | None) -> Any:
         if peer is not None and peer in stage.collected:
