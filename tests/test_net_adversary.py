@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import trio
+from test_net_tcp import Peer as TcpPeer
 
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
@@ -29,7 +30,7 @@ from p2p.net.mesh import Mesh
 from p2p.net.transport import NetConfig
 from p2p.session.clock import Timing
 from p2p.session.envelope import SignedMessage, sign_message
-from p2p.session.events import ABANDONED, UNFAIR, Event
+from p2p.session.events import ABANDONED, UNFAIR
 from p2p.session.machine import FRAME_MESSAGE, GameSession
 from p2p.storage.transcript import verify_transcript
 
@@ -43,20 +44,13 @@ SOLSTICE = Path(sys.executable).parent / "solstice"
 ADVERSARY = 2  # the home directory number of the dishonest joiner
 
 
-class Peer:
+class Peer(TcpPeer):
+    """A peer of ``test_net_tcp`` that knows its home and identity key before the game."""
+
     def __init__(self, home: Path) -> None:
+        super().__init__(int(home.name.removeprefix("peer")))
         self.home = home
         self.key = Identity.load_or_create(home).public_bytes
-        self.events: list[Event] = []
-        self.session: GameSession | None = None
-
-    def __call__(self, event: Event) -> None:
-        self.events.append(event)
-
-    @property
-    def transcript(self) -> Path:
-        (path,) = [Path(e.data) for e in self.events if e.kind == "transcript"]
-        return path
 
 
 Chooser = Callable[[GameSession, list], Awaitable[Any]]

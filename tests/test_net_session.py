@@ -606,6 +606,9 @@ def test_false_private_slot_key_stops_its_recipient() -> None:
         [s.aborted for s in victims]
     assert any("does not match its commitment" in e.text for s in victims
                for e in events(s, "aborted"))
+    # the peer that could not open the sealed key checked it with the box key the recipient
+    # revealed in its abort, and names the author (not the recipient) on that proof
+    assert any("opened with the box key it revealed" in s.aborted.reason for s in victims)
 
 
 def _false_claim_game(seed: int) -> tuple[LoopbackGame, dict[str, Any]]:
