@@ -75,9 +75,9 @@ def parse_claim(session: GameSession, signed: SignedMessage) -> Claim:
     stage = body.get("stage")
     if not isinstance(stage, int) or isinstance(stage, bool):
         stage = -1
-    kind = body.get("kind") if body.get("kind") in (UNFAIR, ABANDONED, CORRUPT) else "stopped"
+    kind = body.get("kind") if body.get("kind") in (UNFAIR, ABANDONED, CORRUPT) else STOPPED
     if kind == CORRUPT and (session.deck is None or not isinstance(body.get("deck"), dict)):
-        kind = "stopped"  # no deck to audit yet, or no opening: a claim that proves nothing
+        kind = STOPPED  # no deck to audit yet, or no opening: a claim that proves nothing
     reason = body.get("reason")
     evidence = []
     raw = body.get("evidence")
