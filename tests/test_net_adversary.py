@@ -255,3 +255,26 @@ async def test_a_bad_sync_request_alone_does_not_stop_the_game(tmp_path: Path,
     for peer in table:
         assert peer.session is not None and peer.session.result is not None
         assert verify_transcript(peer.transcript).ok
+
+
+async def test_a_player_who_does_not_answer_gets_a_default_move_over_tls(
+        tmp_path: Path) -> None:
+    """Its first decision is never answered: after the table's 5 s its own client plays a legal
+    default, says so, withdraws the question, and the game goes on to a fair end."""
+    asked = [0]
+
+    async def absent_once(session: GameSession, legal: list) -> Any:
+        asked[0] += 1
+        if asked[0] == 1:
+            await trio.sleep_forever()  # cancelled by the runner when the default is played
+        return legal[0]
+
+    table = await play_table(tmp_path, absent_once)
+    for peer in table:
+        assert peer.session is not None and peer.session.result is not None, \
+            peer.session.aborted.reason if peer.session and peer.session.aborted else None
+        assert verify_transcript(peer.transcript).ok
+    timeouts = [e for e in table[ADVERSARY].events if e.kind == "timeout"]
+    assert len(timeouts) == 1 and "played by default" in timeouts[0].text
+    clocks = [e for e in table[0].events if e.kind == "clock" and "table clock" in e.text]
+    assert clocks and clocks[0].data == {"decision": FAST.decision, "step": FAST.step}

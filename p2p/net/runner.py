@@ -132,10 +132,10 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             await trio.sleep(TICK)
             await send.send(("tick",))
 
-    async def ask(legal: list[Action], scope: trio.CancelScope) -> None:
+    async def ask(legal: list[Action], scope: trio.CancelScope, stage: int) -> None:
         with scope:
             action = await choose(session, legal)
-            await send.send(("action", action))
+            await send.send(("action", action, stage))
 
     async def answer_sync(index: int, payload: bytes) -> None:
         if not sync_budget.take(index):
@@ -171,7 +171,8 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                 ask_scope = None
             if session.pending_input is not None and ask_scope is None:
                 ask_scope = trio.CancelScope()
-                nursery.start_soon(ask, list(session.pending_input), ask_scope)
+                nursery.start_soon(ask, list(session.pending_input), ask_scope,
+                                   session.stage_index)
             item = await receive.receive()
             kind = item[0]
             if kind == "frame":
@@ -183,6 +184,8 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             elif kind == "tick":
                 session.tick(trio.current_time())
             elif kind == "action":
+                if item[2] != session.stage_index:
+                    continue  # answered after our clock ran out: the default stands
                 ask_scope = None
                 try:
                     session.submit(item[1])
