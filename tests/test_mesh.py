@@ -356,3 +356,56 @@ async def test_a_peer_that_falls_silent_is_dropped_after_the_idle_timeout(
             assert "nothing heard" in event.reason
             assert trio.current_time() - start >= 0.3
             nursery.cancel_scope.cancel()
+
+
+# -- bounds: no peer can flood us or make us wait ----------------------------------------------
+
+
+async def test_a_peer_flooding_frames_is_cut_off(tmp_path: Path, monkeypatch) -> None:
+    import p2p.net.mesh as mesh_module
+
+    monkeypatch.setattr(mesh_module, "FRAME_RATE", 100.0)
+    monkeypatch.setattr(mesh_module, "FRAME_BURST", 200)
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 2)
+            indexed = by_index(peers)
+            flooder, victim = indexed[1].mesh, indexed[0].mesh
+            drain_events(victim)
+
+            async def consume() -> None:
+                async for _ in victim.incoming:
+                    pass
+
+            nursery.start_soon(consume)
+            for i in range(2000):  # far above 100 frames/s after a burst of 200
+                await flooder.send(0, b"junk %d" % i)
+            event = await next_event(victim, lambda e: isinstance(e, mesh_module.PeerCutOff))
+            assert event.index == 1 and "flood" in event.reason
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_peer_that_stops_reading_never_blocks_our_sends(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    import p2p.net.mesh as mesh_module
+
+    monkeypatch.setattr(mesh_module, "_OUTBOX_SIZE", 16)
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            peers, _ = await start_peers(nursery, tmp_path, 2)
+            indexed = by_index(peers)
+            sender, stalled = indexed[0].mesh, indexed[1].mesh
+            del stalled  # it never reads its incoming frames: its reader, then TCP, fill up
+            drain_events(sender)
+            payload = b"x" * 60_000
+            cut = None
+            for _ in range(3000):  # ~180 MB if nothing gave way; each send returns at once
+                with trio.fail_after(1):
+                    await sender.send(1, payload)
+                cut = next((e for e in drain_events(sender)
+                            if isinstance(e, mesh_module.PeerCutOff)), None)
+                if cut is not None:
+                    break
+                await trio.sleep(0)
+            assert cut is not None and cut.index == 1 and "not reading" in cut.reason
+            nursery.cancel_scope.cancel()

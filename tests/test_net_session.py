@@ -61,8 +61,22 @@ def frame(signed: SignedMessage) -> bytes:
     return FRAME_MESSAGE + signed.encode()
 
 
+def own_only(tamper):
+    """A cheater rewrites only its own messages: it cannot sign another peer's, so the copies
+    of other peers' messages it relays go through unchanged."""
+    if tamper is None:
+        return None
+
+    def wrapped(who: int, data: bytes) -> bytes | None:
+        if data[:1] == FRAME_MESSAGE and decode(data).msg.seat != who:
+            return data
+        return tamper(who, data)
+
+    return wrapped
+
+
 def step(game: LoopbackGame, choose: Choose = first, tamper=None) -> bool:
-    moved = game.deliver(tamper)
+    moved = game.deliver(own_only(tamper))
     for session in game.sessions:
         if session.pending_input is not None and not session.finished:
             session.submit(choose(session, session.pending_input))
@@ -271,7 +285,9 @@ def test_unknown_seat_is_rejected_and_blamed_on_the_connection() -> None:
     finishes_like(session, game)
 
 
-def test_replayed_message_is_ignored_and_logged() -> None:
+def test_replayed_message_is_dropped_silently() -> None:
+    """Every peer relays every message, so copies of one already held are normal: dropped
+    without a warning (a flood of them is bounded by the mesh's frame rate)."""
     game, messages = _honest_game()
     before, target, after = _split(messages)
     session = watcher(game)
@@ -280,9 +296,7 @@ def test_replayed_message_is_ignored_and_logged() -> None:
     count = len(session.msglog.messages)
     session.receive(1, frame(old))
     session.receive(1, frame(old))
-    assert_rejected(session, 1, "replayed seq 3: ignored")
-    assert len(events(session, "rejected")) == 2
-    assert all(e.data["duplicate"] for e in events(session, "rejected"))
+    assert not events(session, "rejected")
     assert len(session.msglog.messages) == count
     feed(session, [target, *after])
     finishes_like(session, game)
@@ -297,7 +311,6 @@ def test_out_of_order_seq_from_its_author_is_rejected() -> None:
     seq = target.msg.seq
     session.receive(1, frame(following))
     assert_rejected(session, 1, f"seq {seq + 1} out of order, expected {seq}")
-    assert not any(e.data["duplicate"] for e in events(session, "rejected"))
     assert session.msglog.next_seq(1) == seq
     assert session.aborted is None
     feed(session, [target, *after])  # the author resends it in order: accepted
@@ -315,7 +328,7 @@ def test_forwarded_copy_of_another_peers_message_is_accepted() -> None:
     assert session.msglog.get(1, target.msg.seq) == target
     assert not events(session, "rejected")
     session.receive(1, frame(target))
-    assert_rejected(session, 1, "replayed")
+    assert not events(session, "rejected")
     feed(session, after)
     finishes_like(session, game)
 
@@ -593,6 +606,9 @@ def test_false_private_slot_key_stops_its_recipient() -> None:
         [s.aborted for s in victims]
     assert any("does not match its commitment" in e.text for s in victims
                for e in events(s, "aborted"))
+    # the peer that could not open the sealed key checked it with the box key the recipient
+    # revealed in its abort, and names the author (not the recipient) on that proof
+    assert any("opened with the box key it revealed" in s.aborted.reason for s in victims)
 
 
 def _false_claim_game(seed: int) -> tuple[LoopbackGame, dict[str, Any]]:

@@ -27,9 +27,17 @@ def parse_public_key(seat: int, value: object) -> PublicKey:
     if not isinstance(value, str) or len(value) != 64:
         raise RemoteProtocolError(seat, "box key must be 32 bytes of hex")
     try:
-        return PublicKey(bytes.fromhex(value))
+        key = PublicKey(bytes.fromhex(value))
     except (ValueError, CryptoError) as exc:
         raise RemoteProtocolError(seat, f"bad box key: {exc}") from None
+    # A low-order point (all zeros, the identity, the other small-order points) makes every
+    # box sealed to it fail inside libsodium: refuse it here, blaming the author, instead of
+    # at the first deal in every honest peer.
+    try:
+        SealedBox(key).encrypt(b"")
+    except (RuntimeError, CryptoError):
+        raise RemoteProtocolError(seat, "box key is a low-order point") from None
+    return key
 
 
 def parse_secret_key(seat: int, value: object, public: PublicKey) -> PrivateKey:

@@ -378,6 +378,11 @@ class Deck:
             raise refuse(f"slot {slot} is still being shuffled")
         return batch, slot - batch.first_slot
 
+    def check_slot_key(self, sender: int, slot: int, key: bytes, evidence: Any) -> None:
+        """Raise SlotKeyMismatch unless ``key`` is ``sender``'s committed key for ``slot``
+        (used to re-check keys another seat received sealed, once it opens its box key)."""
+        self._check_slot_key(sender, slot, key, evidence)
+
     def _check_slot_key(self, sender: int, slot: int, key: bytes, evidence: Any) -> None:
         batch, position = self._openable(sender, slot)
         rekey = batch.steps[self.n_seats + sender]

@@ -24,6 +24,7 @@ from p2p.net.transport import NetConfig
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import Event
 from p2p.session.machine import GameSession
+from p2p.session.timing import Timing
 from p2p.storage.store import GameStore
 
 
@@ -42,13 +43,15 @@ class PeerOptions:
     discovery: bool = False
     discovery_interface: str | None = None
     watchers: int = MAX_OBSERVERS  # how many spectators a host admits (0: none)
+    timing: Timing | None = None  # the table's clock (only the host's counts)
 
     @property
     def home_dir(self) -> Path:
         return Path(self.home) if self.home is not None else default_home()
 
     def run_options(self) -> RunOptions:
-        return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after)
+        return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
+                          timing=self.timing)
 
 
 async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,

@@ -16,6 +16,12 @@ Delivery is in order and at most once per connection. Frames sent to a disconnec
 queued and delivered after it reconnects, but frames in flight when a connection broke may be
 lost: after ``PeerReconnected`` the session resynchronises (signed messages carry per-author
 sequence numbers, so each side can tell what the other is missing).
+
+No peer can block or flood us: ``send`` never waits (a peer that stops reading until its
+outbox of ``_OUTBOX_SIZE`` frames is full is cut off: its connection is dropped and its queue
+emptied, the resync after a reconnect makes up for it), and a peer sending more than
+``FRAME_RATE`` frames per second on average (bursts up to ``FRAME_BURST``, e.g. a resync reply)
+is cut off the same way. Both are reported as ``PeerCutOff`` events.
 """
 
 from __future__ import annotations
@@ -39,8 +45,10 @@ from p2p.net.roster import Roster, RosterEntry
 from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial
 
 log = logging.getLogger(__name__)
-_OUTBOX_SIZE = 1024
+_OUTBOX_SIZE = 4096
 _INCOMING_SIZE = 256
+FRAME_RATE = 2000.0   # frames per second a peer may send on average
+FRAME_BURST = 20000   # ... and at once (a resync reply carries the whole log)
 
 
 # --------------------------------------------------------------------------- events
@@ -73,7 +81,38 @@ class PeerLost:
     index: int
 
 
-MeshEvent = PeerConnected | PeerDisconnected | PeerReconnected | PeerLost
+@dataclass(frozen=True)
+class PeerCutOff:
+    """We dropped this peer's connection: it flooded us or stopped reading (``reason``)."""
+
+    index: int
+    reason: str
+
+
+MeshEvent = PeerConnected | PeerDisconnected | PeerReconnected | PeerLost | PeerCutOff
+
+
+class PeerFlooding(ConnectionLost):
+    """A peer exceeded a bound (frame rate); its connection is dropped."""
+
+
+class _RateLimit:
+    """A token bucket: ``take()`` is False once more than ``burst`` frames came faster than
+    ``rate`` per second."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.last = trio.current_time()
+
+    def take(self) -> bool:
+        now = trio.current_time()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
 
 class MeshFormationFailed(RemoteProtocolError):
@@ -151,8 +190,13 @@ class Mesh:
         return self._link(index).last_error
 
     async def send(self, index: int, payload: bytes) -> None:
-        """Queue ``payload`` for peer ``index`` (delivered in order; see module docstring)."""
-        await self._link(index).outbox_send.send(payload)
+        """Queue ``payload`` for peer ``index`` (delivered in order; see module docstring).
+        Never waits: a peer whose outbox is full is cut off and its outbox emptied."""
+        link = self._link(index)
+        try:
+            link.outbox_send.send_nowait(payload)
+        except trio.WouldBlock:
+            self._cut_off(link, f"not reading: {_OUTBOX_SIZE} frames queued for it")
 
     async def broadcast(self, payload: bytes) -> None:
         for index in sorted(self._links):
@@ -179,6 +223,17 @@ class Mesh:
                 link.scope.cancel()
 
     # ---- internals
+
+    def _cut_off(self, link: _Link, reason: str) -> None:
+        while True:
+            try:
+                link.outbox_recv.receive_nowait()
+            except trio.WouldBlock:
+                break
+        log.warning("cut off peer %d: %s", link.entry.index, reason)
+        self._events_send.send_nowait(PeerCutOff(link.entry.index, reason))
+        if link.scope is not None:
+            link.scope.cancel()
 
     def _link(self, index: int) -> _Link:
         try:
@@ -235,11 +290,16 @@ class Mesh:
             self._notify()
 
     async def _reader(self, link: _Link, conn: Connection) -> None:
+        rate = _RateLimit(FRAME_RATE, FRAME_BURST)
         while True:
             with trio.move_on_after(self.config.idle_timeout):
                 payload = await conn.receive_frame()
                 if payload is None:
                     return
+                if not rate.take():
+                    reason = f"flood: more than {FRAME_RATE:g} frames/s"
+                    self._events_send.send_nowait(PeerCutOff(link.entry.index, reason))
+                    raise PeerFlooding(reason)
                 if payload:  # an empty frame is a keepalive: it only proves the link lives
                     await self._incoming_send.send((link.entry.index, payload))
                 continue

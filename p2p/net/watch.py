@@ -19,12 +19,12 @@ from p2p.net.joincode import JoinCode
 from p2p.net.lobby import LobbyRefused, decode_control, encode_control
 from p2p.net.observers import watch_hello
 from p2p.net.roster import Roster
-from p2p.net.runner import EventSink, _outcome, _seats_event
+from p2p.net.runner import EventSink, seats_event
 from p2p.net.transport import Connection, dial
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import Event
 from p2p.session.machine import FRAME_MESSAGE, GameSession
-from p2p.storage.transcript import write_transcript
+from p2p.storage.transcript import outcome_of, write_transcript
 
 
 def watch_transcript_path(home: Path, game_id: str) -> Path:
@@ -65,7 +65,7 @@ async def watch_game(code: JoinCode, on_event: EventSink, options: PeerOptions) 
         await conn.aclose()
     names = [p.name for p in roster.players]
     path = options.transcript or watch_transcript_path(options.home_dir, roster.game_id)
-    write_transcript(path, roster, session, _outcome(session, names))
+    write_transcript(path, roster, session, outcome_of(session, names))
     on_event(Event("transcript", str(path), str(path)))
     return session
 
@@ -93,5 +93,5 @@ async def _follow(conn: Connection, roster: Roster, on_event: EventSink,
         seen = len(session.events)
         if not seats_announced and session.config is not None:
             seats_announced = True
-            on_event(_seats_event(session, names))
+            on_event(seats_event(session, names))
     return session

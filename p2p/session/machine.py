@@ -15,7 +15,6 @@ the game id, so a restarted peer rebuilds its session by replaying its stored lo
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,7 +37,7 @@ from engine import (
     reveal_in_place,
     to_move,
 )
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CanonicalEncodingError
 from engine.draft import waiting_pickers
 from engine.errors import NotWaitingError
 from engine.serialize import public_hash
@@ -47,23 +46,21 @@ from p2p.crypto.commitments import Opening, check_opening, commitment_of
 from p2p.crypto.sealed import box_key, parse_public_key
 from p2p.crypto.seeds import SeedExchange
 from p2p.deck.deck import Deck
-from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
+from p2p.errors import DeckCorrupted, LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity
+from p2p.session.blame import Referee
 from p2p.session.bodies import deck_data, field_of
+from p2p.session.clock import Deadlines, StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
-from p2p.session.events import Aborted, Event
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Aborted, Event
+from p2p.session.inbox import FRAME_MESSAGE, Inbox
 from p2p.session.opening import SealedKeys, keys_body, slots_to_open, take_keys
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, local_seed, pick_opening, pick_value
 from p2p.session.stages import STATEFUL, Stage
-
-log = logging.getLogger("solstice.session")
-
-FRAME_MESSAGE = b"M"
-FRAME_SYNC = b"S"
+from p2p.session.timing import Timing, parse_clock
 
 
-
-class GameSession:
+class GameSession(Inbox, Deadlines):
     """One peer's (or an observer's) view of a networked game.
 
     ``keys``: the Ed25519 public keys of the peers in lobby order (peer index = position).
@@ -71,7 +68,8 @@ class GameSession:
     """
 
     def __init__(self, game_id: str, keys: Sequence[bytes], me: int | None = None,
-                 identity: Identity | None = None, master: bytes | None = None) -> None:
+                 identity: Identity | None = None, master: bytes | None = None,
+                 timing: Timing | None = None) -> None:
         self.game_id = game_id
         self.n = len(keys)
         if not 2 <= self.n <= 4:
@@ -113,6 +111,12 @@ class GameSession:
         self.result: dict[str, Any] | None = None
         self.aborted: Aborted | None = None
         self.private_log: list[SealedKeys] = []  # every sealed box sent, for the audit
+        # liveness and blame: the stage clock (fed by ``tick``), the claims of other peers'
+        # aborts (re-checked, never taken at face value), rejected frames per peer
+        self.timing = timing or Timing()
+        self.clock = StageClock(self.timing)
+        self.referee = Referee(self)
+        self.rejections = [0] * self.n
 
     # -- public API -------------------------------------------------------------------------
 
@@ -136,60 +140,6 @@ class GameSession:
         """Begin the game (after the mesh is up)."""
         self._pump()
 
-    def receive(self, from_peer: int, frame: bytes) -> None:
-        """A frame from the connection of ``from_peer``."""
-        if not frame:
-            self._reject(from_peer, "empty frame")
-            return
-        tag, payload = frame[:1], frame[1:]
-        if tag != FRAME_MESSAGE:
-            self._reject(from_peer, f"unknown frame tag {tag!r}")
-            return
-        try:
-            signed = SignedMessage.decode(payload, from_peer)
-        except RemoteProtocolError as exc:
-            self._reject(from_peer, exc.reason)
-            return
-        except RecursionError:  # e.g. 100 000 nested brackets: still well under a frame's size
-            self._reject(from_peer, "message is not valid JSON: nested too deeply")
-            return
-        author = signed.msg.seat
-        if author != from_peer and (author >= self.n or
-                                    not signed.verify(self.msglog.keys[author])):
-            # A relayed copy its named author did not sign: the relaying connection answers.
-            self._reject(from_peer, f"relayed a message of seat {author} that seat did not "
-                                    "sign (bad signature or no such seat)")
-            return
-        self.accept(signed, direct=author == from_peer)
-
-    def accept(self, signed: SignedMessage, direct: bool = True) -> None:
-        """A decoded signed message (from its author, or forwarded when ``direct`` is False)."""
-        msg = signed.msg
-        if 0 <= msg.seat < self.n:
-            known = self.msglog.get(msg.seat, msg.seq)
-            if known is not None and known.encode() == signed.encode():
-                if direct:
-                    self._reject(msg.seat, f"replayed seq {msg.seq}: ignored", duplicate=True)
-                return
-            if known is None and msg.seq > self.msglog.next_seq(msg.seat):
-                if direct:
-                    self._reject(msg.seat, f"seq {msg.seq} out of order, expected "
-                                           f"{self.msglog.next_seq(msg.seat)}")
-                    return
-                if msg.game == self.game_id and signed.verify(self.msglog.keys[msg.seat]):
-                    self.future[msg.seat][msg.seq] = signed  # forwarded ahead of a gap
-                return
-        try:
-            self.msglog.receive(signed)
-        except CheatDetected as exc:
-            self._abort(exc.seat, str(exc), evidence=[m.to_json() for m in exc.evidence])
-            return
-        except RemoteProtocolError as exc:
-            self._reject(exc.seat, exc.reason)
-            return
-        self._enqueue(signed)
-        self._pump()
-
     def submit(self, action: Action) -> None:
         """This peer's choice for the input it was asked for (see ``pending_input``)."""
         if self.pending_input is None or self.stage is None:
@@ -206,51 +156,15 @@ class GameSession:
             self._send("action", {"action": action_to_dict(action)})
         self._pump()
 
-    def sync_request(self) -> bytes:
-        """A frame asking a peer for every message we lack."""
-        have = [self.msglog.next_seq(p) for p in range(self.n)]
-        return FRAME_SYNC + canonical_json({"have": have})
-
-    def sync_reply(self, frame: bytes) -> list[bytes]:
-        """Frames answering a peer's sync request: all messages it lacks, in our order."""
-        try:
-            request = parse_json(frame[1:])
-            have = request["have"]
-            if not isinstance(have, list) or len(have) != self.n:
-                raise ValueError
-        except (ValueError, KeyError, TypeError, CanonicalEncodingError):
-            return []
-        return [FRAME_MESSAGE + m.encode() for m in self.msglog.messages
-                if m.msg.seq >= int(have[m.msg.seat])]
+    def end_of_log(self) -> None:
+        """No more messages will come (a transcript's end): settle every pending abort."""
+        if not self.finished:
+            self.referee.settle(final=True)
 
     def transcript_messages(self) -> list[dict[str, Any]]:
         return [m.to_json() for m in self.msglog.messages]
 
     # -- plumbing -------------------------------------------------------------------------
-
-    def _reject(self, seat: int | None, reason: str, *, duplicate: bool = False) -> None:
-        """Report a message we did not take. ``duplicate``: a copy of one we hold, which a
-        resync after a reconnect also produces (a UI may keep quiet about those)."""
-        who = f"seat {seat}" if seat is not None else "a peer"
-        self.events.append(Event("rejected", f"rejected a message from {who}: {reason}",
-                                 {"peer": seat, "reason": reason, "duplicate": duplicate}))
-        log.debug("rejected a message from %s: %s", who, reason)  # the event reports it
-
-    def _record(self, signed: SignedMessage) -> None:
-        if self.on_record is not None:
-            self.on_record(signed)
-
-    def _enqueue(self, signed: SignedMessage) -> None:
-        author = signed.msg.seat
-        self._record(signed)
-        self.queues[author].append(signed)
-        nxt = self.msglog.next_seq(author)
-        while nxt in self.future[author]:
-            queued = self.future[author].pop(nxt)
-            self.msglog.receive(queued)
-            self._record(queued)
-            self.queues[author].append(queued)
-            nxt += 1
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:
         if self.me is None or self.identity is None:
@@ -258,30 +172,45 @@ class GameSession:
         body = {**body, "stage": self.stage_index}
         if self.stage is not None and "state" in self.stage.info:
             body["state"] = self.stage.info["state"]
+        if kind == "setup/commit" and self.me == 0:
+            body["clock"] = self.timing.to_json()  # the host sets the table's clock
         signed = self.msglog.create(self.identity, self.me, kind, body)
         self._record(signed)
         self.outbox.append(FRAME_MESSAGE + signed.encode())
         self.queues[self.me].append(signed)
 
-    def _abort(self, seat: int | None, reason: str, evidence: Any = None) -> None:
+    def _abort(self, seat: int | None, reason: str, evidence: Any = None,
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
+        """Stop the game: ``seat`` proven at fault by ``evidence`` (UNFAIR), or observed
+        silent (ABANDONED); tell the others, who re-check it (``p2p.session.blame``).
+        ``box``: add our box secret key, so the others can open what was sealed to us.
+        ``stage``: the stage the verdict is about (default: the current one)."""
         if self.finished:
             return
-        self.aborted = Aborted(seat, reason)
+        if seat is None and kind == UNFAIR:
+            kind = STOPPED
+        stage = self.stage_index if stage is None else stage
+        self.aborted = Aborted(seat, reason, kind, stage)
         who = f"seat {seat}" if seat is not None else "nobody in particular"
-        self.events.append(Event("aborted", f"game stopped: {reason} (blame: {who})",
-                                 {"seat": seat, "reason": reason, "evidence": evidence}))
+        label = {UNFAIR: "blame", ABANDONED: "abandoned by"}.get(kind, "blame")
+        self.events.append(Event("aborted", f"game stopped: {reason} ({label}: {who})",
+                                 {"seat": seat, "reason": reason, "evidence": evidence,
+                                  "kind": kind, "stage": stage}))
         if self.me is not None and not self.replaying:
+            body: dict[str, Any] = {"kind": kind, "blame": seat, "reason": reason[:500],
+                                    "evidence": evidence}
+            if box:
+                body["box"] = bytes(box_key(self.master, self.game_id)).hex()
             try:
-                self._send("abort", {"blame": seat, "reason": reason[:500],
-                                     "evidence": evidence})
+                self._send("abort", body)
             except (LocalProtocolError, CanonicalEncodingError):
-                self._send("abort", {"blame": seat, "reason": reason[:500], "evidence": None})
+                self._send("abort", {**body, "evidence": None})
 
     # -- the stage loop -------------------------------------------------------------------
 
     def _pump(self) -> None:
         while not self.finished:
-            if self._take_abort():
+            if self.referee.settle():
                 return
             if self.stage is None:
                 self.stage = self._next_stage()
@@ -289,6 +218,9 @@ class GameSession:
                     return
                 self.stage_index += 1
                 self.stage.index = self.stage_index
+                self._entered(self.stage)
+                if self.referee.settle():
+                    return
             stage = self.stage
             if (self.me is not None and self.me in stage.peers and self.me not in stage.collected
                     and not self.queues[self.me] and not self.replaying):
@@ -296,10 +228,9 @@ class GameSession:
             progressed = False
             for peer in sorted(stage.missing):
                 if self.queues[peer]:
+                    if self.queues[peer][0].msg.type == "abort":
+                        continue  # it stopped: the referee decides what its abort proves
                     signed = self.queues[peer].popleft()
-                    if signed.msg.type == "abort":
-                        self.queues[peer].appendleft(signed)
-                        continue
                     if not self._check_stage_message(stage, peer, signed):
                         return
                     stage.collected[peer] = signed
@@ -310,30 +241,27 @@ class GameSession:
                     self._complete(stage)
                 except (RemoteProtocolError, RuleViolationError, IllegalActionError,
                         NotWaitingError, MalformedActionError) as exc:
+                    if isinstance(exc, DeckCorrupted) and exc.seat is None:
+                        self.referee.open_deck(str(exc), exc.evidence)
+                        return
                     seat = getattr(exc, "seat", None)
                     blamed: int | None = self.peer_of_seat[seat] if isinstance(seat, int) and \
                         self.peer_of_seat and seat < self.n else seat
-                    self._abort(blamed, str(exc), evidence=self._evidence(stage, blamed))
+                    self._abort(blamed, str(exc), evidence=self._evidence(stage, blamed),
+                                box=stage.kind == "keys")
                     return
+                if stage.kind == "setup/commit":
+                    host = stage.collected[0].msg.body.get("clock")
+                    try:
+                        self._set_timing(parse_clock(0, host, self.timing))
+                    except RemoteProtocolError as exc:
+                        self._abort(0, str(exc), evidence=self._evidence(stage, 0))
+                        return
                 self._flush_engine_log()
                 continue
             if not progressed:
+                self.referee.settle()
                 return
-
-    def _take_abort(self) -> bool:
-        for peer in range(self.n):
-            # An abort ends the game at once, even behind messages of stages not reached yet.
-            stop = next((m for m in self.queues[peer] if m.msg.type == "abort"), None)
-            if stop is not None:
-                body = stop.msg.body
-                blame = body.get("blame")
-                self.aborted = Aborted(blame if isinstance(blame, int) else None,
-                                       f"peer {peer} stopped the game: {body.get('reason')}")
-                self.events.append(Event("aborted", self.aborted.reason,
-                                         {"seat": self.aborted.seat, "by": peer,
-                                          "reason": body.get("reason")}))
-                return True
-        return False
 
     def _evidence(self, stage: Stage, peer: int | None) -> Any:
         if peer is not None and peer in stage.collected:

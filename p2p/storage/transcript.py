@@ -3,8 +3,16 @@
 Format (JSON): ``{"format": "solstice-transcript/1", "roster": <signed roster>,
 "messages": [<signed message>...], "outcome": {...}}``. ``verify_transcript`` replays the
 messages through a keyless observer session: every signature, every stage, every deck step and
-opening, the audit (which opens every secret) and the full-information replay of the game.
-Verification recomputes the ``outcome``; a stored outcome that differs from it fails.
+opening, every abort's claim (``p2p.session.blame``), the audit (which opens every secret) and
+the full-information replay of the game. The verdict is recomputed; a stored outcome of a fair
+game that differs from it fails.
+
+Verdicts (``Verdict.status``, with the exit status of ``solstice verify``): ``fair`` (0),
+``unfair`` (1: a peer is proven to have cheated; the proof is in the file), ``damaged`` (2: the
+file is unreadable, or a message in it does not check, e.g. a bad signature: that proves only
+that the file was altered, so nobody is named), ``abandoned`` (3: a peer stopped answering, as
+observed by the peer that wrote the file) and ``incomplete`` (3: the game stopped or the file
+ends without anybody to name).
 """
 
 from __future__ import annotations
@@ -14,30 +22,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.canonical import canonical_json
+from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.errors import P2PError, RemoteProtocolError
 from p2p.net.roster import Roster
 from p2p.session.envelope import SignedMessage
+from p2p.session.events import ABANDONED, UNFAIR
 from p2p.session.machine import GameSession
 
 FORMAT = "solstice-transcript/1"
+EXIT_STATUS = {"fair": 0, "unfair": 1, "damaged": 2, "abandoned": 3, "incomplete": 3}
 
 
 class TranscriptUnreadable(Exception):
-    """The file is missing or is not a transcript at all (exit status 2)."""
+    """The file is missing, is not a transcript at all, or is damaged (exit status 2)."""
 
 
 @dataclass
 class Verdict:
-    ok: bool
+    status: str                        # one of EXIT_STATUS
     summary: str
-    blame: int | None = None          # peer index (join order) to blame
+    blame: int | None = None           # peer index (join order) named (unfair/abandoned)
     blame_name: str | None = None
-    message: int | None = None        # index of the offending message in the transcript
+    message: int | None = None         # index of the offending message in the transcript
     result: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def ok(self) -> bool:
+        return self.status == "fair"
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_STATUS[self.status]
+
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"ok": self.ok}
+        data: dict[str, Any] = {"ok": self.ok, "verdict": self.status}
         if self.ok:
             data.update({"scores": self.result["scores"], "winner": self.result["winner"],
                          "rounds": self.result["rounds"], "players": self.result["players"]})
@@ -45,6 +63,21 @@ class Verdict:
             data.update({"error": self.summary, "blame": self.blame_name,
                          "blame_peer": self.blame, "message": self.message})
         return data
+
+
+def outcome_of(session: GameSession, names: list[str]) -> dict[str, Any]:
+    """What a peer stores as the outcome (``finished.json``, the transcript's ``outcome``)."""
+    if session.result is not None:
+        return {**session.result, "verdict": "fair"}
+    aborted = session.aborted
+    if aborted is None:
+        return {"ok": False, "verdict": "incomplete", "reason": "the game did not finish",
+                "blame": None}
+    blame = aborted.seat if isinstance(aborted.seat, int) and aborted.seat < len(names) else None
+    verdict = aborted.kind if aborted.kind in (UNFAIR, ABANDONED) and blame is not None \
+        else "incomplete"
+    return {"ok": False, "verdict": verdict, "reason": aborted.reason, "stage": aborted.stage,
+            "blame": names[blame] if blame is not None else None, "blame_peer": blame}
 
 
 def write_transcript(path: Path, roster: Roster, session: GameSession,
@@ -68,16 +101,21 @@ def load_transcript(path: Path) -> tuple[Roster, list[Any], dict[str, Any]]:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise TranscriptUnreadable(f"{path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise TranscriptUnreadable(f"{path} is nested too deeply to be a transcript") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise TranscriptUnreadable(f"{path} is not a {FORMAT} file")
     try:
         roster = Roster.from_signed_json(data["roster"])
-    except (P2PError, KeyError, TypeError, ValueError) as exc:
+    except (P2PError, KeyError, TypeError, ValueError, RecursionError) as exc:
         raise TranscriptUnreadable(f"{path}: bad roster: {exc}") from None
     messages = data.get("messages")
     if not isinstance(messages, list):
         raise TranscriptUnreadable(f"{path}: 'messages' must be a list")
-    return roster, messages, data.get("outcome") or {}
+    outcome = data.get("outcome", {})
+    if not isinstance(outcome, dict):
+        raise TranscriptUnreadable(f"{path}: 'outcome' must be an object")
+    return roster, messages, outcome
 
 
 def verify_transcript(path: Path) -> Verdict:
@@ -87,34 +125,66 @@ def verify_transcript(path: Path) -> Verdict:
     names = [p.name for p in roster.players]
     session = GameSession(roster.game_id, [p.key for p in roster.players])
 
-    def fail(reason: str, peer: int | None, index: int | None) -> Verdict:
+    def named(status: str, reason: str, peer: int | None, index: int | None) -> Verdict:
         name = names[peer] if isinstance(peer, int) and 0 <= peer < len(names) else None
         where = f" (message {index})" if index is not None else ""
-        who = f"; blame: {name} (peer {peer})" if name else ""
-        return Verdict(False, reason + where + who, peer, name, index)
+        return Verdict(status, reason + where, peer if name else None, name, index)
 
+    def damaged(reason: str, index: int | None) -> Verdict:
+        return Verdict("damaged", f"{reason}: the file was altered or damaged; this proves "
+                                  "nothing about any player", None, None, index)
+
+    stop: Verdict | None = None
     for index, data in enumerate(messages):
         try:
             signed = SignedMessage.decode(canonical_json(data))
-        except (RemoteProtocolError, ValueError, TypeError) as exc:
-            return fail(f"message {index} is malformed: {exc}", None, index)
+        except (RemoteProtocolError, CanonicalEncodingError, ValueError, TypeError,
+                RecursionError) as exc:
+            return damaged(f"message {index} is malformed ({exc})", index)
         before = len(session.events)
         session.accept(signed, direct=False)
         for event in session.events[before:]:
             if event.kind == "rejected":
-                return fail(event.text, signed.msg.seat, index)
+                reason = event.data.get("reason") if isinstance(event.data, dict) else event.text
+                return damaged(f"message {index} does not check ({reason})", index)
+            if event.kind == "aborted" and stop is None:
+                stop = _stopped(event, names, index)
+    if stop is None and not session.finished:
+        before = len(session.events)
+        session.end_of_log()
+        for event in session.events[before:]:
             if event.kind == "aborted":
-                seat = event.data.get("seat") if isinstance(event.data, dict) else None
-                return fail(event.text, seat, index)
+                stop = _stopped(event, names, None)
+    if stop is not None:
+        return stop
     if session.result is None:
-        return fail("the transcript ends before the game's audit", None, None)
+        waiting = session.waiting_for()
+        return named("incomplete", f"the transcript ends at stage {session.stage_index} "
+                                   f"waiting for peer(s) {waiting}, before the game's audit; "
+                                   "nobody is named", None, None)
     result = dict(session.result)
     # The stored outcome is what a reader sees first: it must be the one the replay gives.
     altered = sorted(k for k in ("scores", "winner", "rounds", "vp", "casualties", "ranking")
                      if k in outcome and outcome[k] != result[k])
     if altered or outcome.get("ok") is False:
-        return fail("the transcript's stated outcome differs from the verified game "
-                    f"({', '.join(altered) or 'ok'})", None, None)
-    result["players"] = [{"name": names[p], "faction": session.config.factions[  # type: ignore[union-attr]
+        return damaged("the transcript's stated outcome differs from the verified game "
+                       f"({', '.join(altered) or 'ok'})", None)
+    assert session.config is not None
+    result["players"] = [{"name": names[p], "faction": session.config.factions[
         session.seat_of_peer[p]]} for p in range(len(names))]
-    return Verdict(True, result["summary"], result=result)
+    return Verdict("fair", result["summary"], result=result)
+
+
+def _stopped(event: Any, names: list[str], index: int | None) -> Verdict:
+    data = event.data if isinstance(event.data, dict) else {}
+    kind, peer = data.get("kind"), data.get("seat")
+    name = names[peer] if isinstance(peer, int) and 0 <= peer < len(names) else None
+    where = f" (message {index})" if index is not None else ""
+    if kind == UNFAIR and name is not None:
+        return Verdict("unfair", f"{event.text}{where}; proven against {name} (peer {peer})",
+                       peer, name, index)
+    if kind == ABANDONED and name is not None:
+        return Verdict("abandoned", f"{event.text}; abandoned by {name} (peer {peer}) at stage "
+                                    f"{data.get('stage')}, as its peers observed (not a proof "
+                                    "of cheating)", peer, name, index)
+    return Verdict("incomplete", f"{event.text}{where}; nobody is named", None, None, index)

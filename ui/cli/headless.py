@@ -8,6 +8,7 @@ import time
 from typing import TextIO
 
 from p2p.session.events import Event
+from p2p.text import printable
 
 log = logging.getLogger("solstice.headless")
 
@@ -24,5 +25,7 @@ class LogPrinter:
             return
         stamp = f"[{time.monotonic() - self.started:6.1f}s]"
         prefix = {"rejected": "warning: ", "aborted": "STOPPED: ", "waiting": "",
-                  "over": "", "transcript": "transcript written to "}.get(event.kind, "")
-        print(f"{stamp} {prefix}{event.text}", file=self.out, flush=True)
+                  "over": "", "transcript": "transcript written to ",
+                  "clock": "clock: ", "timeout": "clock: "}.get(event.kind, "")
+        # Event texts carry peer-supplied names and reasons: never raw to the terminal.
+        print(f"{stamp} {prefix}{printable(event.text, 2000)}", file=self.out, flush=True)

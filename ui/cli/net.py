@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from p2p.session.timing import DECISION_RANGE, STEP_RANGE
 from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface
 
 if TYPE_CHECKING:  # the commands import trio and p2p when they run, not at start-up
@@ -85,17 +86,26 @@ def host(
     discovery_interface: str | None = INTERFACE_OPTION,
     no_discovery: bool = NO_DISCOVERY_OPTION,
     rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
+    decision_time: int = typer.Option(120, "--decision-time", min=DECISION_RANGE[0],
+                                      max=DECISION_RANGE[1], help="Seconds each player has per "
+                                      "decision (the table's clock); then a legal default is "
+                                      "played."),
+    step_time: int = typer.Option(30, "--step-time", min=STEP_RANGE[0], max=STEP_RANGE[1],
+                                  help="Seconds a peer has for an automatic protocol step before "
+                                  "it is declared to have abandoned the game."),
 ) -> None:
     """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
     players, play."""
     from p2p.net.games import PeerOptions, host_game
     from p2p.net.rematch import host_rematch
     from p2p.net.shortcode import display, short_code
+    from p2p.session.timing import Timing
     from ui.cli.headless import LogPrinter
 
     options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript,
                           discovery=not no_discovery,
-                          discovery_interface=checked_interface(discovery_interface))
+                          discovery_interface=checked_interface(discovery_interface),
+                          timing=Timing(decision_time, step_time))
 
     def on_lobby(lobby: HostedLobby) -> None:
         if options.discovery:
@@ -176,28 +186,33 @@ def verify(
     path: Path = typer.Argument(..., help="A transcript file written at the end of a game."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
 ) -> None:
-    """Re-check a finished game offline: signatures, every shuffle and key, every move."""
+    """Re-check a finished game offline: signatures, every shuffle and key, every move, every
+    accusation. Exit status: 0 fair, 1 unfair (a cheat is proven), 2 unreadable or damaged
+    file (nobody is named), 3 abandoned or incomplete game."""
     from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
+    from p2p.text import printable
 
     try:
         verdict = verify_transcript(path)
     except TranscriptUnreadable as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {printable(exc)}", err=True)
         raise typer.Exit(2) from None
     if as_json:
-        typer.echo(json.dumps(verdict.to_json()))
+        typer.echo(json.dumps(verdict.to_json()))  # JSON escapes every control character
     elif verdict.ok:
         result = verdict.result
-        typer.echo("fair: " + result["summary"])
+        typer.echo("fair: " + printable(result["summary"]))
         for player in result["players"]:
             faction = player["faction"]
-            typer.echo(f"  {player['name']:16} {faction:6} score {result['scores'][faction]:3}"
-                       f"  (VP {result['vp'][faction]}, casualties "
+            typer.echo(f"  {printable(player['name'], 40):16} {faction:6} score "
+                       f"{result['scores'][faction]:3}  (VP {result['vp'][faction]}, casualties "
                        f"{result['casualties'][faction]})")
         typer.echo(f"  winner: {result['winner']}")
     else:
-        typer.echo(f"NOT fair: {verdict.summary}", err=True)
-    raise typer.Exit(0 if verdict.ok else 1)
+        label = {"unfair": "NOT fair", "damaged": "DAMAGED", "abandoned": "ABANDONED",
+                 "incomplete": "INCOMPLETE"}[verdict.status]
+        typer.echo(f"{label}: {printable(verdict.summary, 2000)}", err=True)
+    raise typer.Exit(verdict.exit_status)
 
 
 def default_name(home: Path | None) -> str:

@@ -1,0 +1,299 @@
+"""Who is to blame when a game stops: proof, or unanimous observation, never a peer's word.
+
+An ``abort`` message is a *claim*, not a verdict. Its body: ``{"kind": "unfair" | "abandoned"
+| "stopped", "blame": peer | null, "reason": text, "evidence": [signed messages] | null,
+"stage": n, "box": hex (optional)}``. Every receiver (and ``solstice verify``) re-checks it
+against its own signed log; the claim itself names nobody.
+
+- **Proof** (verdict UNFAIR). The evidence messages are taken into the receiver's own log like
+  any relayed copy; they are signed by the accused, so nobody can forge them. Then the
+  receiver's own deterministic session either finds the same fault by itself (two messages with
+  one (author, seq): equivocation; a malformed, illegal, wrong-stage or wrong-state message
+  given the log before it; a failed opening; a failed audit), or it does not. A fault in a key
+  sealed to the claimant only is checked with the claimant's box secret key, which its abort
+  then carries (the game is void, so it protects nothing any more): the receiver opens the
+  sealed keys itself and checks them against their public commitments.
+- **Observation** (verdict ABANDONED). A peer that misses a stage's deadline (``clock.py``)
+  is declared silent: ``{"kind": "abandoned", "blame": X, "stage": s}``. A receiver agrees
+  when, in its own log, X has no message for stage s either; it finds the claim false when it
+  holds X's message for stage s, or X had nothing to send in stage s.
+- **A corrupted deck** (verdict UNFAIR, proof: every peer's opened deck keys). A peer whose
+  opening decrypts to no card (only the recipient sees a private one) sends ``{"kind":
+  "corrupt", "deck": <its deck/open-keys message>, "box": ...}``; every peer receiving it
+  answers with its own opening (``"answer": true``) and stops. With all openings in, every peer
+  runs the deck audit on the public deck messages of its log, which names the author of the
+  wrong layer; if every layer is right, the peer that raised the alarm is named instead.
+- **A claim that does not check** counts as its sender leaving the game: when a receiver needs
+  the sender's next message and finds only its abort, the sender is declared to have
+  abandoned the game at that stage (never the peer it accused).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from p2p.crypto.sealed import box_key, parse_secret_key, unseal
+from p2p.deck.audit import audit_deck
+from p2p.deck.messages import SlotKey, parse_deck_message
+from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
+from p2p.session.bodies import deck_data
+from p2p.session.envelope import SignedMessage
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Event
+
+if TYPE_CHECKING:
+    from p2p.session.machine import GameSession
+
+MAX_EVIDENCE = 8  # signed messages taken from one abort's evidence
+CORRUPT = "corrupt"  # the claim kind that opens the deck keys to find a wrong layer
+
+
+@dataclass
+class Claim:
+    """One peer's abort, parsed leniently: a junk body is just a claim that proves nothing."""
+
+    peer: int
+    kind: str
+    blame: int | None
+    stage: int
+    reason: str
+    evidence: list[SignedMessage] = field(default_factory=list)
+    box: str | None = None
+    checked_private: bool = False
+    deck: Any = None       # a corrupt claim's deck key opening
+    answer: bool = False   # a corrupt claim answering another's (not raising the alarm)
+    message: SignedMessage | None = None  # the abort itself
+
+
+def parse_claim(session: GameSession, signed: SignedMessage) -> Claim:
+    body = signed.msg.body
+    n = session.n
+    blame = body.get("blame")
+    if not (isinstance(blame, int) and not isinstance(blame, bool) and 0 <= blame < n):
+        blame = None
+    stage = body.get("stage")
+    if not isinstance(stage, int) or isinstance(stage, bool):
+        stage = -1
+    raw_kind = body.get("kind")
+    kind = raw_kind if isinstance(raw_kind, str) and raw_kind in (UNFAIR, ABANDONED, CORRUPT) \
+        else STOPPED
+    if kind == CORRUPT and (session.deck is None or not isinstance(body.get("deck"), dict)):
+        kind = STOPPED  # no deck to audit yet, or no opening: a claim that proves nothing
+    reason = body.get("reason")
+    evidence = []
+    raw = body.get("evidence")
+    for item in (raw if isinstance(raw, list) else [])[:MAX_EVIDENCE]:
+        try:
+            evidence.append(SignedMessage.decode(canonical_json(item)))
+        except (RemoteProtocolError, CanonicalEncodingError, ValueError, TypeError,
+                RecursionError):
+            continue
+    box = body.get("box") if isinstance(body.get("box"), str) else None
+    return Claim(signed.msg.seat, kind, blame, stage, reason if isinstance(reason, str) else "",
+                 evidence, box, deck=body.get("deck"), answer=body.get("answer") is True,
+                 message=signed)
+
+
+class Referee:
+    """Re-checks every abort a session receives; decides when a claim is proven, agreed with,
+    or false (then its sender has left)."""
+
+    def __init__(self, session: GameSession) -> None:
+        self.session = session
+        self.claims: dict[int, Claim] = {}
+        self.auditing = False  # the deck is corrupt: collecting every peer's deck opening
+
+    def unopened(self) -> list[int]:
+        """While auditing a corrupt deck: the peers whose deck opening is not in yet."""
+        return [p for p in range(self.session.n)
+                if p not in self.claims or self.claims[p].kind != CORRUPT]
+
+    # -- the session's own verdicts ----------------------------------------------------------
+
+    def abandoned(self, peers: list[int], why: str) -> None:
+        """``peers`` missed the current stage: stop, naming the first (all are listed)."""
+        s = self.session
+        names = ", ".join(f"peer {p}" for p in peers)
+        kind = s.stage.kind if s.stage is not None else "?"
+        stage = s.stage_index
+        if self.auditing:  # counted from the alarm, the same stage at every peer
+            kind, stage = "deck audit", self._alarm_stage()
+        s._abort(peers[0], f"abandoned by {names} at stage {stage} ({kind}): {why}",
+                 kind=ABANDONED, stage=stage)
+
+    # -- other peers' claims -----------------------------------------------------------------
+
+    def settle(self, final: bool = False) -> bool:
+        """Look at every abort received; True if the session stopped. ``final``: no more
+        messages will come (the end of a transcript)."""
+        s = self.session
+        for peer in range(s.n):
+            if peer not in self.claims:
+                stop = next((m for m in s.queues[peer] if m.msg.type == "abort"), None)
+                if stop is None:
+                    continue
+                claim = self.claims[peer] = parse_claim(s, stop)
+                for signed in claim.evidence:
+                    s.absorb(signed)
+                if s.finished:
+                    return True
+                if claim.kind == CORRUPT:
+                    self.open_deck(f"peer {peer} found the deck corrupt", None, answer=True)
+        if self.auditing:
+            return self._audit(final) or True
+        for claim in self.claims.values():
+            if self._resolve(claim, final):
+                return True
+        return s.finished
+
+    def open_deck(self, reason: str, evidence: Any, answer: bool = False) -> None:
+        """The deck is corrupt (we found it, or a peer says so): open our deck keys to every
+        peer, stop playing, and wait for everyone's (the deadline names who does not)."""
+        s = self.session
+        if self.auditing or s.deck is None:
+            return
+        self.auditing = True
+        s.clock.enter_stage()
+        s.events.append(Event("audit", f"{reason}: every peer opens its deck keys to find the "
+                                       "layer at fault", {"reason": reason}))
+        if s.me is None or s.replaying:
+            return
+        body = {"kind": CORRUPT, "blame": None, "reason": reason[:500], "answer": answer,
+                "deck": s.deck.opening_message(), "evidence": evidence,
+                "box": bytes(box_key(s.master, s.game_id)).hex()}
+        try:
+            s._send("abort", body)
+        except (LocalProtocolError, CanonicalEncodingError):
+            s._send("abort", {**body, "evidence": None})
+
+    def _alarm_stage(self) -> int:
+        alarms = [c for c in self.claims.values() if c.kind == CORRUPT and not c.answer]
+        return min((c.stage for c in alarms), default=self.session.stage_index)
+
+    def _audit(self, final: bool) -> bool:
+        s = self.session
+        missing = self.unopened()
+        if missing:
+            if final:  # a log that ends here proves nobody's silence: name nobody
+                s._abort(None, "the deck audit is incomplete: no deck opening from peer(s) "
+                               f"{', '.join(map(str, missing))}", kind=STOPPED,
+                         stage=self._alarm_stage())
+            return s.finished
+        assert s.deck is not None
+        openings = {s.seat_of_peer[p]: c.deck for p, c in self.claims.items()}
+        proof = [c.message.to_json() for c in self.claims.values() if c.message is not None]
+        try:
+            audit_deck(s.game_id, s.n, len(s.card_ids), s.deck.public_transcript, openings)
+        except P2PError as exc:
+            seat = getattr(exc, "seat", None)
+            peer = s.peer_of_seat[seat] if isinstance(seat, int) and 0 <= seat < s.n else None
+            # The proof: every peer's signed deck opening, with the deck messages of the log.
+            s._abort(peer, f"deck audit: {getattr(exc, 'reason', exc)}", evidence=proof)
+            return True
+        alarm = min((p for p, c in self.claims.items() if not c.answer), default=0)
+        s._abort(alarm, f"abandoned by peer {alarm}: it found the deck corrupt, but the audit "
+                        "of every layer shows it is not", kind=ABANDONED,
+                 stage=self._alarm_stage())
+        return True
+
+    def _resolve(self, claim: Claim, final: bool) -> bool:
+        s = self.session
+        peer = claim.peer
+        if claim.kind == ABANDONED and claim.blame is not None and claim.blame != peer:
+            verdict = self._check_silence(claim)
+            if verdict is True:
+                s.referee.abandoned([claim.blame], f"peer {peer} saw it silent too")
+                return True
+            if verdict is False:
+                self._left(claim, f"it declared peer {claim.blame} silent at stage "
+                                  f"{claim.stage}, but that peer's message for it is here or "
+                                  "none was due")
+                return True
+        elif (claim.box is not None and not claim.checked_private and s.deck is not None
+              and self._check_private(claim)):
+            return True
+        if self._blocked_on(peer) or final:
+            self._left(claim, "its accusation does not check against our log"
+                       if claim.blame is not None else "it stopped the game")
+            return True
+        return False
+
+    def _blocked_on(self, peer: int) -> bool:
+        """The current stage needs ``peer``, and all it sent for it is an abort."""
+        s = self.session
+        return (s.stage is not None and peer in s.stage.missing
+                and bool(s.queues[peer]) and s.queues[peer][0].msg.type == "abort")
+
+    def _left(self, claim: Claim, why: str) -> None:
+        s = self.session
+        said = f" (it said: {claim.reason[:200]!r})" if claim.reason else ""
+        s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {s.stage_index}: it "
+                             f"stopped the game and {why}{said}", kind=ABANDONED)
+
+    def _check_silence(self, claim: Claim) -> bool | None:
+        """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
+        True: agreed; False: refuted; None: we are not that far yet."""
+        s = self.session
+        silent = claim.blame
+        assert silent is not None
+        if any(m.msg.seat == silent and m.msg.type != "abort"
+               and m.msg.body.get("stage") == claim.stage for m in s.msglog.messages):
+            return False
+        if s.stage_index < claim.stage:
+            return None
+        if s.stage_index > claim.stage or s.stage is None:
+            return False
+        return silent in s.stage.missing
+
+    def _check_private(self, claim: Claim) -> bool:
+        """The claimant opened its box key: check every key the accused sealed to it in the
+        evidence's ``keys`` messages, once we have processed them."""
+        s = self.session
+        accused = claim.blame
+        if accused is None or not s.seat_of_peer or s.deck is None:
+            claim.checked_private = True
+            return False
+        to = s.seat_of_peer[claim.peer]
+        author = s.seat_of_peer[accused]
+        boxes = {sealed.box: sealed for sealed in s.private_log
+                 if sealed.author == author and sealed.to == to}
+        wanted = [m for m in claim.evidence if m.msg.seat == accused and m.msg.type == "keys"]
+        pending = [m for m in wanted if s.msglog.get(accused, m.msg.seq) == m]
+        sealed_texts = [m.msg.body.get("private", {}).get(str(to)) for m in pending
+                        if isinstance(m.msg.body.get("private"), dict)]
+        if not wanted or any(t not in boxes for t in sealed_texts if isinstance(t, str)):
+            if not wanted:
+                claim.checked_private = True
+            return False  # not processed yet
+        claim.checked_private = True
+        try:
+            key = parse_secret_key(to, claim.box, s.box_public[claim.peer])
+        except RemoteProtocolError:
+            return False
+        for text in sealed_texts:
+            if not isinstance(text, str):
+                continue
+            sealed = boxes[text]
+            try:
+                keys = parse_json(unseal(key, author, text))
+                if not isinstance(keys, list) or len(keys) != len(sealed.slots):
+                    raise RemoteProtocolError(author, "sealed keys do not match the slots due")
+                for slot, data in zip(sealed.slots, keys, strict=True):
+                    message = parse_deck_message(author, deck_data(author, data))
+                    if not isinstance(message, SlotKey) or message.slot != slot or \
+                            message.to != to:
+                        raise RemoteProtocolError(author, f"sealed key is not for slot {slot}")
+                    s.deck.check_slot_key(author, slot, message.key, data)
+            except (ValueError, CanonicalEncodingError, UnicodeDecodeError):
+                return self._proven(claim, "its sealed keys are not JSON")
+            except RemoteProtocolError as exc:
+                return self._proven(claim, exc.reason)
+        return False
+
+    def _proven(self, claim: Claim, reason: str) -> bool:
+        s = self.session
+        evidence = [m.to_json() for m in claim.evidence if m.msg.seat == claim.blame]
+        s._abort(claim.blame, f"{reason} (keys sealed to peer {claim.peer}, opened with the "
+                              "box key it revealed)", evidence=evidence)
+        return True

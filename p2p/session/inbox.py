@@ -1,0 +1,171 @@
+"""The receiving side of a game session: frames in, signatures and order checked, relays out.
+
+``Inbox`` is a part of ``GameSession`` (a mixin: it uses the session's log, queues, outbox and
+events). Every message of another author accepted for the first time is relayed to every peer
+before anything of ours that builds on it (see protocol.md, "Authors, seats and frames");
+copies of messages already held are dropped silently; what one peer can make us hold is
+bounded (messages queued ahead, messages held ahead of a gap, rejections reported).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from p2p.errors import CheatDetected, RemoteProtocolError
+from p2p.session.envelope import SignedMessage
+from p2p.session.events import UNFAIR, Event
+
+log = logging.getLogger("solstice.session")
+
+FRAME_MESSAGE = b"M"
+FRAME_SYNC = b"S"
+# Bounds on what one peer can make us hold: messages queued ahead of the game (an honest peer
+# is never more than a stage or two ahead), messages held ahead of a gap in its sequence, and
+# "rejected" events shown (further ones are only counted).
+MAX_QUEUED = 64
+MAX_FUTURE = 256
+MAX_REJECTIONS_SHOWN = 20
+
+
+class Inbox:
+    """Receiving, relaying and resync for ``GameSession`` (which provides the state)."""
+
+    n: int
+    game_id: str
+    me: int | None
+    replaying: bool
+    outbox: list[bytes]
+    events: list[Event]
+    rejections: list[int]
+    msglog: Any
+    queues: Any
+    future: Any
+    on_record: Any
+
+    def _pump(self) -> None:  # provided by GameSession
+        raise NotImplementedError
+
+    def _abort(self, seat: int | None, reason: str, evidence: Any = None,
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
+        raise NotImplementedError
+
+    def receive(self, from_peer: int, frame: bytes) -> None:
+        """A frame from the connection of ``from_peer``."""
+        if not frame:
+            self._reject(from_peer, "empty frame")
+            return
+        tag, payload = frame[:1], frame[1:]
+        if tag != FRAME_MESSAGE:
+            self._reject(from_peer, f"unknown frame tag {tag!r}")
+            return
+        try:
+            signed = SignedMessage.decode(payload, from_peer)
+        except RemoteProtocolError as exc:
+            self._reject(from_peer, exc.reason)
+            return
+        except RecursionError:  # e.g. 100 000 nested brackets: still well under a frame's size
+            self._reject(from_peer, "message is not valid JSON: nested too deeply")
+            return
+        author = signed.msg.seat
+        if author != from_peer and (author >= self.n or
+                                    not signed.verify(self.msglog.keys[author])):
+            # A relayed copy its named author did not sign: the relaying connection answers.
+            self._reject(from_peer, f"relayed a message of seat {author} that seat did not "
+                                    "sign (bad signature or no such seat)")
+            return
+        self.accept(signed, direct=author == from_peer)
+
+    def accept(self, signed: SignedMessage, direct: bool = True) -> None:
+        """A decoded signed message (from its author, or forwarded when ``direct`` is False)."""
+        if self.absorb(signed, direct):
+            self._pump()
+
+    def absorb(self, signed: SignedMessage, direct: bool = False) -> bool:
+        """Verify and record a message without running the game; True if it was new.
+
+        Duplicates (a relayed copy, a resync reply) are dropped silently; a message of
+        another seq than expected waits for the gap (forwarded) or is rejected (direct)."""
+        msg = signed.msg
+        if 0 <= msg.seat < self.n:
+            known = self.msglog.get(msg.seat, msg.seq)
+            if known is not None and known.encode() == signed.encode():
+                return False
+            if known is None and msg.seq > self.msglog.next_seq(msg.seat):
+                if direct:
+                    self._reject(msg.seat, f"seq {msg.seq} out of order, expected "
+                                           f"{self.msglog.next_seq(msg.seat)}")
+                elif (msg.game == self.game_id and len(self.future[msg.seat]) < MAX_FUTURE
+                      and signed.verify(self.msglog.keys[msg.seat])):
+                    self.future[msg.seat][msg.seq] = signed  # forwarded ahead of a gap
+                return False
+            if known is None and len(self.queues[msg.seat]) >= MAX_QUEUED:
+                self._reject(msg.seat, f"more than {MAX_QUEUED} messages ahead of the game: "
+                                       "not taken")
+                return False
+        try:
+            self.msglog.receive(signed)
+        except CheatDetected as exc:
+            self._abort(exc.seat, str(exc), evidence=[m.to_json() for m in exc.evidence])
+            return False
+        except RemoteProtocolError as exc:
+            self._reject(exc.seat, exc.reason)
+            return False
+        self._enqueue(signed)
+        return True
+
+    def sync_request(self) -> bytes:
+        """A frame asking a peer for every message we lack."""
+        have = [self.msglog.next_seq(p) for p in range(self.n)]
+        return FRAME_SYNC + canonical_json({"have": have})
+
+    def sync_reply(self, frame: bytes) -> list[bytes]:
+        """Frames answering a peer's sync request: all messages it lacks, in our order."""
+        try:
+            request = parse_json(frame[1:])
+        except (ValueError, CanonicalEncodingError, UnicodeDecodeError, RecursionError):
+            return []
+        have = request.get("have") if isinstance(request, dict) else None
+        if not isinstance(have, list) or len(have) != self.n or not all(
+                isinstance(h, int) and not isinstance(h, bool) and h >= 0 for h in have):
+            return []
+        return [FRAME_MESSAGE + m.encode() for m in self.msglog.messages
+                if m.msg.seq >= have[m.msg.seat]]
+
+    def _reject(self, seat: int | None, reason: str) -> None:
+        """Report a message we did not take (the first few per peer; the rest are counted)."""
+        who = f"seat {seat}" if seat is not None else "a peer"
+        log.debug("rejected a message from %s: %s", who, reason)
+        if isinstance(seat, int) and 0 <= seat < self.n:
+            self.rejections[seat] += 1
+            if self.rejections[seat] > MAX_REJECTIONS_SHOWN:
+                return
+            if self.rejections[seat] == MAX_REJECTIONS_SHOWN:
+                reason += " (further rejections of this peer are counted, not shown)"
+        self.events.append(Event("rejected", f"rejected a message from {who}: {reason}",
+                                 {"peer": seat, "reason": reason}))
+
+    def _record(self, signed: SignedMessage) -> None:
+        if self.on_record is not None:
+            self.on_record(signed)
+
+    def _enqueue(self, signed: SignedMessage) -> None:
+        author = signed.msg.seat
+        self._take(signed)
+        nxt = self.msglog.next_seq(author)
+        while nxt in self.future[author]:
+            queued = self.future[author].pop(nxt)
+            self.msglog.receive(queued)
+            self._take(queued)
+            nxt += 1
+
+    def _take(self, signed: SignedMessage) -> None:
+        """Record a newly accepted message and queue it; a player relays another author's
+        message to every peer at once, before anything of its own that builds on it, so two
+        different messages with one (author, seq) meet at every honest peer within the stage
+        (equivocation is proven) and a state hash is never compared before the inputs are in."""
+        self._record(signed)
+        self.queues[signed.msg.seat].append(signed)
+        if self.me is not None and signed.msg.seat != self.me and not self.replaying:
+            self.outbox.append(FRAME_MESSAGE + signed.encode())
