@@ -107,6 +107,7 @@ class GameSession:
         self.known_base: list[int] = []
         self.log_base = 0
         self.pending_input: list[Action] | None = None
+        self.input_stage = 0  # the stage pending_input belongs to (a stale answer is refused)
         self.pick_counter = 0
         self.chance_exchange: SeedExchange | None = None
         self.openings: dict[int, dict[str, Any]] = {}
@@ -190,10 +191,14 @@ class GameSession:
         self._enqueue(signed)
         self._pump()
 
-    def submit(self, action: Action) -> None:
-        """This peer's choice for the input it was asked for (see ``pending_input``)."""
+    def submit(self, action: Action, stage: int | None = None) -> None:
+        """This peer's choice for the input it was asked for (see ``pending_input``);
+        ``stage``: the ``input_stage`` it was asked in (an answer to an older question is
+        refused, so it is never played in a later stage)."""
         if self.pending_input is None or self.stage is None:
             raise LocalProtocolError("no input is wanted now")
+        if stage is not None and stage != self.input_stage:
+            raise LocalProtocolError(f"the choice was asked for stage {stage}, which is over")
         if action not in self.pending_input:
             raise LocalProtocolError(f"{action.text()} is not a legal choice now")
         assert self.engine is not None and self.my_seat is not None
@@ -306,6 +311,10 @@ class GameSession:
                     progressed = True
             if not stage.missing:
                 self.stage = None
+                if self.pending_input is not None and self.input_stage == stage.index:
+                    # Our message for it came from the log or a peer (after a restart): the
+                    # question is answered already.
+                    self.pending_input = None
                 try:
                     self._complete(stage)
                 except (RemoteProtocolError, RuleViolationError, IllegalActionError,
@@ -429,6 +438,7 @@ class GameSession:
             assert self.engine is not None and self.my_seat is not None
             if self.pending_input is None:
                 self.pending_input = legal_actions(self.engine, self.my_seat)
+                self.input_stage = stage.index
                 self.events.append(Event("input", kind, self.pending_input))
             return
         body: dict[str, Any]

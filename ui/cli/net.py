@@ -1,10 +1,12 @@
-"""``solstice host``, ``join``, ``resume`` and ``verify``: serverless games on the LAN."""
+"""``solstice host``, ``join``, ``resume``, ``transcript`` and ``verify``: serverless games on
+the LAN."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 import typer
@@ -12,15 +14,26 @@ import typer
 from bots.netseat import bot_chooser
 from bots.registry import BotSpecError, make_bot
 from p2p.errors import P2PError
-from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
+from p2p.net.games import (
+    PeerOptions,
+    host_game,
+    join_game,
+    resume_game,
+    transcript_game_id,
+    unfinished_games,
+)
 from p2p.net.joincode import InvalidJoinCode, JoinCode
 from p2p.net.node import HostedLobby
 from p2p.net.runner import Chooser
 from p2p.session.machine import GameSession
+from p2p.storage.rebuild import rebuild_transcript
 from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
 from ui.cli.headless import LogPrinter
 
+T = TypeVar("T")
+
 HOME_HELP = "Directory for this peer's identity and games (default: the user data directory)."
+NAME_HELP = "Your name in the roster (default: player- and the start of your peer id)."
 BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); without it the " \
            "terminal UI opens."
 
@@ -54,7 +67,7 @@ def host(
                                 "this peer included."),
     port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port)."),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
-    name: str = typer.Option("host", "--name", help="Your name in the roster."),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
@@ -74,7 +87,7 @@ def host(
 def join(
     code: list[str] = typer.Argument(..., help="The join code the host printed (pieces of a "
                                           "code that wrapped are joined together)."),
-    name: str = typer.Option("player", "--name", help="Your name in the roster."),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
@@ -100,19 +113,50 @@ def resume(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript."),
+    bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on (the port is "
+                             "the one this peer had in the game)."),
+    from_file: Path | None = typer.Option(None, "--from", help="Another player's transcript "
+                                          "of this game: finish the game from it (when the "
+                                          "others have already left)."),
 ) -> None:
-    """Rejoin an unfinished game after a restart (same --home)."""
-    options = PeerOptions(home=home, transcript=transcript)
+    """Rejoin an unfinished game after a restart (same --home); the others need not be back
+    first, and a game that is over in this peer's log ends at once."""
+    options = PeerOptions(home=home, bind=bind, transcript=transcript)
+    if game is None and from_file is not None:
+        game = _or_exit(lambda: transcript_game_id(from_file))
     if game is None:
         games = unfinished_games(options.home_dir)
         if len(games) != 1:
             listing = ", ".join(games) or "none"
-            typer.echo(f"error: name the game to resume; unfinished games: {listing}",
-                       err=True)
+            typer.echo(f"error: name the game to resume; unfinished games in "
+                       f"{options.home_dir}: {listing}", err=True)
             raise typer.Exit(2)
         game = games[0]
-    _play(bot, "resume", lambda choose: resume_game(game, choose, LogPrinter(), options),
-          game=game, options=options)
+    chosen: str = game
+    _play(bot, "resume", lambda choose: resume_game(chosen, choose, LogPrinter(), options,
+                                                    from_file), game=chosen, options=options)
+
+
+def transcript(
+    game: str = typer.Argument(..., help="Game id (see the game's directory under HOME/games)."),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
+    out: Path | None = typer.Option(None, "--out", help="Where to write it (default: "
+                                    "transcript.json in the game's directory)."),
+) -> None:
+    """Rebuild the transcript of a finished game from this peer's log (for example when
+    writing it failed at the end of the game)."""
+    options = PeerOptions(home=home)
+    path = _or_exit(lambda: rebuild_transcript(options.home_dir, game, out))
+    typer.echo(f"transcript written to {path}")
+
+
+def _or_exit(work: Callable[[], T]) -> T:
+    """``work()``, or its P2PError as a one-line error and exit status 1."""
+    try:
+        return work()
+    except P2PError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 def verify(
@@ -155,8 +199,8 @@ def _run(coro: Awaitable[GameSession]) -> GameSession:
     except BaseException as exc:
         leaves = _leaves(exc)
         if any(isinstance(e, KeyboardInterrupt) for e in leaves):
-            typer.echo("interrupted; resume later with: solstice resume --home <same home>",
-                       err=True)
+            typer.echo("interrupted; continue later with: solstice resume --home <same home> "
+                       "(the others keep the game for a grace period)", err=True)
             raise typer.Exit(130) from None
         expected = [e for e in leaves if isinstance(e, P2PError | OSError | trio.TooSlowError)]
         if not expected or len(expected) != len(leaves):
@@ -166,5 +210,5 @@ def _run(coro: Awaitable[GameSession]) -> GameSession:
 
 
 def register(app: typer.Typer) -> None:
-    for command in (host, join, resume, verify):
+    for command in (host, join, resume, transcript, verify):
         app.command()(command)
