@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 import trio
+from typer.testing import CliRunner
 
 import p2p.net.runner as runner
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
+from p2p.errors import LocalFileError
 from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
 from p2p.net.runner import TranscriptNotWritten
@@ -27,6 +29,7 @@ from p2p.session.machine import GameSession
 from p2p.storage.rebuild import rebuild_transcript
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import verify_transcript
+from ui.cli import app
 
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=3.0,
@@ -205,5 +208,18 @@ def test_a_transcript_that_could_not_be_written_is_rebuilt(
     assert f"solstice transcript {game.name} --home {unlucky.options.home_dir}" in text
     assert not (game / "transcript.json").exists()
     assert json.loads((game / "finished.json").read_text())["ok"] is True
-    path = rebuild_transcript(unlucky.options.home_dir, game.name)
-    assert _result(path) == _result(_game_dir(peers[0]) / "transcript.json")
+    out = tmp_path / "rebuilt.json"
+    result = CliRunner().invoke(app, ["transcript", game.name, "--home",
+                                      str(unlucky.options.home_dir), "--out", str(out)])
+    assert result.exit_code == 0 and f"transcript written to {out}" in result.output
+    assert _result(out) == _result(_game_dir(peers[0]) / "transcript.json")
+
+
+def test_transcript_refuses_a_game_that_is_not_over(finished_table: list[Peer],
+                                                    tmp_path: Path) -> None:
+    peer = _copy_home(finished_table[1], tmp_path)
+    game = _game_dir(peer)
+    lines = (game / "messages.jsonl").read_bytes().splitlines(keepends=True)
+    (game / "messages.jsonl").write_bytes(b"".join(lines[:10]))
+    with pytest.raises(LocalFileError, match=f"continue it with: solstice resume {game.name}"):
+        rebuild_transcript(peer.options.home_dir, game.name)

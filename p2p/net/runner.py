@@ -201,7 +201,8 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             now = trio.current_time()
             if resync.held:
                 waiting = tuple(resync.waiting_for())
-                if waiting and (waiting != shown_waiting or now - shown_at >= 10):
+                if waiting and now - started >= 2 and (waiting != shown_waiting
+                                                        or now - shown_at >= 10):
                     shown_waiting, shown_at = waiting, now
                     on_event(Event("waiting", f"resuming: waiting for {names_of(roster, waiting)}"
                                               " to re-send what we lack before we play on "
