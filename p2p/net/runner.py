@@ -42,7 +42,7 @@ class RunOptions:
     # for at most ``linger`` seconds (``linger_replayed`` when the game was over in our log
     # already on a restart: the others have most likely finished long ago).
     linger: float = 60.0
-    linger_replayed: float = 10.0
+    linger_replayed: float = 6.0
     resume_command: str = "solstice resume"  # how the user continues this game (shown on stops)
 
 
