@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from p2p.errors import LocalFileError
-from p2p.storage.durable import fsync_dir
+from p2p.storage.durable import fsync_dir, write_synced
 
 IDENTITY_FILE = "identity.key"
 PEER_ID_HEX_LEN = 64
@@ -139,11 +139,7 @@ class Identity:
             # The mode is given at creation so the key is never readable by others.
             tmp = home_path / f"{IDENTITY_FILE}.{os.getpid()}.tmp"
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(pem)
-                    handle.flush()
-                    os.fsync(handle.fileno())
+                write_synced(tmp, pem, 0o600)
                 os.link(tmp, path)
             except FileExistsError:
                 pass  # Someone else won the race: load theirs below.

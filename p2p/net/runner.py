@@ -40,9 +40,10 @@ class RunOptions:
     waiting_after: float = 5.0     # seconds without progress before "waiting for ..." is shown
     # After our game ended we keep answering the others until each has said it is done too,
     # for at most ``linger`` seconds (``linger_replayed`` when the game was over in our log
-    # already on a restart: the others have most likely finished long ago).
+    # already on a restart: the others have most likely finished; this is long enough for a
+    # peer still re-dialing us with backoff to connect and say it is done).
     linger: float = 60.0
-    linger_replayed: float = 6.0
+    linger_replayed: float = 15.0
     resume_command: str = "solstice resume"  # how the user continues this game (shown on stops)
 
 
@@ -225,7 +226,8 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             failure = _finish(session, store, mesh.roster, names, options, on_event)
         # Keep answering until every other peer is done too, so that one that crashed during
         # the audit can fetch what it lacks when it comes back.
-        await mesh.broadcast(resync.finished_frame())
+        if not lost_stop:  # a lost peer's queue may be full: it must not hold us here
+            await mesh.broadcast(resync.finished_frame())
         linger = options.linger_replayed if finished_on_replay else options.linger
         with trio.move_on_after(0 if lost_stop else linger):
             while not resync.everyone_done():

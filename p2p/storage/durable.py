@@ -17,16 +17,22 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def write_synced(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Create or truncate ``path`` (with ``mode`` from the start) and write ``data`` to the
+    disk before returning."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
 def write_durably(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace ``path`` with ``data`` atomically: a temporary file, fsync, rename, dir fsync.
     A crash leaves either the old file or the new one, never half of one."""
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        write_synced(tmp, data, mode)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
