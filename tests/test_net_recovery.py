@@ -121,8 +121,11 @@ async def _resume_all(peers: list[Peer], game_id: str, **kwargs: Any) -> None:
                 nursery.start_soon(run, peer)
 
 
+@pytest.mark.parametrize("disk", ["intact", "log deleted", "line damaged"])
 def test_a_peer_away_too_long_stops_the_game_with_who_and_how_and_resume_finishes_it(
-        tmp_path: Path) -> None:
+        tmp_path: Path, disk: str) -> None:
+    """Issue #12 items 4 and 6; with a deleted or damaged log, the peer that was away gets
+    the game (its own messages included) back from the other before it plays on."""
     peers = trio.run(_table, tmp_path, 2, 6)
     host, gone = peers
     assert host.session is not None and host.session.aborted is not None
@@ -134,9 +137,21 @@ def test_a_peer_away_too_long_stops_the_game_with_who_and_how_and_resume_finishe
     # a stop for a lost peer is not the end: both homes list the game as unfinished
     assert unfinished_games(host.options.home_dir) == [game_id]
     assert unfinished_games(gone.options.home_dir) == [game_id]
+    log = _game_dir(gone) / "messages.jsonl"
+    if disk == "log deleted":
+        log.unlink()
+    elif disk == "line damaged":
+        lines = log.read_bytes().splitlines(keepends=True)
+        lines[3] = b"{damaged\n"
+        log.write_bytes(b"".join(lines))
     for peer in peers:
         peer.events.clear()
     trio.run(_resume_all, peers, game_id)
+    notes = " ".join(gone.texts("rejected") + gone.texts("log"))
+    if disk == "log deleted":
+        assert f"{log} was missing" in notes
+    elif disk == "line damaged":
+        assert f"{log}:4: damaged line dropped" in notes
     results = [_result(_game_dir(p) / "transcript.json") for p in peers]
     assert results[0] == results[1]
     assert all(p.session is not None and p.session.result is not None for p in peers)

@@ -48,7 +48,9 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     except BotSpecError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    session = _run(start(choose))
+    options = ui_args.get("options")
+    home = options.home_dir if isinstance(options, PeerOptions) else "<same home>"
+    session = _run(start(choose), f"solstice resume --home {home}")
     raise typer.Exit(0 if session.result is not None else 1)
 
 
@@ -193,14 +195,14 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _run(coro: Awaitable[GameSession]) -> GameSession:
+def _run(coro: Awaitable[GameSession], resume: str = "solstice resume") -> GameSession:
     try:
         return trio.run(lambda: coro)
     except BaseException as exc:
         leaves = _leaves(exc)
         if any(isinstance(e, KeyboardInterrupt) for e in leaves):
-            typer.echo("interrupted; continue later with: solstice resume --home <same home> "
-                       "(the others keep the game for a grace period)", err=True)
+            typer.echo(f"interrupted; continue with: {resume} (the others wait for this "
+                       "peer for a grace period; after it, every player resumes)", err=True)
             raise typer.Exit(130) from None
         expected = [e for e in leaves if isinstance(e, P2PError | OSError | trio.TooSlowError)]
         if not expected or len(expected) != len(leaves):
