@@ -124,6 +124,10 @@ def resume(
     """Rejoin an unfinished game after a restart (same --home); the others need not be back
     first, and a game that is over in this peer's log ends at once."""
     options = PeerOptions(home=home, bind=bind, transcript=transcript)
+    if from_file is not None and bot is None:
+        typer.echo("error: --from runs headless only: add --bot SPEC (the bot plays whatever "
+                   "is left of the game)", err=True)
+        raise typer.Exit(2)
     if game is None and from_file is not None:
         game = _or_exit(lambda: transcript_game_id(from_file))
     if game is None:
@@ -148,6 +152,7 @@ def transcript(
     """Rebuild the transcript of a finished game from this peer's log (for example when
     writing it failed at the end of the game)."""
     options = PeerOptions(home=home)
+    typer.echo("replaying the game from this peer's log (the audit included)...", err=True)
     path = _or_exit(lambda: rebuild_transcript(options.home_dir, game, out))
     typer.echo(f"transcript written to {path}")
 
