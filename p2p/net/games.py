@@ -75,11 +75,14 @@ def _prepare(options: PeerOptions) -> Identity:
 
 
 async def _play(mesh: Mesh, choose: Chooser, on_event: EventSink, options: PeerOptions,
-                session: GameSession | None = None, resumed: bool = False) -> GameSession:
-    store = GameStore(options.home_dir, mesh.game_id)
+                opened: tuple[GameSession, bool, GameStore] | None = None) -> GameSession:
+    """Run the game on ``mesh``: the session ``opened`` already (resume), or a new one."""
+    if opened is None:
+        store = GameStore(options.home_dir, mesh.game_id)
+        session, resumed = open_session(mesh.roster, mesh.identity, store)
+    else:
+        session, resumed, store = opened
     try:
-        if session is None:
-            session, resumed = open_session(mesh.roster, mesh.identity, store)
         return await run_session(mesh, session, choose, store, on_event,
                                  options.run_options(mesh.game_id), resumed)
     finally:
@@ -166,7 +169,7 @@ async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
     async with open_node(identity, home=home, bind=options.bind,
                          port=roster.players[index].port, config=options.net) as node:
         mesh = await node.resume(game_id)
-        return await _play(mesh, choose, on_event, options, session, resumed)
+        return await _play(mesh, choose, on_event, options, (session, resumed, store))
 
 
 def _roster_from_transcript(home: Path, game_id: str, path: Path, identity: Identity) -> None:
