@@ -143,16 +143,20 @@ def test_a_message_written_but_never_sent_is_sent_after_the_restart() -> None:
     assert all(s.result is not None and s.result["ok"] for s in game.sessions)
 
 
-def test_a_stale_question_is_never_answered_in_a_later_stage() -> None:
+@pytest.mark.parametrize("kind", ["pick/commit", "action"])
+def test_a_stale_question_is_never_answered_in_a_later_stage(kind: str) -> None:
     """The player was asked at stage X; its answer for X came back from a peer (re-fetched
     after a restart) before the player answered: the question is withdrawn, and the late
-    answer is refused, not played in whatever stage comes next."""
+    answer is refused, not played in whatever stage comes next. A pick is asked of every
+    drafter at once: the question goes with our own commitment, not with the stage."""
     choose = _chooser(11)
     game = LoopbackGame(2)
     _advance(game, choose, 0)
-    for _ in range(2000):
+    for _ in range(5000):
         game.deliver()
-        if game.sessions[VICTIM].pending_input is not None:
+        victim = game.sessions[VICTIM]
+        if victim.pending_input is not None and victim.stage is not None \
+                and victim.stage.kind == kind:
             break
         for session in game.sessions:
             if session.pending_input is not None:

@@ -309,12 +309,12 @@ class GameSession:
                         return
                     stage.collected[peer] = signed
                     progressed = True
+                    if peer == self.me and self.input_stage == stage.index:
+                        # Our message for it came from the log or a peer (after a restart):
+                        # the question is answered already.
+                        self.pending_input = None
             if not stage.missing:
                 self.stage = None
-                if self.pending_input is not None and self.input_stage == stage.index:
-                    # Our message for it came from the log or a peer (after a restart): the
-                    # question is answered already.
-                    self.pending_input = None
                 try:
                     self._complete(stage)
                 except (RemoteProtocolError, RuleViolationError, IllegalActionError,
