@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2p.net.joincode import JoinCode
 from p2p.storage.transcript import verify_transcript
 
 SOLSTICE = Path(sys.executable).parent / "solstice"
@@ -95,8 +96,9 @@ def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players
         trial.killed_at = trial.log(victim)
         with trial.logs[victim].open("a") as handle:
             handle.write("\n--- restarted ---\n")
-        if victim == 0:
-            restart = ["resume", "--home", str(trial.homes[0]), *BOT]
+        if victim == 0:  # killed at the very end its game is finished: name it
+            game_id = JoinCode.parse(trial.code).game_id
+            restart = ["resume", game_id, "--home", str(trial.homes[0]), *BOT]
         else:
             restart = ["join", trial.code, "--home", str(trial.homes[victim]), *BOT]
         trial.start(victim, restart)

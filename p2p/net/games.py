@@ -119,10 +119,11 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
 
 async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
                     options: PeerOptions) -> GameSession:
-    """Join the game of a join code, or resume it if our home holds it unfinished."""
+    """Join the game of a join code, or resume it if our home holds it already (the same
+    command again after a crash, at any moment: a game over in our log just ends)."""
     join_code = JoinCode.parse(code) if isinstance(code, str) else code
     game_id = join_code.game_id
-    if game_id in unfinished_games(options.home_dir):
+    if game_id in saved_games(options.home_dir):
         return await resume_game(game_id, choose, on_event, options)
     identity = _prepare(options)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
