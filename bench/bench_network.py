@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/bench_network.py [--players N] [--runs N] [--no-prof
 
 Reported per run:
   wall     lobby opened -> every peer has written its transcript -> every transcript verified
-           (the runner then lingers 2 s to answer late resync requests; not counted)
+           (the runner then stays until every peer has said its game is over; not counted)
   frames   frames queued on the mesh (``Mesh.send``; a broadcast is one frame per peer) and
            their bytes (payload, before TLS), and the signed messages in the game log
 Then one run under cProfile, its own time (tottime) split by where the code lives:

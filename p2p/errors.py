@@ -19,6 +19,11 @@ class LocalProtocolError(P2PError):
     """This peer misused the protocol (a bug on our side, not the remote's fault)."""
 
 
+class LocalFileError(LocalProtocolError):
+    """A local file or directory (home, identity key, game store, transcript) is unusable;
+    the message names the path and, where there is one, the command that fixes it."""
+
+
 class RemoteProtocolError(P2PError):
     """A remote peer sent something malformed, unexpected or unverifiable."""
 

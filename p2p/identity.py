@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from p2p.errors import LocalProtocolError
+from p2p.errors import LocalFileError
+from p2p.storage.durable import fsync_dir, write_synced
 
 IDENTITY_FILE = "identity.key"
 PEER_ID_HEX_LEN = 64
@@ -64,6 +65,41 @@ def verify_signature(public_key: bytes, signature: bytes, data: bytes) -> bool:
     return True
 
 
+def check_home(home: Path) -> None:
+    """``home`` is (or is created as) a directory we can write in; else a clear error."""
+    if home.exists() and not home.is_dir():
+        raise LocalFileError(f"{home} is not a directory; choose another --home")
+    try:
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LocalFileError(f"cannot create the directory {home}: {exc.strerror}") from None
+    if not os.access(home, os.W_OK | os.X_OK):
+        raise LocalFileError(f"{home} is not writable by this user; fix with: chmod u+rwx "
+                             f"{home} (or choose another --home)")
+
+
+def _read_key(path: Path) -> Ed25519PrivateKey:
+    try:
+        mode = path.stat().st_mode
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LocalFileError(f"cannot read {path}: {exc.strerror}") from None
+    if mode & 0o077:
+        raise LocalFileError(f"{path} is readable by other users (mode {mode & 0o777:04o}); "
+                             f"a private key must not be. Fix with: chmod 600 {path}")
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError) as exc:
+        reason = "it is empty" if not data.strip() else str(exc).split("\n")[0][:80]
+        raise LocalFileError(f"{path} is not a usable private key ({reason}). Restore it from "
+                             "a backup, or move it away to get a new identity (a new peer id: "
+                             "unfinished games of the old one cannot be resumed)") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise LocalFileError(f"{path} holds a {type(key).__name__.lstrip('_')}, not an "
+                             "Ed25519 private key")
+    return key
+
+
 def _raw_public(key: Ed25519PublicKey) -> bytes:
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
@@ -85,9 +121,11 @@ class Identity:
 
     @classmethod
     def load_or_create(cls, home: Path | str | None = None) -> Identity:
-        """Load ``HOME/identity.key``, creating the key (0600) and directory (0700) if absent."""
+        """Load ``HOME/identity.key``, creating the key (0600) and directory (0700) if absent.
+        A key that is unreadable, not an Ed25519 key, or readable by other users is refused
+        (like ssh does) with the command that fixes it."""
         home_path = Path(home) if home is not None else default_home()
-        home_path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        check_home(home_path)
         path = home_path / IDENTITY_FILE
         if not path.exists():
             identity = cls.generate()
@@ -96,21 +134,23 @@ class Identity:
                 serialization.PrivateFormat.PKCS8,
                 serialization.NoEncryption(),
             )
+            # Written aside, then linked into place: a crash never leaves an empty or half
+            # key, and of two processes starting together the second loads the first's key.
+            # The mode is given at creation so the key is never readable by others.
+            tmp = home_path / f"{IDENTITY_FILE}.{os.getpid()}.tmp"
             try:
-                # O_EXCL so two processes starting together never overwrite each other's key;
-                # the mode is given at creation so the key is never world-readable, not even
-                # for an instant.
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                write_synced(tmp, pem, 0o600)
+                os.link(tmp, path)
             except FileExistsError:
                 pass  # Someone else won the race: load theirs below.
+            except OSError as exc:
+                raise LocalFileError(f"cannot create {path}: {exc.strerror}") from None
             else:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(pem)
+                fsync_dir(home_path)
                 return identity
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-        if not isinstance(key, Ed25519PrivateKey):
-            raise LocalProtocolError(f"{path} does not hold an Ed25519 private key")
-        return cls(key)
+            finally:
+                tmp.unlink(missing_ok=True)
+        return cls(_read_key(path))
 
     @property
     def public_key(self) -> Ed25519PublicKey:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import trio
 from textual.widgets import OptionList, Static
+from ui_helpers import close_last_summary
 
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
@@ -167,6 +168,7 @@ def test_the_ui_joins_a_game_found_on_the_lan_and_plays_it_to_the_end(tmp_path: 
                 await pilot.pause(0.02)
             assert app.ended is not None, "the game did not end in time"
             await pilot.pause(0.2)
+            await close_last_summary(app, pilot)
             assert isinstance(app.screen, EndScreen)
             await pilot.press("q")
         assert app.return_code == EXIT_FINISHED
@@ -204,6 +206,7 @@ async def _play_to_the_end(app: SolsticeApp, pilot: Any, seconds: float = 80) ->
         await pilot.pause(0.02)
     assert app.ended is not None, "the game did not end in time"
     await pilot.pause(0.2)
+    await close_last_summary(app, pilot)
     assert isinstance(app.screen, EndScreen)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p.errors import LocalFileError
 from p2p.identity import (
     IDENTITY_FILE,
     Identity,
@@ -58,3 +59,18 @@ def test_sign_and_verify() -> None:
     assert not verify_signature(b.public_bytes, sig, b"data")
     assert not verify_signature(a.public_bytes, b"\0" * 64, b"data")
     assert not verify_signature(b"bad key", sig, b"data")
+
+
+def test_creating_the_key_leaves_no_temporary_file_and_a_second_load_agrees(
+        tmp_path: Path) -> None:
+    first = Identity.load_or_create(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["identity.key"]
+    assert Identity.load_or_create(tmp_path).peer_id == first.peer_id
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o644])
+def test_a_key_group_or_world_can_read_is_refused(tmp_path: Path, mode: int) -> None:
+    Identity.load_or_create(tmp_path)
+    (tmp_path / "identity.key").chmod(mode)
+    with pytest.raises(LocalFileError, match=f"mode {mode:04o}.*chmod 600"):
+        Identity.load_or_create(tmp_path)

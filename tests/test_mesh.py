@@ -168,8 +168,11 @@ async def test_peer_restarts_from_its_home_and_rejoins(tmp_path: Path, restarted
             back = Peer(gone.home)  # same home: same identity, stored roster
             assert back.identity.peer_id == gone.identity.peer_id
             await nursery.start(back.run, port)
+            # resume returns at once (a restarted peer plays with whoever is reachable)
             back.mesh = await back.node.resume(game_id)
-            assert back.mesh.my_index == restarted and back.mesh.waiting_for() == ()
+            assert back.mesh.my_index == restarted
+            await back.mesh.wait_all_connected()
+            assert back.mesh.waiting_for() == ()
             for mesh in others.values():
                 await next_event(
                     mesh, lambda e: isinstance(e, PeerReconnected) and e.index == restarted

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from p2p.errors import LocalProtocolError
 from p2p.identity import Identity
 from p2p.session.envelope import MessageLog
-from p2p.storage.store import GameStore
+from p2p.storage.store import GameStore, StoreError
 
 GAME = "ab" * 16
 
@@ -38,22 +39,96 @@ def test_messages_read_back_in_order(tmp_path: Path) -> None:
     assert GameStore(tmp_path, GAME).load_messages() == sent
 
 
-def test_a_line_torn_by_a_crash_at_the_end_is_dropped(tmp_path: Path) -> None:
+def test_a_line_torn_by_a_crash_at_the_end_is_cut_off_on_disk(tmp_path: Path) -> None:
     store = GameStore(tmp_path, GAME)
     store.create(me=0)
-    sent = _messages(2)
-    for message in sent:
+    sent = _messages(3)
+    for message in sent[:2]:
         store.append(message)
     store.close()
+    intact = store.messages_path.read_bytes()
     with open(store.messages_path, "ab") as handle:
-        handle.write(_messages(3)[2].encode()[:40])
+        handle.write(sent[2].encode()[:40])
+    reopened = GameStore(tmp_path, GAME)
+    assert reopened.load_messages() == sent[:2]
+    assert store.messages_path.read_bytes() == intact  # cut on disk, not only in memory
+    # the next append starts on a fresh line, so a second restart reads everything
+    reopened.append(sent[2], durable=True)
+    reopened.close()
     assert GameStore(tmp_path, GAME).load_messages() == sent
+    assert reopened.repairs == []
 
 
-def test_a_damaged_line_before_the_end_is_an_error(tmp_path: Path) -> None:
+def test_a_damaged_line_is_reported_with_file_and_line_and_dropped(tmp_path: Path) -> None:
     store = GameStore(tmp_path, GAME)
     store.create(me=0)
-    sent = _messages(2)
-    store.messages_path.write_bytes(b"garbage\n" + sent[1].encode() + b"\n")
-    with pytest.raises(LocalProtocolError, match=":1:"):
-        store.load_messages()
+    sent = _messages(3)
+    original = sent[0].encode() + b"\ngarbage\n" + sent[2].encode() + b"\n"
+    store.messages_path.write_bytes(original)
+    assert store.load_messages() == [sent[0], sent[2]]
+    assert store.repairs[0].startswith(f"{store.messages_path}:2: damaged line dropped")
+    # the log on disk is readable again; the original is kept for a human to look at
+    assert GameStore(tmp_path, GAME).load_messages() == [sent[0], sent[2]]
+    assert (store.dir / "messages.jsonl.damaged").read_bytes() == original
+
+
+def test_a_missing_log_with_the_secret_present_is_noticed(tmp_path: Path) -> None:
+    store = GameStore(tmp_path, GAME)
+    store.create(me=1)
+    store.messages_path.unlink()
+    assert store.load_messages() == []
+    assert store.log_missing
+    store.append(_messages(1)[0], durable=True)  # recreated on the first append
+    assert len(GameStore(tmp_path, GAME).load_messages()) == 1
+
+
+def test_a_failed_write_leaves_no_partial_line(tmp_path: Path, monkeypatch) -> None:
+    """Disk full in the middle of a line: the line is cut away again, so the next append
+    does not glue onto it."""
+    store = GameStore(tmp_path, GAME)
+    store.create(me=0)
+    sent = _messages(3)
+    store.append(sent[0])
+    real_fsync = os.fsync
+
+    def full_disk(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(StoreError, match="No space left on device"):
+        store.append(sent[1], durable=True)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    store.append(sent[2], durable=True)
+    store.close()
+    assert GameStore(tmp_path, GAME).load_messages() == [sent[0], sent[2]]
+
+
+def test_own_messages_are_fsynced_before_append_returns(tmp_path: Path, monkeypatch) -> None:
+    store = GameStore(tmp_path, GAME)
+    store.create(me=0)
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    first, second = _messages(2)
+    store.append(first)  # another peer's: fetched again if lost
+    assert synced == []
+    store.append(second, durable=True)
+    assert len(synced) == 1
+    store.close()
+
+
+def test_creating_the_game_makes_the_secret_and_the_directory_entries_durable(
+        tmp_path: Path, monkeypatch) -> None:
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    store = GameStore(tmp_path, GAME)
+    store.create(me=0)
+    assert any(path.endswith("secret.json.tmp") or path.endswith("secret.json")
+               for path in synced)
+    assert str(store.dir) in synced and str(store.dir.parent) in synced

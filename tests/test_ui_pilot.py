@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from textual.widgets import Static
+from ui_helpers import close_last_summary
 
 from engine import Capture, Choose, Discard, Dispatch, Pick
 from p2p.net.games import PeerOptions
@@ -50,6 +51,7 @@ def test_play_a_whole_game_with_keys(tmp_path: Path) -> None:
                 await pilot.pause(0.02)
             assert app.ended is not None, "the game did not end in time"
             await pilot.pause(0.2)
+            await close_last_summary(app, pilot)
             assert isinstance(app.screen, EndScreen)
             audit = str(app.screen.query_one("#audit", Static).render())
             assert "audit passed" in audit, audit

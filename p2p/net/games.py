@@ -6,32 +6,49 @@ a ``Chooser``: an async function (session, legal actions) -> action.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shlex
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
-from p2p.errors import LocalProtocolError
+from engine.canonical import canonical_json
+from p2p.errors import LocalFileError, LocalProtocolError, P2PError
 from p2p.identity import Identity, default_home
 from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
 from p2p.net.mesh import Mesh
-from p2p.net.node import HostedLobby, Node, load_roster, open_node, saved_games
+from p2p.net.node import (
+    HostedLobby,
+    Node,
+    load_roster,
+    open_node,
+    roster_path,
+    save_roster,
+    saved_games,
+)
 from p2p.net.observers import MAX_OBSERVERS, ObserverHub
+from p2p.net.roster import Roster
 from p2p.net.runner import Chooser, EventSink, RunOptions, open_session, run_session
 from p2p.net.transport import NetConfig
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import Event
 from p2p.session.machine import GameSession
 from p2p.session.timing import Timing
+from p2p.storage.paths import check_transcript_target
 from p2p.storage.store import GameStore
+from p2p.storage.transcript import TranscriptUnreadable, load_transcript
+
+
+class GameStopped(P2PError):
+    """The game cannot go on now; the message says who, what and how to continue."""
 
 
 @dataclass
 class PeerOptions:
     home: Path | None = None
-    name: str = "player"
+    name: str | None = None  # None: "player-" and the first 4 hex digits of our peer id
     bind: str = "0.0.0.0"
     port: int = 0
     advertise: str | None = None
@@ -49,34 +66,61 @@ class PeerOptions:
     def home_dir(self) -> Path:
         return Path(self.home) if self.home is not None else default_home()
 
-    def run_options(self) -> RunOptions:
+    def name_for(self, identity: Identity) -> str:
+        return self.name or f"player-{identity.peer_id[:4]}"
+
+    def resume_command(self, game_id: str) -> str:
+        return f"solstice resume {game_id} --home {shlex.quote(str(self.home_dir))}"
+
+    def run_options(self, game_id: str = "") -> RunOptions:
         return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
-                          timing=self.timing)
+                          resume_command=self.resume_command(game_id), timing=self.timing)
+
+
+def _prepare(options: PeerOptions) -> Identity:
+    """Check every local path before the game starts (a game must never die at its end for
+    a transcript directory that is a file), then load or create the identity."""
+    identity = Identity.load_or_create(options.home_dir)
+    if options.transcript is not None:
+        check_transcript_target(options.transcript)
+    return identity
 
 
 async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
-                options: PeerOptions) -> GameSession:
-    store = GameStore(options.home_dir, mesh.game_id)
-    session = open_session(mesh, store)
+                options: PeerOptions,
+                opened: tuple[GameSession, bool, GameStore] | None = None) -> GameSession:
+    """Run the game on ``mesh``: the session ``opened`` already (resume), or a new one;
+    the node's spectators (if any) get every signed message."""
+    if opened is None:
+        store = GameStore(options.home_dir, mesh.game_id)
+        session, resumed = open_session(mesh.roster, mesh.identity, store)
+    else:
+        session, resumed, store = opened
     hub = node.observers
     if hub is not None:
-        hub.set_roster(mesh.roster)
-        for signed in session.msglog.messages:  # replayed from the store after a restart
-            hub.publish(signed)
-        store_record = session.on_record
-
-        def record(signed: SignedMessage) -> None:
-            if store_record is not None:
-                store_record(signed)
-            hub.publish(signed)
-
-        session.on_record = record
+        _feed_observers(hub, mesh, session)
     try:
-        return await run_session(mesh, session, choose, store, on_event, options.run_options())
+        return await run_session(mesh, session, choose, store, on_event,
+                                 options.run_options(mesh.game_id), resumed)
     finally:
         mesh.close()
+        store.close()
         if hub is not None:
             await hub.drain()
+
+
+def _feed_observers(hub: ObserverHub, mesh: Mesh, session: GameSession) -> None:
+    hub.set_roster(mesh.roster)
+    for signed in session.msglog.messages:  # replayed from the store after a restart
+        hub.publish(signed)
+    store_record = session.on_record
+
+    def record(signed: SignedMessage) -> None:
+        if store_record is not None:
+            store_record(signed)
+        hub.publish(signed)
+
+    session.on_record = record
 
 
 class NobodyAccepted(LocalProtocolError):
@@ -93,6 +137,19 @@ async def _gather(lobby: HostedLobby, fill_within: float | None) -> Mesh:
     return await lobby.wait_mesh()
 
 
+async def _start(wait: Callable[[], Awaitable[Mesh]], game_id: str,
+                 options: PeerOptions) -> Mesh:
+    """Form the mesh; a peer that never came says who, and how to go on with the game."""
+    try:
+        return await wait()
+    except P2PError as exc:
+        if not roster_path(options.home_dir, game_id).exists():
+            raise
+        raise GameStopped(f"{exc}; to continue, every player runs 'solstice resume {game_id} "
+                          f"--home THEIR_HOME' (here: '{options.resume_command(game_id)}')"
+                          ) from exc
+
+
 async def host_game(players: int, choose: Chooser, on_event: EventSink, options: PeerOptions,
                     on_lobby: Callable[[HostedLobby], None] | None = None, *,
                     game_id: str | None = None, allowed: frozenset[str] | None = None,
@@ -101,10 +158,11 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
     on the LAN until it ends; wait for everyone, play. A rematch (``p2p.net.rematch``) gives
     its derived ``game_id``, admits only the ``allowed`` peer ids and starts with whoever
     joined ``fill_within`` seconds."""
-    identity = Identity.load_or_create(options.home_dir)
+    identity = _prepare(options)
+    name = options.name_for(identity)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
-        lobby = node.host(players=players, name=options.name, advertise=options.advertise,
+        lobby = node.host(players=players, name=name, advertise=options.advertise,
                           game_id=game_id)
         lobby.allowed = allowed
         if options.watchers > 0:
@@ -115,10 +173,10 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
             on_lobby(lobby)
         async with trio.open_nursery() as nursery:
             if options.discovery:
-                nursery.start_soon(advertise_lobby, lobby, options.name,
-                                   options.discovery_interface,
+                nursery.start_soon(advertise_lobby, lobby, name, options.discovery_interface,
                                    lambda text: on_event(Event("log", text)))
-            mesh = await _gather(lobby, fill_within)
+            mesh = await _start(lambda: _gather(lobby, fill_within), lobby.code.game_id,
+                                options)
             session = await _play(node, mesh, choose, on_event, options)
             nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
         return session
@@ -126,36 +184,98 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
 
 async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
                     options: PeerOptions) -> GameSession:
-    """Join the game of a join code, or resume it if our home holds it unfinished."""
+    """Join the game of a join code, or resume it if our home holds it already (the same
+    command again after a crash, at any moment: a game over in our log just ends)."""
     join_code = JoinCode.parse(code) if isinstance(code, str) else code
-    store = GameStore(options.home_dir, join_code.game_id)
-    if store.exists() and not store.finished:
-        return await resume_game(join_code.game_id, choose, on_event, options)
-    identity = Identity.load_or_create(options.home_dir)
+    game_id = join_code.game_id
+    if game_id in saved_games(options.home_dir):
+        return await resume_game(game_id, choose, on_event, options)
+    identity = _prepare(options)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
-        mesh = await node.join(join_code, name=options.name)
+        mesh = await _start(lambda: node.join(join_code, name=options.name_for(identity)),
+                            game_id, options)
         return await _play(node, mesh, choose, on_event, options)
 
 
 def unfinished_games(home: Path) -> list[str]:
-    return [gid for gid in saved_games(home)
-            if GameStore(home, gid).exists() and not GameStore(home, gid).finished]
+    """Games with a stored roster that did not end (a crash, a lost peer, a stop)."""
+    return [gid for gid in saved_games(home) if not GameStore(home, gid).finished]
 
 
 async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
-                      options: PeerOptions) -> GameSession:
-    """Re-enter an unfinished game after a restart (same home: same identity, same port)."""
+                      options: PeerOptions, from_file: Path | None = None) -> GameSession:
+    """Re-enter an unfinished game after a restart (same home: same identity, same port).
+
+    Our log is replayed first: a game that is over in it ends here without waiting for anyone.
+    ``from_file``: another peer's transcript of this game, whose messages are taken as if
+    that peer had re-sent them (to finish a game whose other players have all left)."""
     home = options.home_dir
-    identity = Identity.load_or_create(home)
+    identity = _prepare(options)
+    if from_file is not None:
+        _roster_from_transcript(home, game_id, from_file, identity)
     roster = load_roster(home, game_id)
     index = roster.index_of(identity.peer_id)
-    port = roster.players[index].port if index is not None else options.port
-    async with open_node(identity, home=home, bind=options.bind, port=port,
-                         config=options.net) as node:
+    if index is None:
+        raise LocalFileError(f"this home's identity ({identity.short_id}) is not a player of "
+                             f"game {game_id}")
+    store = GameStore(home, game_id)
+    if from_file is not None and not store.exists():
+        raise LocalFileError(f"{home} holds no secret for game {game_id}: this peer never "
+                             "played in it, so it cannot finish it")
+    session, resumed = open_session(roster, identity, store)
+    for text in store.repairs:
+        on_event(Event("rejected", text))
+    if store.log_missing or store.repairs:
+        on_event(Event("log", f"{store.messages_path} was "
+                              f"{'missing' if store.log_missing else 'damaged'}: what it lacks "
+                              "is fetched from the other peers before we play on"))
+    if from_file is not None:
+        _take_transcript(session, from_file)
+    async with open_node(identity, home=home, bind=options.bind,
+                         port=roster.players[index].port, config=options.net) as node:
         mesh = await node.resume(game_id)
-        return await _play(node, mesh, choose, on_event, options)
+        return await _play(node, mesh, choose, on_event, options, (session, resumed, store))
 
 
-__all__ = ["NobodyAccepted", "PeerOptions", "host_game", "join_game", "resume_game",
-           "unfinished_games"]
+def _roster_from_transcript(home: Path, game_id: str, path: Path, identity: Identity) -> None:
+    """A transcript carries the signed roster: restore ours from it if it is missing."""
+    roster, _, _ = _read_transcript(path, game_id)
+    if not roster_path(home, game_id).exists() and roster.index_of(identity.peer_id) is not None:
+        save_roster(home, roster)
+
+
+def _read_transcript(path: Path, game_id: str) -> tuple[Roster, list[object], dict[str, object]]:
+    try:
+        roster, messages, outcome = load_transcript(path)
+    except TranscriptUnreadable as exc:
+        raise LocalFileError(str(exc)) from None
+    if roster.game_id != game_id:
+        raise LocalFileError(f"{path} is the transcript of game {roster.game_id}, not {game_id}")
+    return roster, messages, outcome
+
+
+def _take_transcript(session: GameSession, path: Path) -> None:
+    """Accept every message of another peer's transcript (each is checked as if relayed)."""
+    _, messages, _ = _read_transcript(path, session.game_id)
+    replaying = session.replaying
+    session.replaying = True  # we sign nothing before the others re-sent what we lack
+    for data in messages:
+        try:
+            signed = SignedMessage.decode(canonical_json(data))
+        except (P2PError, ValueError, TypeError) as exc:
+            raise LocalFileError(f"{path} holds a malformed message: {exc}") from None
+        session.accept(signed, direct=False)
+    session.replaying = replaying
+
+
+def transcript_game_id(path: Path) -> str:
+    """The game id of a transcript file (for ``resume --from`` without a game id)."""
+    try:
+        return load_transcript(path)[0].game_id
+    except TranscriptUnreadable as exc:
+        raise LocalFileError(str(exc)) from None
+
+
+__all__ = ["GameStopped", "NobodyAccepted", "PeerOptions", "host_game", "join_game", "resume_game",
+           "transcript_game_id", "unfinished_games"]

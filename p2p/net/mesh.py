@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import trio
 
 from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
-from p2p.identity import Identity
+from p2p.identity import Identity, short_id
 from p2p.net.lobby import (
     check_mesh_hello,
     check_mesh_welcome,
@@ -208,8 +208,10 @@ class Mesh:
             lost = [i for i, link in self._links.items() if link.lost and link.conn is None]
             if lost:
                 link = self._links[lost[0]]
+                entry = link.entry
                 raise MeshFormationFailed(
-                    lost[0], f"did not connect within the grace period ({link.last_error})"
+                    lost[0], f"{entry.name} ({short_id(entry.peer_id)}) did not connect within "
+                    f"{self.config.grace_period:g} s ({link.last_error or 'it never dialed us'})"
                 )
             if not self.waiting_for():
                 return

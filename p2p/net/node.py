@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import trio
 
-from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
+from p2p.errors import LocalFileError, LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.identity import Identity, default_home, short_id
 from p2p.net.joincode import JoinCode
 from p2p.net.lobby import (
@@ -27,6 +26,7 @@ from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
 from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
 from p2p.net.transport import Connection, NetConfig, dial, serve
+from p2p.storage.durable import make_dirs, write_durably
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +38,11 @@ def roster_path(home: Path, game_id: str) -> Path:
 def save_roster(home: Path, roster: Roster) -> Path:
     """Store the signed roster so that a restarted peer can re-enter the mesh."""
     path = roster_path(home, roster.game_id)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(roster.encode())
-    os.replace(tmp, path)  # atomic: a crash never leaves half a roster
+    try:
+        make_dirs(path.parent)
+        write_durably(path, roster.encode())  # atomic: a crash never leaves half a roster
+    except OSError as exc:
+        raise LocalFileError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
 
 
@@ -51,7 +52,9 @@ def load_roster(home: Path, game_id: str) -> Roster:
     try:
         data = path.read_bytes()
     except FileNotFoundError as exc:
-        raise LocalProtocolError(f"no stored roster for game {game_id} in {home}") from exc
+        raise LocalFileError(f"no stored roster for game {game_id} in {home}") from exc
+    except OSError as exc:
+        raise LocalFileError(f"cannot read {path}: {exc.strerror}") from None
     return Roster.decode(data)
 
 
@@ -161,7 +164,8 @@ class Node:
         return await self._start_mesh(roster)
 
     async def resume(self, game_id: str) -> Mesh:
-        """Re-enter the mesh of a game whose roster is stored in our home directory."""
+        """Re-enter the mesh of a game whose roster is stored in our home directory. Returns
+        at once: a restarted peer replays its log and talks to whoever is reachable."""
         if self._mesh is not None:
             raise LocalProtocolError("this node already runs a game")
         roster = load_roster(self.home, game_id)
@@ -173,15 +177,16 @@ class Node:
                 f"the roster says we listen on port {roster.players[index].port}, "
                 f"but this node listens on {self.port}"
             )
-        return await self._start_mesh(roster)
+        return await self._start_mesh(roster, wait=False)
 
-    async def _start_mesh(self, roster: Roster) -> Mesh:
+    async def _start_mesh(self, roster: Roster, wait: bool = True) -> Mesh:
         save_roster(self.home, roster)
         mesh = Mesh(roster, self.identity, self.config, self._nursery)
         self._mesh = mesh
         self._mesh_ready.set()
         mesh._start()
-        await mesh.wait_all_connected()
+        if wait:
+            await mesh.wait_all_connected()
         return mesh
 
     async def _on_connection(self, conn: Connection) -> None:

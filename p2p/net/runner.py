@@ -2,13 +2,18 @@
 
 One task owns the session; the mesh's frames and events, the player's answers and a ticker
 all reach it through one bounded channel, so the sans-IO session is never touched concurrently
-and a flooding peer slows only its own connection.
+and a flooding peer slows only its own connection. A session rebuilt from our store signs
+nothing until the others have re-sent what it lacks (``p2p.net.resync``); after the end we
+keep answering until every peer is done too.
 
 The ticker feeds the time to the session (``GameSession.tick``), which enforces the deadlines:
 our own player's clock (a legal default is played when it runs out, the player's pending
 question is then withdrawn) and every other peer's (a peer that misses one is declared to
-have abandoned the game). Resync requests are answered at most ``SYNC_BURST`` at once and one
-per ``SYNC_EVERY`` seconds per peer.
+have abandoned the game). A peer that is disconnected is not held to a deadline while the mesh
+waits for it to come back; if it stays away longer than the mesh's grace period while the game
+needs it, the game stops for now (it stays resumable: every player runs ``solstice resume``).
+Resync requests are answered at most ``SYNC_BURST`` at once and one per ``SYNC_EVERY`` seconds
+per peer.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from typing import Any
 import trio
 
 from engine import Action
-from p2p.errors import LocalProtocolError
+from p2p.errors import LocalFileError, LocalProtocolError
+from p2p.identity import Identity
 from p2p.net.mesh import (
     Mesh,
     PeerConnected,
@@ -31,7 +37,9 @@ from p2p.net.mesh import (
     PeerLost,
     PeerReconnected,
 )
-from p2p.session.events import Event
+from p2p.net.resync import FRAME_FINISHED, FRAME_SYNC_DONE, Resync, names_of, who
+from p2p.net.roster import Roster
+from p2p.session.events import STOPPED, Aborted, Event
 from p2p.session.inbox import FRAME_SYNC
 from p2p.session.machine import GameSession
 from p2p.session.timing import Timing
@@ -71,19 +79,33 @@ class _SyncBudget:
 class RunOptions:
     transcript: Path | None = None
     waiting_after: float = 5.0     # seconds without progress before "waiting for ..." is shown
-    linger: float = 2.0            # seconds to keep answering peers after our game ended
+    # After our game ended we keep answering the others until each has said it is done too,
+    # for at most ``linger`` seconds (``linger_replayed`` when the game was over in our log
+    # already on a restart: the others have most likely finished; this is long enough for a
+    # peer still re-dialing us with backoff to connect and say it is done).
+    linger: float = 60.0
+    linger_replayed: float = 15.0
+    resume_command: str = "solstice resume"  # how the user continues this game (shown on stops)
     timing: Timing | None = None   # the table's clock, if we host (default: Timing())
 
 
-def open_session(mesh: Mesh, store: GameStore) -> GameSession:
-    """A new session for this mesh, or the stored one replayed after a restart."""
-    keys = [p.key for p in mesh.roster.players]
-    me = mesh.my_index
-    if store.exists():
+class TranscriptNotWritten(LocalFileError):
+    """The game is over and audited, but its transcript could not be written."""
+
+
+def open_session(roster: Roster, identity: Identity, store: GameStore
+                 ) -> tuple[GameSession, bool]:
+    """A new session, or (True) the stored one replayed after a restart."""
+    keys = [p.key for p in roster.players]
+    me = roster.index_of(identity.peer_id)
+    if me is None:
+        raise LocalProtocolError(f"{identity.short_id} is not in game {roster.game_id}")
+    resumed = store.exists()
+    if resumed:
         stored_me, master = store.load_secret()
         if stored_me != me:
             raise LocalProtocolError(f"stored game says we are peer {stored_me}, not {me}")
-        session = GameSession(mesh.game_id, keys, me, mesh.identity, master)
+        session = GameSession(roster.game_id, keys, me, identity, master)
         session.replaying = True
         for signed in store.load_messages():
             session.accept(signed, direct=False)
@@ -91,24 +113,36 @@ def open_session(mesh: Mesh, store: GameStore) -> GameSession:
         session.outbox.clear()
     else:
         master = store.create(me)
-        session = GameSession(mesh.game_id, keys, me, mesh.identity, master)
-    session.on_record = store.append
-    return session
+        session = GameSession(roster.game_id, keys, me, identity, master)
+    # Ours are fsynced before they are sent; the others' can be fetched again.
+    session.on_record = lambda signed: store.append(signed, durable=signed.msg.seat == me)
+    return session, resumed
 
 
 async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: GameStore,
-                      on_event: EventSink, options: RunOptions | None = None) -> GameSession:
-    """Play until the game ends (audited) or stops (a cheat, a peer lost for good)."""
+                      on_event: EventSink, options: RunOptions | None = None,
+                      resumed: bool = False) -> GameSession:
+    """Play until the game ends (audited) or stops (a cheat, an abandonment, a peer lost).
+    ``resumed``: the session was rebuilt from our store (it signs nothing until resynced)."""
     options = options or RunOptions()
     send, receive = trio.open_memory_channel[tuple[Any, ...]](_CHANNEL_SIZE)
-    names = [p.name for p in mesh.roster.players]
+    roster = mesh.roster
+    names = [p.name for p in roster.players]
+    others = [p for p in range(len(names)) if p != mesh.my_index]
     if options.timing is not None and not session.msglog.messages:
         session.timing = session.clock.timing = options.timing
+    resync = Resync(session, others, held=resumed)
+    finished_on_replay = session.finished
     sync_budget = _SyncBudget(len(names))
     ask_scope: trio.CancelScope | None = None
+    asked_stage: int | None = None
+    lost: set[int] = set()
+    lost_stop = False
     last_progress = trio.current_time()
     last_stage = -1
     shown_waiting: tuple[int, ...] = ()
+    shown_at = 0.0
+    started = trio.current_time()
 
     async def flush() -> None:
         while session.outbox:
@@ -141,19 +175,31 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
         if not sync_budget.take(index):
             session.rejections[index] += 1
             return
-        for frame in session.sync_reply(payload):
+        for frame in resync.reply(payload):
             await mesh.send(index, frame)
+
+    def stop_for_lost(peers: set[int]) -> None:
+        """The game needs peers the mesh gave up on: stop for now, say who and how to go on."""
+        text = (f"{names_of(roster, sorted(peers))} did not come back within "
+                f"{mesh.config.grace_period:g} s; the game cannot go on now. To continue it "
+                f"later, every player runs 'solstice resume {mesh.game_id} --home THEIR_HOME' "
+                f"(here: '{options.resume_command}'); if the others have finished, add "
+                "'--from THEIR_TRANSCRIPT'")
+        session.events.append(Event("aborted", text, {"seat": None, "lost": sorted(peers)}))
+        session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost", STOPPED,
+                                  session.stage_index)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(pump_frames)
         nursery.start_soon(pump_events)
         nursery.start_soon(tick)
-        if session.msglog.messages:
-            # Restarted from our store: fetch what was said while we were away.
-            for peer in range(len(names)):
-                if peer != mesh.my_index:
-                    await mesh.send(peer, session.sync_request())
-        on_event(Event("roster", "Players: " + ", ".join(names), list(names)))
+        if resumed:
+            # Rebuilt from our store: ask everyone at once for what we lack (the requests
+            # wait in the mesh's queues for peers not connected yet).
+            for peer in others:
+                await mesh.send(peer, resync.request())
+        on_event(Event("roster", "Players: " + names_of(roster, range(len(names))),
+                       list(names)))
         seen = emit_new(0)
         session.tick(trio.current_time())
         session.start()
@@ -164,77 +210,139 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             if not seats_announced and session.config is not None:
                 seats_announced = True
                 on_event(seats_event(session, names))
+            if not session.finished and lost & set(session.waiting_for()):
+                lost_stop = True
+                stop_for_lost(lost & set(session.waiting_for()))
+                seen = emit_new(seen)
             if session.finished:
                 break
-            if ask_scope is not None and session.pending_input is None:
-                ask_scope.cancel()  # our clock ran out and the default was played
+            if ask_scope is not None and (session.pending_input is None
+                                          or asked_stage != session.input_stage):
+                ask_scope.cancel()  # our clock ran out (the default was played) or withdrawn
                 ask_scope = None
             if session.pending_input is not None and ask_scope is None:
                 ask_scope = trio.CancelScope()
-                nursery.start_soon(ask, list(session.pending_input), ask_scope,
-                                   session.stage_index)
+                asked_stage = session.input_stage
+                nursery.start_soon(ask, list(session.pending_input), ask_scope, asked_stage)
             item = await receive.receive()
             kind = item[0]
             if kind == "frame":
                 _, index, payload = item
-                if payload[:1] == FRAME_SYNC:
+                tag = payload[:1]
+                if tag == FRAME_SYNC:
                     await answer_sync(index, payload)
+                elif tag == FRAME_SYNC_DONE:
+                    if resync.on_done(index, payload):
+                        on_event(Event("log", "caught up with every peer; playing on"))
+                        session.start()
+                elif tag == FRAME_FINISHED:
+                    resync.finished_peers.add(index)
                 else:
                     session.receive(index, payload)  # any other tag is rejected there
             elif kind == "tick":
                 session.tick(trio.current_time())
             elif kind == "action":
-                if item[2] != session.stage_index:
+                if item[2] != session.input_stage:
                     continue  # answered after our clock ran out: the default stands
                 ask_scope = None
                 try:
-                    session.submit(item[1])
+                    session.submit(item[1], item[2])
                 except LocalProtocolError as exc:
                     on_event(Event("rejected", f"our player's choice was refused: {exc}"))
             elif kind == "mesh":
                 event = item[1]
+                if isinstance(event, PeerReconnected | PeerConnected):
+                    session.away.discard(event.index)
+                    lost.discard(event.index)
                 if isinstance(event, PeerReconnected):
-                    on_event(Event("log", f"{names[event.index]} is back"))
-                    await mesh.send(event.index, session.sync_request())
+                    on_event(Event("log", f"{who(roster, event.index)} is back"))
+                    await mesh.send(event.index, resync.request())
                 elif isinstance(event, PeerConnected):
-                    on_event(Event("log", f"{names[event.index]} is connected"))
+                    on_event(Event("log", f"{who(roster, event.index)} is connected"))
                 elif isinstance(event, PeerDisconnected):
-                    on_event(Event("waiting", f"{names[event.index]} disconnected "
-                                              f"({event.reason}); waiting for it to come back",
-                                   [event.index]))
+                    session.away.add(event.index)
+                    on_event(Event("waiting", f"{who(roster, event.index)} disconnected "
+                                              f"({event.reason}); waiting up to "
+                                              f"{mesh.config.grace_period:g} s for it to come "
+                                              "back", [event.index]))
                 elif isinstance(event, PeerCutOff):
-                    on_event(Event("waiting", f"cut off {names[event.index]}: {event.reason}",
-                                   [event.index]))
+                    on_event(Event("waiting", f"cut off {who(roster, event.index)}: "
+                                              f"{event.reason}", [event.index]))
                 elif isinstance(event, PeerLost):
-                    # Not a verdict by itself: the other peers may still hear it (and relay
-                    # its messages). If it is needed and stays silent, its deadline names it.
-                    on_event(Event("waiting", f"{names[event.index]} did not come back within "
-                                              "the grace period", [event.index]))
-            if session.stage_index != last_stage:
-                last_stage, last_progress, shown_waiting = (session.stage_index,
-                                                            trio.current_time(), ())
-            elif trio.current_time() - last_progress > options.waiting_after:
+                    # Not a stop by itself: the other peers may still hear it (and relay its
+                    # messages). The game stops (resumable) only if it needs this peer.
+                    lost.add(event.index)
+                    resync.lost.add(event.index)
+                    on_event(Event("waiting", f"{who(roster, event.index)} did not come back "
+                                              f"within {mesh.config.grace_period:g} s",
+                                   [event.index]))
+            now = trio.current_time()
+            if resync.held:
+                waiting = tuple(resync.waiting_for())
+                if waiting and now - started >= 2 and (waiting != shown_waiting
+                                                        or now - shown_at >= 10):
+                    shown_waiting, shown_at = waiting, now
+                    on_event(Event("waiting", f"resuming: waiting for {names_of(roster, waiting)}"
+                                              " to re-send what we lack before we play on "
+                                              f"({now - started:.0f} s so far; giving up "
+                                              f"after {mesh.config.grace_period:g} s)",
+                                   list(waiting)))
+            elif session.stage_index != last_stage:
+                last_stage, last_progress, shown_waiting = session.stage_index, now, ()
+            elif now - last_progress > options.waiting_after:
                 waiting = tuple(p for p in session.waiting_for() if p != mesh.my_index)
-                if waiting and waiting != shown_waiting:
-                    shown_waiting = waiting
-                    on_event(Event("waiting", "waiting for " + ", ".join(
-                        names[p] for p in waiting), list(waiting)))
+                if waiting and (waiting != shown_waiting or now - shown_at >= 30):
+                    shown_waiting, shown_at = waiting, now
+                    on_event(Event("waiting", f"waiting for {names_of(roster, waiting)} "
+                                              f"({now - last_progress:.0f} s so far)",
+                                   list(waiting)))
         await flush()
         emit_new(seen)
-        outcome = outcome_of(session, names)
-        store.mark_finished(outcome)
-        path = options.transcript or store.dir / "transcript.json"
-        write_transcript(path, mesh.roster, session, outcome)
-        on_event(Event("transcript", str(path), str(path)))
-        # Keep answering resync requests a moment so slower peers get our last messages.
-        with trio.move_on_after(options.linger):
-            while True:
+        failure = None
+        if not lost_stop:  # a lost peer stops the game for now only: it stays resumable
+            failure = _finish(session, store, roster, names, options, on_event)
+            # Keep answering until every other peer is done too, so that one that crashed
+            # during the audit can fetch what it lacks when it comes back.
+            await mesh.broadcast(resync.finished_frame())
+        linger = options.linger_replayed if finished_on_replay else options.linger
+        with trio.move_on_after(0 if lost_stop else linger):
+            while not resync.everyone_done():
                 item = await receive.receive()
                 if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
                     await answer_sync(item[1], item[2])
+                elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
+                    resync.finished_peers.add(item[1])
+                elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
+                    await mesh.send(item[1].index, resync.finished_frame())
+                elif item[0] == "mesh" and isinstance(item[1], PeerLost):
+                    resync.lost.add(item[1].index)
         nursery.cancel_scope.cancel()
     store.close()
+    if failure is not None:
+        raise failure
     return session
+
+
+def _finish(session: GameSession, store: GameStore, roster: Roster, names: list[str],
+            options: RunOptions, on_event: EventSink) -> TranscriptNotWritten | None:
+    """Write the transcript, then mark the game finished. The log stays: a transcript that
+    could not be written is rebuilt from it with ``solstice transcript``."""
+    outcome = outcome_of(session, names)
+    path = options.transcript or store.dir / "transcript.json"
+    failure = None
+    try:
+        write_transcript(path, roster, session, outcome)
+    except OSError as exc:
+        failure = TranscriptNotWritten(
+            f"the game is over ({outcome.get('summary') or outcome.get('reason')}), but its "
+            f"transcript could not be written to {path}: {exc.strerror or exc}; rebuild it "
+            f"with: solstice transcript {roster.game_id} --home {store.dir.parent.parent} "
+            "--out FILE")
+        on_event(Event("aborted", str(failure)))
+    else:
+        on_event(Event("transcript", str(path), str(path)))
+    store.mark_finished(outcome)
+    return failure
 
 
 def seats_event(session: GameSession, names: list[str]) -> Event:

@@ -50,7 +50,7 @@ async def watch_game(code: JoinCode, on_event: EventSink, options: PeerOptions) 
     cfg = options.net
     conn = await dial(code.address, code.port, identity, code.host_id, cfg, 0)
     try:
-        await conn.send_frame(encode_control(watch_hello(code.game_id, options.name)))
+        await conn.send_frame(encode_control(watch_hello(code.game_id, options.name_for(identity))))
         welcome = await _control(conn, "watch-welcome", cfg.first_read_timeout)
         if welcome.get("game") != code.game_id:
             raise RemoteProtocolError(0, "the host welcomed us to another game")

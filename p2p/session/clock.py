@@ -57,6 +57,7 @@ class Deadlines:
     events: list[Event]
     queues: Any
     referee: Any
+    away: set[int]
 
     @property
     def finished(self) -> bool:  # provided by GameSession
@@ -72,7 +73,7 @@ class Deadlines:
         if self.finished:
             return
         if self.referee.auditing:
-            late = [p for p in self.referee.unopened() if p != self.me]
+            late = [p for p in self.referee.unopened() if p != self.me and p not in self.away]
             if late and self.clock.overdue("audit"):
                 self.referee.abandoned(late, "did not open its deck keys in time")
             return
@@ -86,7 +87,8 @@ class Deadlines:
                                                 "by default", action))
             self.submit(action)
             return
-        late = [p for p in stage.missing if p != self.me and not self._has_news(p)]
+        late = [p for p in stage.missing
+                if p != self.me and p not in self.away and not self._has_news(p)]
         if late and self.clock.overdue(stage.kind):
             self.referee.abandoned(late, f"no {stage.kind} message within "
                                          f"{self.timing.limit(stage.kind):g} s")

@@ -105,6 +105,10 @@ class GameSession(Inbox, Deadlines):
         self.known_base: list[int] = []
         self.log_base = 0
         self.pending_input: list[Action] | None = None
+        self.input_stage = 0  # the stage pending_input belongs to (a stale answer is refused)
+        # Peers the driver reports disconnected: no deadline runs against them while the
+        # mesh waits for them to come back (a crashed peer may restart and resume).
+        self.away: set[int] = set()
         self.pick_counter = 0
         self.chance_exchange: SeedExchange | None = None
         self.openings: dict[int, dict[str, Any]] = {}
@@ -140,10 +144,14 @@ class GameSession(Inbox, Deadlines):
         """Begin the game (after the mesh is up)."""
         self._pump()
 
-    def submit(self, action: Action) -> None:
-        """This peer's choice for the input it was asked for (see ``pending_input``)."""
+    def submit(self, action: Action, stage: int | None = None) -> None:
+        """This peer's choice for the input it was asked for (see ``pending_input``);
+        ``stage``: the ``input_stage`` it was asked in (an answer to an older question is
+        refused, so it is never played in a later stage)."""
         if self.pending_input is None or self.stage is None:
             raise LocalProtocolError("no input is wanted now")
+        if stage is not None and stage != self.input_stage:
+            raise LocalProtocolError(f"the choice was asked for stage {stage}, which is over")
         if action not in self.pending_input:
             raise LocalProtocolError(f"{action.text()} is not a legal choice now")
         assert self.engine is not None and self.my_seat is not None
@@ -235,6 +243,10 @@ class GameSession(Inbox, Deadlines):
                         return
                     stage.collected[peer] = signed
                     progressed = True
+                    if peer == self.me and self.input_stage == stage.index:
+                        # Our message for it came from the log or a peer (after a restart):
+                        # the question is answered already.
+                        self.pending_input = None
             if not stage.missing:
                 self.stage = None
                 try:
@@ -358,6 +370,7 @@ class GameSession(Inbox, Deadlines):
             assert self.engine is not None and self.my_seat is not None
             if self.pending_input is None:
                 self.pending_input = legal_actions(self.engine, self.my_seat)
+                self.input_stage = stage.index
                 self.events.append(Event("input", kind, self.pending_input))
             return
         body: dict[str, Any]

@@ -2,8 +2,11 @@
 
 ``HOME/games/<game id>/`` holds ``secret.json`` (0600: master secret and our peer index) and
 ``messages.jsonl`` (each accepted signed message, canonical JSON, one per line). Our own
-messages are written before they are sent, so a restarted peer replays exactly what it said
-and never signs a second, different message with the same sequence number.
+messages are written and fsynced before they are sent (``append(..., durable=True)``), and the
+secret before anything is signed, so after a crash or a power loss a restarted peer replays
+exactly what it said. What the disk may still lose (a torn or damaged line, a deleted log) is
+repaired on open and re-fetched from the other peers before we sign anything new
+(protocol.md, "Persistence and restart").
 """
 
 from __future__ import annotations
@@ -15,8 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.canonical import canonical_json
-from p2p.errors import LocalProtocolError
+from p2p.errors import LocalFileError
 from p2p.session.envelope import SignedMessage
+from p2p.storage.durable import fsync_dir, make_dirs, write_durably
+
+DAMAGED_SUFFIX = ".damaged"
+
+
+class StoreError(LocalFileError):
+    """Our own game files cannot be read or written (the disk, a permission, a deleted file)."""
 
 
 class GameStore:
@@ -24,6 +34,9 @@ class GameStore:
         self.dir = Path(home) / "games" / game_id
         self.game_id = game_id
         self._file: Any = None
+        # Problems found and repaired by the last load_messages (for the user to see).
+        self.repairs: list[str] = []
+        self.log_missing = False
 
     @property
     def secret_path(self) -> Path:
@@ -33,18 +46,24 @@ class GameStore:
     def messages_path(self) -> Path:
         return self.dir / "messages.jsonl"
 
+    @property
+    def finished_path(self) -> Path:
+        return self.dir / "finished.json"
+
     def exists(self) -> bool:
         return self.secret_path.exists()
 
     def create(self, me: int) -> bytes:
-        """A fresh master secret for this game, stored before anything is signed."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        master = secrets.token_bytes(32)
-        data = canonical_json({"game": self.game_id, "me": me, "master": master.hex()})
-        fd = os.open(self.secret_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        self.messages_path.write_bytes(b"")
+        """A fresh master secret for this game, durable before anything is signed."""
+        try:
+            make_dirs(self.dir)
+            master = secrets.token_bytes(32)
+            data = canonical_json({"game": self.game_id, "me": me, "master": master.hex()})
+            write_durably(self.messages_path, b"")
+            write_durably(self.secret_path, data, 0o600)
+        except OSError as exc:
+            raise StoreError(f"cannot create the game files in {self.dir}: "
+                             f"{exc.strerror or exc}") from None
         return master
 
     def load_secret(self) -> tuple[int, bytes]:
@@ -52,37 +71,85 @@ class GameStore:
             data = json.loads(self.secret_path.read_text())
             return int(data["me"]), bytes.fromhex(data["master"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise LocalProtocolError(f"cannot read {self.secret_path}: {exc}") from exc
+            raise StoreError(f"cannot read {self.secret_path}: {exc}") from exc
 
     def load_messages(self) -> list[SignedMessage]:
+        """Every stored message, in the order stored. Repairs the file on disk first: a line
+        torn by a crash at the end is cut off; a damaged line elsewhere is dropped (the
+        original file is kept next to it with ``.damaged`` appended) and listed in
+        ``repairs``. What was dropped is re-fetched from the other peers."""
+        self.repairs, self.log_missing = [], False
+        try:
+            raw = self.messages_path.read_bytes()
+        except FileNotFoundError:
+            self.log_missing = self.exists()
+            return []
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.messages_path}: {exc.strerror}") from None
+        lines = raw.split(b"\n")
+        tail = lines.pop()  # b"" when the file ends with a newline, else a torn last line
         messages: list[SignedMessage] = []
-        if not self.messages_path.exists():
-            return messages
-        lines = self.messages_path.read_bytes().splitlines()
+        damaged: list[int] = []
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 messages.append(SignedMessage.decode(line))
-            except Exception as exc:
-                if number == len(lines):
-                    break  # a torn last line after a crash is dropped
-                raise LocalProtocolError(f"{self.messages_path}:{number}: {exc}") from exc
+            except Exception as exc:  # any line that does not decode is damage
+                damaged.append(number)
+                self.repairs.append(f"{self.messages_path}:{number}: damaged line dropped "
+                                    f"({str(exc)[:100]})")
+        try:
+            if damaged:
+                backup = self.messages_path.with_name(self.messages_path.name + DAMAGED_SUFFIX)
+                os.replace(self.messages_path, backup)
+                write_durably(self.messages_path, b"".join(m.encode() + b"\n" for m in messages))
+                self.repairs.append(f"the original log is kept in {backup}")
+            elif tail:
+                # Torn by a crash in the middle of a write: never sent (we send only what is
+                # on disk), so cutting it off loses nothing the peers have seen from us.
+                with open(self.messages_path, "r+b") as handle:
+                    handle.truncate(len(raw) - len(tail))
+                    os.fsync(handle.fileno())
+        except OSError as exc:
+            raise StoreError(f"cannot repair {self.messages_path}: {exc.strerror}") from None
         return messages
 
-    def append(self, signed: SignedMessage) -> None:
-        if self._file is None:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.messages_path, "ab")  # noqa: SIM115 - kept open on purpose
-        self._file.write(signed.encode() + b"\n")
-        self._file.flush()
+    def append(self, signed: SignedMessage, durable: bool = False) -> None:
+        """Add one message to the log; ``durable``: on the disk (fsync) before we return,
+        for our own messages, which are sent only after this."""
+        try:
+            if self._file is None:
+                created = not self.messages_path.exists()
+                make_dirs(self.dir)
+                self._file = open(self.messages_path, "ab")  # noqa: SIM115 - kept open
+                if created:
+                    fsync_dir(self.dir)
+            start = self._file.tell()
+            try:
+                self._file.write(signed.encode() + b"\n")
+                self._file.flush()
+                if durable:
+                    os.fsync(self._file.fileno())
+            except OSError:
+                # A disk-full write may leave part of the line: cut it so that the next
+                # append does not glue onto it.
+                self._file.close()
+                self._file = None
+                os.truncate(self.messages_path, start)
+                raise
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.messages_path}: {exc.strerror}") from None
 
     def mark_finished(self, outcome: dict[str, Any]) -> None:
-        (self.dir / "finished.json").write_bytes(canonical_json(outcome))
+        try:
+            write_durably(self.finished_path, canonical_json(outcome))
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.finished_path}: {exc.strerror}") from None
 
     @property
     def finished(self) -> bool:
-        return (self.dir / "finished.json").exists()
+        return self.finished_path.exists()
 
     def close(self) -> None:
         if self._file is not None:

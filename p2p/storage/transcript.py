@@ -28,6 +28,7 @@ from p2p.net.roster import Roster
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import ABANDONED, UNFAIR
 from p2p.session.machine import GameSession
+from p2p.storage.durable import make_dirs, write_durably
 
 FORMAT = "solstice-transcript/1"
 EXIT_STATUS = {"fair": 0, "unfair": 1, "damaged": 2, "abandoned": 3, "incomplete": 3}
@@ -83,12 +84,10 @@ def outcome_of(session: GameSession, names: list[str]) -> dict[str, Any]:
 def write_transcript(path: Path, roster: Roster, session: GameSession,
                      outcome: dict[str, Any]) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     data = {"format": FORMAT, "roster": roster.signed_json(),
             "messages": session.transcript_messages(), "outcome": outcome}
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(canonical_json(data))
-    tmp.replace(path)
+    write_durably(path, canonical_json(data))
     return path
 
 

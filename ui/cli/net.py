@@ -1,11 +1,12 @@
-"""``solstice host``, ``join``, ``resume`` and ``verify``: serverless games on the LAN."""
+"""``solstice host``, ``join``, ``resume``, ``transcript`` and ``verify``: serverless games on
+the LAN."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -19,7 +20,10 @@ if TYPE_CHECKING:  # the commands import trio and p2p when they run, not at star
     from p2p.net.runner import Chooser
     from p2p.session.machine import GameSession
 
+T = TypeVar("T")
+
 HOME_HELP = "Directory for this peer's identity and games (default: the user data directory)."
+NAME_HELP = "Your name in the roster (default: player- and the start of your peer id)."
 BOT_HELP = "Play headless with this bot (e.g. random, greedy, ismcts:time=1.0); without it the " \
            "terminal UI opens."
 
@@ -37,7 +41,9 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     except BotSpecError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    session = run_game(start(choose))
+    options = ui_args.get("options")
+    home = getattr(options, "home_dir", "<same home>")
+    session = run_game(start(choose), f"solstice resume --home {home}")
     raise typer.Exit(0 if session.result is not None else 1)
 
 
@@ -78,7 +84,7 @@ def host(
     port: int = typer.Option(0, "--port", min=0, max=65535,
                              help="TCP port to listen on (0: any free port)."),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
-    name: str = typer.Option("host", "--name", help="Your name in the roster."),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
@@ -123,8 +129,7 @@ def join(
     code: list[str] = typer.Argument(None, help="The short code or the long join code the host "
                                      "printed (pieces of a code that wrapped are joined "
                                      "together). Without one, the UI lists the LAN's games."),
-    name: str | None = typer.Option(None, "--name", help="Your name in the roster (default: "
-                                    "player-XXXX, from your peer id)."),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
@@ -143,7 +148,7 @@ def join(
     from ui.cli.games import join_target
     from ui.cli.headless import LogPrinter
 
-    options = PeerOptions(home=home, name=name or default_name(home), bind=bind, port=port,
+    options = PeerOptions(home=home, name=name, bind=bind, port=port,
                           transcript=transcript,
                           discovery_interface=checked_interface(discovery_interface))
     if not code:
@@ -164,22 +169,63 @@ def resume(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript."),
+    bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on (the port is "
+                             "the one this peer had in the game)."),
+    from_file: Path | None = typer.Option(None, "--from", help="Another player's transcript "
+                                          "of this game: finish the game from it (when the "
+                                          "others have already left)."),
 ) -> None:
-    """Rejoin an unfinished game after a restart (same --home)."""
-    from p2p.net.games import PeerOptions, resume_game, unfinished_games
+    """Rejoin an unfinished game after a restart (same --home); the others need not be back
+    first, and a game that is over in this peer's log ends at once."""
+    from p2p.net.games import PeerOptions, resume_game, transcript_game_id, unfinished_games
     from ui.cli.headless import LogPrinter
 
-    options = PeerOptions(home=home, transcript=transcript)
+    options = PeerOptions(home=home, bind=bind, transcript=transcript)
+    if from_file is not None and bot is None:
+        typer.echo("error: --from runs headless only: add --bot SPEC (the bot plays whatever "
+                   "is left of the game)", err=True)
+        raise typer.Exit(2)
+    if game is None and from_file is not None:
+        game = _or_exit(lambda: transcript_game_id(from_file))
     if game is None:
         games = unfinished_games(options.home_dir)
         if len(games) != 1:
             listing = ", ".join(games) or "none"
-            typer.echo(f"error: name the game to resume; unfinished games: {listing}",
-                       err=True)
+            typer.echo(f"error: name the game to resume; unfinished games in "
+                       f"{options.home_dir}: {listing}", err=True)
             raise typer.Exit(2)
         game = games[0]
-    _play(bot, "resume", lambda choose: resume_game(game, choose, LogPrinter(), options),
-          game=game, options=options)
+    chosen: str = game
+    _play(bot, "resume", lambda choose: resume_game(chosen, choose, LogPrinter(), options,
+                                                    from_file), game=chosen, options=options)
+
+
+def transcript(
+    game: str = typer.Argument(..., help="Game id (see the game's directory under HOME/games)."),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
+    out: Path | None = typer.Option(None, "--out", help="Where to write it (default: "
+                                    "transcript.json in the game's directory)."),
+) -> None:
+    """Rebuild the transcript of a finished game from this peer's log (for example when
+    writing it failed at the end of the game)."""
+    from p2p.net.games import PeerOptions
+    from p2p.storage.rebuild import rebuild_transcript
+
+    options = PeerOptions(home=home)
+    typer.echo("replaying the game from this peer's log (the audit included)...", err=True)
+    path = _or_exit(lambda: rebuild_transcript(options.home_dir, game, out))
+    typer.echo(f"transcript written to {path}")
+
+
+def _or_exit(work: Callable[[], T]) -> T:
+    """``work()``, or its P2PError as a one-line error and exit status 1."""
+    from p2p.errors import P2PError
+
+    try:
+        return work()
+    except P2PError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 def verify(
@@ -221,8 +267,8 @@ def default_name(home: Path | None) -> str:
     from p2p.identity import Identity
     from p2p.net.games import PeerOptions
 
-    peer = Identity.load_or_create(PeerOptions(home=home).home_dir).peer_id
-    return f"player-{peer[:4]}"
+    options = PeerOptions(home=home)
+    return options.name_for(Identity.load_or_create(options.home_dir))
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -233,7 +279,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def run_game(coro: Awaitable[GameSession]) -> GameSession:
+def run_game(coro: Awaitable[GameSession], resume: str = "solstice resume") -> GameSession:
     import trio
 
     from p2p.errors import P2PError
@@ -243,8 +289,8 @@ def run_game(coro: Awaitable[GameSession]) -> GameSession:
     except BaseException as exc:
         leaves = _leaves(exc)
         if any(isinstance(e, KeyboardInterrupt) for e in leaves):
-            typer.echo("interrupted; resume later with: solstice resume --home <same home>",
-                       err=True)
+            typer.echo(f"interrupted; continue with: {resume} (the others wait for this "
+                       "peer for a grace period; after it, every player resumes)", err=True)
             raise typer.Exit(130) from None
         expected = [e for e in leaves if isinstance(e, P2PError | OSError | trio.TooSlowError)]
         if not expected or len(expected) != len(leaves):
@@ -254,5 +300,5 @@ def run_game(coro: Awaitable[GameSession]) -> GameSession:
 
 
 def register(app: typer.Typer) -> None:
-    for command in (host, join, resume, verify):
+    for command in (host, join, resume, transcript, verify):
         app.command()(command)

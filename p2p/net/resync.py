@@ -1,0 +1,104 @@
+"""Catching up after a restart, and staying for the table after the end (protocol.md,
+"Persistence and restart").
+
+Frames besides the session's signed messages (``M``):
+
+- ``S`` + ``{"have": [next seq per author]}``: "send me every message I lack".
+- ``D`` + ``{"next": [next seq per author]}``: sent after the answer to an ``S``: "that was
+  everything I hold". A restarted peer signs nothing new until every other peer has sent it a
+  ``D`` and it holds every message of its own that any of them holds: whatever its disk lost,
+  it then never signs a second, different message with a sequence number it used before.
+- ``F``: "my game is over". A finished peer keeps answering ``S`` until every other peer has
+  said ``F`` (or was lost), for at most the linger time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from p2p.identity import short_id
+from p2p.net.roster import Roster
+from p2p.session.machine import GameSession
+
+FRAME_SYNC_DONE = b"D"
+FRAME_FINISHED = b"F"
+
+
+def who(roster: Roster, index: int) -> str:
+    """A peer as users should see it in every message: name and short peer id."""
+    entry = roster.players[index]
+    return f"{entry.name} ({short_id(entry.peer_id)})"
+
+
+def names_of(roster: Roster, indexes: Sequence[int]) -> str:
+    return ", ".join(who(roster, i) for i in indexes)
+
+
+class Resync:
+    """What a (restarted) peer still needs from the others, and which of them are done.
+
+    ``held``: the session was rebuilt from our store, so it may have lost messages of its own;
+    it stays in replay mode (accepting, signing nothing) until ``on_done`` releases it.
+    """
+
+    def __init__(self, session: GameSession, others: Sequence[int], held: bool) -> None:
+        self.session = session
+        self.others = tuple(others)
+        self.held = held and not session.finished
+        self.answered: set[int] = set()
+        self.own_elsewhere = 0   # the highest "next seq" of ours any peer reported
+        self.finished_peers: set[int] = set()
+        self.lost: set[int] = set()
+        if self.held:
+            session.replaying = True
+
+    def request(self) -> bytes:
+        return self.session.sync_request()
+
+    def reply(self, request: bytes) -> list[bytes]:
+        """The answer to an ``S`` frame: the messages it lacks, then ``D``."""
+        frames = self.session.sync_reply(request)
+        have = [self.session.msglog.next_seq(p) for p in range(self.session.n)]
+        return [*frames, FRAME_SYNC_DONE + canonical_json({"next": have})]
+
+    def on_done(self, index: int, frame: bytes) -> bool:
+        """A ``D`` from ``index``; True if this released the hold (the caller then lets the
+        session contribute)."""
+        me = self.session.me
+        try:
+            reported = parse_json(frame[1:])["next"]
+            theirs = int(reported[me]) if me is not None else 0
+        except (CanonicalEncodingError, KeyError, TypeError, IndexError, ValueError):
+            return False  # malformed: this peer has not answered us
+        self.answered.add(index)
+        self.own_elsewhere = max(self.own_elsewhere, theirs)
+        return self._try_release()
+
+    def waiting_for(self) -> list[int]:
+        """Peers whose complete answer we still need before we may sign again."""
+        if not self.held:
+            return []
+        return [p for p in self.others if p not in self.answered]
+
+    def lacking_own(self) -> int:
+        """How many of our own messages a peer holds that we still lack."""
+        me = self.session.me
+        if me is None:
+            return 0
+        return max(0, self.own_elsewhere - self.session.msglog.next_seq(me))
+
+    def _try_release(self) -> bool:
+        if not self.held or self.waiting_for() or self.lacking_own():
+            return False
+        self.held = False
+        self.session.replaying = False
+        return True
+
+    # ---- after the end
+
+    def finished_frame(self) -> bytes:
+        return FRAME_FINISHED
+
+    def everyone_done(self) -> bool:
+        return all(p in self.finished_peers or p in self.lost for p in self.others)

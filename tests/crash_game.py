@@ -1,0 +1,138 @@
+"""A table of real ``solstice`` processes on 127.0.0.1, one of which is killed (SIGKILL) at a
+chosen moment and restarted with the same home. Used by tests/test_net_crash.py (a few
+trials) and bench/bench_crash.py (many)."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2p.net.joincode import JoinCode
+from p2p.storage.transcript import verify_transcript
+
+SOLSTICE = Path(sys.executable).parent / "solstice"
+LOOPBACK = "127.0.0.1"
+BOT = ["--bot", "random", "--bind", LOOPBACK]
+
+# The log line that starts each phase (seen by the victim); "lobby" kills a joiner soon after
+# it starts, before or while it joins.
+PHASES: dict[str, str | None] = {
+    "lobby": None,
+    "setup": "Players:",
+    "draft": "draft passes",
+    "dispatch": "Dispatch:",
+    "resolution": "Resolve planets",
+    "audit": "Game over:",
+}
+
+
+@dataclass
+class Trial:
+    root: Path
+    players: int
+    homes: list[Path] = field(default_factory=list)
+    logs: list[Path] = field(default_factory=list)
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    code: str = ""
+    killed_at: str = ""
+
+    def start(self, index: int, args: list[str]) -> None:
+        handle = self.logs[index].open("ab")
+        proc = subprocess.Popen([str(SOLSTICE), *args], stdout=handle, stderr=subprocess.STDOUT)
+        if index < len(self.procs):
+            self.procs[index] = proc
+        else:
+            self.procs.append(proc)
+
+    def log(self, index: int) -> str:
+        return self.logs[index].read_text(errors="replace") if self.logs[index].exists() else ""
+
+    def wait_for(self, index: int, text: str, timeout: float, after: int = 0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.log(index)[after:]:
+                return
+            if self.procs[index].poll() is not None:
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"{text!r} not seen in {self.logs[index]}:\n{self.log(index)}")
+
+    def kill_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+
+    def all_logs(self) -> str:
+        return "\n\n".join(f"--- {log.name}\n{self.log(i)}" for i, log in enumerate(self.logs))
+
+
+def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players: int = 4,
+                      timeout: float = 150.0) -> Trial:
+    """Start a table, kill ``victim`` ``delay`` seconds after it shows ``phase``, restart it
+    (``join CODE`` for a joiner, ``resume`` for the host) and wait until every process exits."""
+    trial = Trial(root, players)
+    for i in range(players):
+        trial.homes.append(root / f"peer{i}")
+        trial.logs.append(root / f"peer{i}.log")
+    trial.start(0, ["host", "--players", str(players), "--home", str(trial.homes[0]), *BOT])
+    try:
+        trial.wait_for(0, "join code: ", 60)
+        trial.code = trial.log(0).split("join code: ", 1)[1].split()[0]
+        for i in range(1, players):
+            trial.start(i, ["join", trial.code, "--home", str(trial.homes[i]), *BOT])
+        marker = PHASES[phase]
+        if marker is not None:
+            trial.wait_for(victim, marker, timeout)
+        time.sleep(delay)
+        trial.procs[victim].send_signal(signal.SIGKILL)
+        trial.procs[victim].wait(10)
+        trial.killed_at = trial.log(victim)
+        with trial.logs[victim].open("a") as handle:
+            handle.write("\n--- restarted ---\n")
+        if victim == 0:  # killed at the very end its game is finished: name it
+            game_id = JoinCode.parse(trial.code).game_id
+            restart = ["resume", game_id, "--home", str(trial.homes[0]), *BOT]
+        else:
+            restart = ["join", trial.code, "--home", str(trial.homes[victim]), *BOT]
+        trial.start(victim, restart)
+        deadline = time.monotonic() + timeout
+        for proc in trial.procs:
+            proc.wait(max(0.1, deadline - time.monotonic()))
+    except (subprocess.TimeoutExpired, AssertionError):
+        trial.kill_all()
+        raise AssertionError(f"the table did not finish:\n{trial.all_logs()}") from None
+    return trial
+
+
+def check_trial(trial: Trial) -> list[tuple[object, object]]:
+    """Every process exited 0 and wrote a transcript; all verify and agree."""
+    codes = [p.returncode for p in trial.procs]
+    assert codes == [0] * trial.players, f"exit codes {codes}\n{trial.all_logs()}"
+    results = []
+    for home in trial.homes:
+        paths = sorted(home.glob("games/*/transcript.json"))
+        assert len(paths) == 1, f"{home}: {paths}\n{trial.all_logs()}"
+        verdict = verify_transcript(paths[0])
+        assert verdict.ok, f"{paths[0]}: {verdict.summary}\n{trial.all_logs()}"
+        assert json.loads((paths[0].parent / "finished.json").read_text())["ok"] is True
+        results.append((verdict.result["scores"], verdict.result["winner"]))
+    assert all(r == results[0] for r in results), results
+    return results
+
+
+def random_trial(root: Path, rng: random.Random, phase: str | None = None,
+                 players: int = 4) -> tuple[str, int, float, Trial]:
+    """One trial at a random phase (or ``phase``), victim and delay; checked."""
+    phase = phase or rng.choice(list(PHASES))
+    victim = rng.randrange(1 if phase == "lobby" else 0, players)
+    delay = rng.uniform(0.0, 1.5 if phase in ("lobby", "audit") else 1.0)
+    trial = play_with_a_crash(root, victim, phase, delay, players)
+    check_trial(trial)
+    return phase, victim, delay, trial

@@ -1,0 +1,194 @@
+"""A restarted peer signs nothing until the others re-sent what it lacks (sans-IO, loopback
+sessions): whatever its disk lost, it never signs two different messages with one seq."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Action
+from p2p.errors import LocalProtocolError
+from p2p.net.resync import FRAME_SYNC_DONE, Resync
+from p2p.session.envelope import SignedMessage
+from p2p.session.loopback import LoopbackGame
+from p2p.session.machine import FRAME_MESSAGE, GameSession
+
+VICTIM = 1
+
+
+def _chooser(seed: int):
+    rng = random.Random(seed)
+
+    def choose(session: GameSession, legal: list[Action]) -> Action:
+        return legal[rng.randrange(len(legal))]
+
+    return choose
+
+
+def _advance(game: LoopbackGame, choose, steps: int) -> None:
+    for session in game.sessions:
+        session.start()
+    for _ in range(steps):
+        game.deliver()
+        for session in game.sessions:
+            if session.pending_input is not None and not session.finished:
+                session.submit(choose(session, session.pending_input))
+
+
+def _restart(game: LoopbackGame, stored: list[SignedMessage]) -> tuple[GameSession, Resync]:
+    """The victim rebuilt from what its disk kept (as ``runner.open_session`` does)."""
+    keys = [identity.public_bytes for identity in game.identities]
+    session = GameSession(game.game_id, keys, VICTIM, game.identities[VICTIM],
+                          game.masters[VICTIM])
+    session.replaying = True
+    for signed in stored:
+        session.accept(signed, direct=False)
+    session.replaying = False
+    session.outbox.clear()
+    resync = Resync(session, [p for p in range(game.sessions[0].n) if p != VICTIM], held=True)
+    session.start()
+    return session, resync
+
+
+def _answer(other: GameSession, request: bytes, session: GameSession, resync: Resync,
+            peer: int) -> bool:
+    """``peer`` answers the restarted session's sync request; True if that released it."""
+    released = False
+    replier = Resync(other, [], held=False)
+    for frame in replier.reply(request):
+        if frame[:1] == FRAME_MESSAGE:
+            session.receive(peer, frame)
+        else:
+            assert frame[:1] == FRAME_SYNC_DONE
+            released = resync.on_done(peer, frame)
+    return released
+
+
+def _own_seqs(session: GameSession) -> list[bytes]:
+    return [m.encode() for m in session.msglog.messages if m.msg.seat == VICTIM]
+
+
+@pytest.mark.parametrize("kept", ["all but our last two", "nothing (log deleted)"])
+def test_a_restarted_peer_refetches_its_own_lost_messages_before_signing(kept: str) -> None:
+    choose = _chooser(7)
+    game = LoopbackGame(3)
+    _advance(game, choose, 40)
+    full = list(game.sessions[VICTIM].msglog.messages)
+    own = [i for i, m in enumerate(full) if m.msg.seat == VICTIM]
+    assert len(own) >= 3
+    stored = full[:own[-2]] if kept.startswith("all") else []
+    session, resync = _restart(game, stored)
+    assert resync.held and session.outbox == [] and session.pending_input is None
+    request = session.sync_request()
+    assert not _answer(game.sessions[0], request, session, resync, 0)
+    # one peer answered: the other may hold more of ours, so still nothing is signed
+    assert resync.held and session.outbox == [] and session.pending_input is None
+    assert resync.waiting_for() == [2]
+    assert _answer(game.sessions[2], request, session, resync, 2)
+    assert not resync.held
+    # it holds every message of its own the others hold, byte for byte
+    assert _own_seqs(session) == _own_seqs(game.sessions[0])
+    game.sessions[VICTIM] = session
+    game.play(choose)
+    assert all(s.aborted is None for s in game.sessions), [s.aborted for s in game.sessions]
+    assert all(s.result is not None and s.result["ok"] for s in game.sessions)
+
+
+def test_without_the_hold_the_same_restart_would_sign_again() -> None:
+    """The control for the test above: a rebuilt session that is not held contributes at
+    once, with the sequence number of a message its disk lost (an equivocation if that
+    message differs, as a sealed box or a player's choice can)."""
+    game = LoopbackGame(3)
+    for session in game.sessions:
+        session.start()
+    game.deliver()  # setup commitments are out
+    first = game.sessions[VICTIM].msglog.get(VICTIM, 0)
+    assert first is not None
+    keys = [identity.public_bytes for identity in game.identities]
+    session = GameSession(game.game_id, keys, VICTIM, game.identities[VICTIM],
+                          game.masters[VICTIM])
+    session.start()
+    assert session.outbox and session.msglog.next_seq(VICTIM) == 1  # re-signed seq 0
+
+
+def test_a_message_written_but_never_sent_is_sent_after_the_restart() -> None:
+    """Crash between the write and the send: the log holds a message of ours nobody saw. The
+    restart sends exactly that message (answering the others' sync), never a new one."""
+    choose = _chooser(3)
+    game = LoopbackGame(3)
+    _advance(game, choose, 30)
+    victim = game.sessions[VICTIM]
+
+    def own() -> list[bytes]:  # the outbox also holds copies of others' messages (relays)
+        return [f for f in victim.outbox if f[:1] == FRAME_MESSAGE
+                and SignedMessage.decode(f[1:]).msg.seat == VICTIM]
+
+    while not own():  # play on until the victim has a message of its own to send
+        game.deliver()
+        for session in game.sessions:
+            if session.pending_input is not None:
+                session.submit(choose(session, session.pending_input))
+    unsent = own()[0]
+    victim.outbox.clear()  # the crash: written (it is in its log), never sent
+    stored = list(victim.msglog.messages)
+    session, resync = _restart(game, stored)
+    request = session.sync_request()
+    for peer in (0, 2):
+        _answer(game.sessions[peer], request, session, resync, peer)
+    assert not resync.held and session.outbox == []  # nothing new: it had said it already
+    for peer in (0, 2):  # the others ask it in turn (they see it reconnect)
+        for frame in Resync(session, [], held=False).reply(game.sessions[peer].sync_request()):
+            if frame[:1] == FRAME_MESSAGE:
+                game.sessions[peer].receive(VICTIM, frame)
+    seq = SignedMessage.decode(unsent[1:]).msg.seq
+    assert game.sessions[0].msglog.get(VICTIM, seq).encode() == unsent[1:]
+    game.sessions[VICTIM] = session
+    game.play(choose)
+    assert all(s.result is not None and s.result["ok"] for s in game.sessions)
+
+
+@pytest.mark.parametrize("kind", ["pick/commit", "action"])
+def test_a_stale_question_is_never_answered_in_a_later_stage(kind: str) -> None:
+    """The player was asked at stage X; its answer for X came back from a peer (re-fetched
+    after a restart) before the player answered: the question is withdrawn, and the late
+    answer is refused, not played in whatever stage comes next. A pick is asked of every
+    drafter at once: the question goes with our own commitment, not with the stage."""
+    choose = _chooser(11)
+    game = LoopbackGame(2)
+    _advance(game, choose, 0)
+    for _ in range(5000):
+        game.deliver()
+        victim = game.sessions[VICTIM]
+        if victim.pending_input is not None and victim.stage is not None \
+                and victim.stage.kind == kind:
+            break
+        for session in game.sessions:
+            if session.pending_input is not None:
+                session.submit(choose(session, session.pending_input))
+    original = game.sessions[VICTIM]
+    assert original.pending_input is not None
+    stage = original.input_stage
+    # a twin of the victim (its restarted self) is asked the same question...
+    twin, resync = _restart(game, list(original.msglog.messages))
+    resync.held = False
+    twin.replaying = False
+    twin.start()
+    assert twin.pending_input is not None and twin.input_stage == stage
+    late_answer = twin.pending_input[0]
+    # ...but the original's answer reaches it first, relayed by the other peer
+    original.submit(choose(original, original.pending_input))
+    for frame in original.outbox:
+        twin.receive(0, frame)
+    assert twin.pending_input is None or twin.input_stage != stage
+    with pytest.raises(LocalProtocolError):
+        twin.submit(late_answer, stage)
+
+
+def test_a_game_over_in_the_log_needs_nobody() -> None:
+    choose = _chooser(5)
+    game = LoopbackGame(2)
+    game.play(choose)
+    session, resync = _restart(game, list(game.sessions[VICTIM].msglog.messages))
+    assert session.result is not None and session.result["ok"]
+    assert not resync.held and resync.waiting_for() == []
