@@ -6,7 +6,8 @@ observer ``Deck`` (same order and format checks as live play); then, with each s
 seed, every layer is recomputed and compared point by point. The first difference is proven
 cheating by that layer's author: its signed message and its opened seed (which matches the
 commitment it made before the game) disagree. With no fault, each slot's card is known by
-following the card indices through the permutations.
+following the card indices through the permutations; every re-mask is then recomputed in
+order from its author's seed and the cards of its old slots (``replay_remask``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from p2p.deck.batches import BatchRecord
 from p2p.deck.deck import Deck
 from p2p.deck.keys import DECK_KEYS_DOMAIN, DeckKeys, committed_value
 from p2p.deck.messages import KeyOpening, Rekey, Shuffle, parse_deck_message
+from p2p.deck.remask import RemaskRecord, remask_points
 from p2p.errors import DeckCorrupted, MalformedMessage, MissingOpening, StepMismatch
 
 
@@ -101,6 +103,29 @@ def replay_batch(
     return cards
 
 
+def replay_remask(record: RemaskRecord, table: tuple[bytes, ...], keys: DeckKeys,
+                  slot_cards: dict[int, int]) -> None:
+    """Recompute one re-mask from its author's opened seed and the proven cards of its old
+    slots; add the cards of its fresh slots to ``slot_cards``."""
+    evidence = {"message": record.message()}
+    cards = []
+    for slot in record.old:
+        if slot not in slot_cards:
+            raise StepMismatch(record.seat, f"re-masked slot {slot}, which holds no card",
+                               evidence)
+        cards.append(slot_cards[slot])
+    order, points = remask_points(keys, record.first, [table[card] for card in cards])
+    for position, (published, expected) in enumerate(zip(record.points, points, strict=True)):
+        if published != expected:
+            raise StepMismatch(record.seat, f"re-mask point {position} (slot "
+                                            f"{record.first + position}) is not what its "
+                                            "opened keys give",
+                               {**evidence, "position": position, "published": published.hex(),
+                                "expected": expected.hex()})
+    for slot, source in zip(record.slots, order, strict=True):
+        slot_cards[slot] = cards[source]
+
+
 def audit_deck(
     game_id: str,
     n_seats: int,
@@ -130,6 +155,8 @@ def audit_deck(
             slot_cards.update(
                 (batch.first_slot + position, card) for position, card in enumerate(cards)
             )
+    for record in observer.remasks.records:
+        replay_remask(record, table, keys[record.seat], slot_cards)
     if corrupted is not None:
         # Every layer checked out, so the reveal's keys (checked against verified key
         # commitments) cannot have decrypted to garbage: nothing more precise to report.

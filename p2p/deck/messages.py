@@ -128,7 +128,63 @@ class KeyOpening:
         }
 
 
-DeckMessage = KeyCommit | Shuffle | Rekey | SlotKey | Reveal | KeyOpening
+@dataclass(frozen=True)
+class Remask:
+    """Public: the author moves the cards of its slots ``old`` to fresh slots ``first``,
+    ``first + 1``, ...: fresh slot i's point is r_i * (card point of old[order[i]])."""
+
+    TYPE = "deck/remask"
+    seat: int
+    first: int
+    old: tuple[int, ...]
+    points: tuple[bytes, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "first": self.first,
+            "old": list(self.old),
+            "points": [p.hex() for p in self.points],
+        }
+
+
+@dataclass(frozen=True)
+class RemaskKey:
+    """Private, to seat ``to`` only: the scalar r of a slot the author re-masked."""
+
+    TYPE = "deck/remask-key"
+    seat: int
+    slot: int
+    to: int
+    key: bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "slot": self.slot,
+            "to": self.to,
+            "key": self.key.hex(),
+        }
+
+
+@dataclass(frozen=True)
+class Unmask:
+    """Public: the scalar r of a slot the author re-masked; r^-1 * point is the card."""
+
+    TYPE = "deck/unmask"
+    seat: int
+    slot: int
+    key: bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "seat": self.seat, "slot": self.slot, "key": self.key.hex()}
+
+
+DeckMessage = (
+    KeyCommit | Shuffle | Rekey | SlotKey | Reveal | KeyOpening | Remask | RemaskKey | Unmask
+)
 
 
 class _Reader:
@@ -216,6 +272,27 @@ def _key_opening(r: _Reader) -> KeyOpening:
     return KeyOpening(r.sender, r.raw("seed"), r.raw("salt"))
 
 
+def _remask(r: _Reader) -> Remask:
+    old = r.data["old"]
+    if not isinstance(old, list) or not old or not all(type(x) is int and x >= 0 for x in old):
+        r.fail("old must be a non-empty list of slot numbers")
+    if len(set(old)) != len(old):
+        r.fail("old names a slot twice")
+    points = r.points("points")
+    if len(points) != len(old):
+        r.fail("a re-mask carries one point per old slot")
+    r.distinct("points", points)
+    return Remask(r.sender, r.uint("first"), tuple(old), points)
+
+
+def _remask_key(r: _Reader) -> RemaskKey:
+    return RemaskKey(r.sender, r.uint("slot"), r.uint("to"), r.scalar("key"))
+
+
+def _unmask(r: _Reader) -> Unmask:
+    return Unmask(r.sender, r.uint("slot"), r.scalar("key"))
+
+
 _PARSERS: dict[str, tuple[set[str], Callable[[_Reader], DeckMessage]]] = {
     KeyCommit.TYPE: ({"type", "seat", "commitment"}, _key_commit),
     Shuffle.TYPE: ({"type", "seat", "batch", "cards", "points"}, _shuffle),
@@ -223,6 +300,9 @@ _PARSERS: dict[str, tuple[set[str], Callable[[_Reader], DeckMessage]]] = {
     SlotKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _slot_key),
     Reveal.TYPE: ({"type", "seat", "slot", "key"}, _reveal),
     KeyOpening.TYPE: ({"type", "seat", "seed", "salt"}, _key_opening),
+    Remask.TYPE: ({"type", "seat", "first", "old", "points"}, _remask),
+    RemaskKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _remask_key),
+    Unmask.TYPE: ({"type", "seat", "slot", "key"}, _unmask),
 }
 
 

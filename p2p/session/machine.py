@@ -41,6 +41,7 @@ from engine import (
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from engine.draft import waiting_pickers
 from engine.errors import NotWaitingError
+from engine.relabel import Relabel
 from engine.serialize import public_hash
 from engine.state import Phase
 from p2p.crypto.commitments import Opening, check_opening, commitment_of
@@ -53,6 +54,7 @@ from p2p.session.bodies import deck_data, field_of
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import Aborted, Event
 from p2p.session.opening import SealedKeys, keys_body, slots_to_open, take_keys
+from p2p.session.remask import Mark, apply_remasks, remask_body, remask_due
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, local_seed, pick_opening, pick_value
 from p2p.session.stages import STATEFUL, Stage
 
@@ -103,11 +105,13 @@ class GameSession:
         self.deck: Deck | None = None
         self.card_ids: tuple[int, ...] = ()
         self.engine: GameState | None = None
-        self.actions: list[Action] = []  # engine actions in the order applied (for the audit)
+        # engine actions and relabels in the order applied (for the audit)
+        self.actions: list[Action | Relabel] = []
         self.known_base: list[int] = []
         self.log_base = 0
         self.pending_input: list[Action] | None = None
         self.pick_counter = 0
+        self.remask_mark: Mark | None = None  # the last re-mask stage completed
         self.chance_exchange: SeedExchange | None = None
         self.openings: dict[int, dict[str, Any]] = {}
         self.result: dict[str, Any] | None = None
@@ -411,6 +415,11 @@ class GameSession:
             return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
         if s.awaiting:
             raise LocalProtocolError(f"engine waits for slots {s.awaiting} nobody opened")
+        due = remask_due(s, self.remask_mark, self.pick_counter + 1)
+        if due is not None:
+            mark, seats = due
+            return self._stage("remask", [self.peer_of_seat[x] for x in seats], mark=mark,
+                               seats=seats)
         pickers = waiting_pickers(s)
         if pickers:
             self.pick_counter += 1
@@ -453,6 +462,10 @@ class GameSession:
             assert self.deck is not None and self.my_seat is not None
             body = keys_body(self.deck, self.my_seat, stage.info["opens"],
                              lambda seat: self.box_public[self.peer_of_seat[seat]])
+        elif kind == "remask":
+            assert self.deck is not None and self.engine is not None
+            assert self.my_seat is not None
+            body = remask_body(self.deck, self.engine, self.my_seat, stage.info["seats"])
         elif kind == "pick/reveal":
             opening = self._pick_opening_from_commit(stage)
             body = {"slots": list(opening.value["slots"]), "salt": opening.salt.hex()}
@@ -547,6 +560,13 @@ class GameSession:
         seen = take_keys(self.deck, stage.info["opens"], self._seat_order(stage), self.my_seat,
                          my_box, self.private_log)
         reveal_in_place(self.engine, {slot: self.card_ids[card] for slot, card in seen.items()})
+
+    def _done_remask(self, stage: Stage) -> None:
+        assert self.deck is not None and self.engine is not None
+        self.actions += apply_remasks(self.deck, self.engine, self.my_seat,
+                                      self._seat_order(stage))
+        self.known_base = self.engine.known[:]  # fresh slots are known to their holder only
+        self.remask_mark = stage.info["mark"]
 
     def _done_chance_commit(self, stage: Stage) -> None:
         assert self.chance_exchange is not None
