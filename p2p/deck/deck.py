@@ -141,6 +141,14 @@ class Deck:
         """The seat that re-masked ``slot`` (only it can open it), or None for a deck slot."""
         return self.remasks.owner(slot)
 
+    def published_point(self, slot: int) -> bytes:
+        """The last point published for ``slot``, retired or not (what a peer could try to
+        recognise it by)."""
+        if slot in self.remasks:
+            return self.remasks.point(slot)
+        batch = self._batches[self._slot_batch[slot]]
+        return batch.steps[-1].points[slot - batch.first_slot]
+
     def slot_point(self, slot: int) -> bytes:
         """The fully encrypted point of a ready slot (public)."""
         if slot in self.remasks:
