@@ -415,7 +415,7 @@ class GameSession:
             return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
         if s.awaiting:
             raise LocalProtocolError(f"engine waits for slots {s.awaiting} nobody opened")
-        due = remask_due(s, self.remask_mark, self.pick_counter + 1)
+        due = remask_due(s, deck, self.remask_mark, self.pick_counter + 1)
         if due is not None:
             mark, seats = due
             return self._stage("remask", [self.peer_of_seat[x] for x in seats], mark=mark,

@@ -2,9 +2,10 @@
 
 Two moments need it (see protocol.md, "Unlinkable slots"):
 
-- before every pick commitment, each picker re-masks the whole hand it holds (a hand passed to
-  it was seen by the passer; a dealt hand may hold a returned prisoner), so its pick is a slot
-  nobody else can link to a card;
+- before a pick commitment, each picker whose hand another seat could link re-masks the whole
+  hand: a hand passed to it (the passer saw it), or a dealt hand holding a returned prisoner
+  (a re-masked slot everyone saw captured). A hand of deck slots just dealt needs none: nobody
+  but its holder ever saw those cards, and the deck's shuffle already hides where they were;
 - once at the start of every dispatch phase, each seat with cards re-masks its hand (its picks
   were public slots of known pick rounds), so no face-down dispatch, capture or discard can be
   linked to anything seen before.
@@ -32,14 +33,14 @@ from p2p.session.envelope import SignedMessage
 Mark = tuple[str, int]
 
 
-def remask_due(engine: GameState, done: Mark | None, next_pick: int
+def remask_due(engine: GameState, deck: Deck, done: Mark | None, next_pick: int
                ) -> tuple[Mark, list[int]] | None:
     """``(mark, seats)`` of a re-mask the game needs now, or None. ``done``: the mark of the
     last re-mask stage completed; ``next_pick``: the number the next pick stage will get."""
     pickers = waiting_pickers(engine)
     if pickers:
         mark: Mark = ("pick", next_pick)
-        seats = [seat for seat in pickers if engine.hands[seat]]
+        seats = [seat for seat in pickers if _linkable_hand(engine, deck, seat)]
     elif engine.phase is Phase.DISPATCH and engine.step is None and engine.chance is None:
         mark = ("dispatch", engine.round)
         seats = [seat for seat in range(engine.n) if engine.hands[seat]]
@@ -48,6 +49,12 @@ def remask_due(engine: GameState, done: Mark | None, next_pick: int
     if mark == done or not seats:
         return None
     return mark, seats
+
+
+def _linkable_hand(engine: GameState, deck: Deck, seat: int) -> bool:
+    others = engine.all_mask & ~(1 << seat)
+    return any(engine.known[slot] & others or deck.remask_owner(slot) is not None
+               for slot in engine.hands[seat])
 
 
 def remask_body(deck: Deck, engine: GameState, seat: int, seats: Sequence[int]
