@@ -27,20 +27,24 @@ def test_picks_and_dispatches_come_from_hands_no_other_seat_can_link() -> None:
         session.start()
     choose = randomly(5)
     checked = {"pick": 0, "dispatch": 0}
+    slots_at_commit: dict[int, int] = {}
     for _ in range(20000):
         observer = game.sessions[0]
         stage, engine, deck = observer.stage, observer.engine, observer.deck
         if stage is not None and engine is not None and deck is not None:
-            if stage.kind == "pick/commit":
+            if stage.kind == "pick/reveal":  # the commitments and re-masks are applied
                 for seat in stage.info["pickers"]:
                     for slot in engine.hands[seat]:
                         assert engine.known[slot] == 1 << seat
-                        assert slot not in deck.remasks or \
-                            (deck.remask_owner(slot) == seat and observer.remask_mark == (
-                                "pick", stage.info["pick"]))
+                        assert deck.remask_owner(slot) in (None, seat)
+                    if any(deck.remask_owner(x) == seat for x in engine.hands[seat]):
+                        # re-masked with this very commitment
+                        assert min(engine.hands[seat]) >= slots_at_commit[stage.info["pick"]]
                     checked["pick"] += 1
+            if stage.kind == "pick/commit":
+                slots_at_commit.setdefault(stage.info["pick"], len(engine.card_of))
             if stage.kind == "action" and engine.phase.value == "dispatch" and \
-                    observer.remask_mark != ("dispatch", engine.round):
+                    observer.remasked_round != engine.round:
                 raise AssertionError("a dispatch phase began without its re-mask")
             if stage.kind == "action" and engine.phase.value == "dispatch":
                 for seat in range(engine.n):

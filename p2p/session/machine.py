@@ -54,7 +54,7 @@ from p2p.session.bodies import deck_data, field_of
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import Aborted, Event
 from p2p.session.opening import SealedKeys, keys_body, slots_to_open, take_keys
-from p2p.session.remask import Mark, apply_remasks, remask_body, remask_due
+from p2p.session.remask import apply_remasks, dispatch_remask_due, own_remask, pick_remaskers
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, local_seed, pick_opening, pick_value
 from p2p.session.stages import STATEFUL, Stage
 
@@ -111,7 +111,7 @@ class GameSession:
         self.log_base = 0
         self.pending_input: list[Action] | None = None
         self.pick_counter = 0
-        self.remask_mark: Mark | None = None  # the last re-mask stage completed
+        self.remasked_round = 0  # the last round whose dispatch re-mask is done
         self.chance_exchange: SeedExchange | None = None
         self.openings: dict[int, dict[str, Any]] = {}
         self.result: dict[str, Any] | None = None
@@ -203,9 +203,18 @@ class GameSession:
         assert self.engine is not None and self.my_seat is not None
         self.pending_input = None
         if self.stage.kind == "pick/commit":
-            assert isinstance(action, Pick)
-            commitment = commitment_of(self._pick_opening(action.slots))
-            self._send("pick/commit", {"commitment": commitment.hex()})
+            assert isinstance(action, Pick) and self.deck is not None
+            assert self.engine is not None and self.my_seat is not None
+            body: dict[str, Any] = {}
+            slots = action.slots
+            if self.my_seat in self.stage.info["seats"]:
+                # We re-mask our hand with the commitment, and pick among the fresh slots.
+                body["remask"], fresh = own_remask(self.deck, self.engine, self.my_seat,
+                                                   self.stage.info["seats"])
+                # (in hand order, which for fresh slots is slot order, as legal picks list it)
+                slots = tuple(sorted(fresh[slot] for slot in slots))
+            body["commitment"] = commitment_of(self._pick_opening(slots)).hex()
+            self._send("pick/commit", body)
         else:
             self._send("action", {"action": action_to_dict(action)})
         self._pump()
@@ -415,16 +424,16 @@ class GameSession:
             return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
         if s.awaiting:
             raise LocalProtocolError(f"engine waits for slots {s.awaiting} nobody opened")
-        due = remask_due(s, deck, self.remask_mark, self.pick_counter + 1)
-        if due is not None:
-            mark, seats = due
-            return self._stage("remask", [self.peer_of_seat[x] for x in seats], mark=mark,
-                               seats=seats)
+        remaskers = dispatch_remask_due(s, self.remasked_round)
+        if remaskers:
+            return self._stage("remask", [self.peer_of_seat[x] for x in remaskers],
+                               seats=remaskers)
         pickers = waiting_pickers(s)
         if pickers:
             self.pick_counter += 1
             return self._stage("pick/commit", [self.peer_of_seat[x] for x in pickers],
-                               pickers=pickers, pick=self.pick_counter)
+                               pickers=pickers, pick=self.pick_counter,
+                               seats=pick_remaskers(s, deck, pickers))
         movers = to_move(s)
         if movers:
             return self._stage("action", [self.peer_of_seat[movers[0]]], seat=movers[0])
@@ -465,7 +474,8 @@ class GameSession:
         elif kind == "remask":
             assert self.deck is not None and self.engine is not None
             assert self.my_seat is not None
-            body = remask_body(self.deck, self.engine, self.my_seat, stage.info["seats"])
+            body = {"deck": own_remask(self.deck, self.engine, self.my_seat,
+                                       stage.info["seats"])[0]}
         elif kind == "pick/reveal":
             opening = self._pick_opening_from_commit(stage)
             body = {"slots": list(opening.value["slots"]), "salt": opening.salt.hex()}
@@ -566,7 +576,7 @@ class GameSession:
         self.actions += apply_remasks(self.deck, self.engine, self.my_seat,
                                       self._seat_order(stage))
         self.known_base = self.engine.known[:]  # fresh slots are known to their holder only
-        self.remask_mark = stage.info["mark"]
+        self.remasked_round = self.engine.round
 
     def _done_chance_commit(self, stage: Stage) -> None:
         assert self.chance_exchange is not None
@@ -593,6 +603,15 @@ class GameSession:
                 commitments[peer] = bytes.fromhex(text)
             except ValueError:
                 raise RemoteProtocolError(seat, "pick commitment is not hex") from None
+        assert self.deck is not None and self.engine is not None
+        remaskers = []
+        for seat, signed in self._seat_order(stage):
+            if seat in stage.info["seats"]:
+                remaskers.append((seat, signed))
+            elif "remask" in signed.msg.body:
+                raise RemoteProtocolError(seat, "re-masked a hand nobody else could link")
+        self.actions += apply_remasks(self.deck, self.engine, self.my_seat, remaskers, "remask")
+        self.known_base = self.engine.known[:]
         # The reveal stage follows at once for the same pickers.
         self.follow_up = self._stage("pick/reveal", list(stage.peers), commitments=commitments,
                                      pick=stage.info["pick"], pickers=stage.info["pickers"])

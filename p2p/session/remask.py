@@ -1,17 +1,17 @@
-"""Re-mask stages: when the holders of hands move their cards to fresh, unlinkable slots.
+"""Re-masks in the session: when the holders of hands move their cards to fresh, unlinkable
+slots (see protocol.md, "Unlinkable slots").
 
-Two moments need it (see protocol.md, "Unlinkable slots"):
+- With a pick commitment: each picker whose hand another seat could link re-masks the whole
+  hand in its ``pick/commit`` message (a hand passed to it: the passer saw it; a dealt hand
+  holding a returned prisoner: a re-masked slot everyone saw captured) and commits to a pick
+  among the fresh slots, so its pick is a slot nobody else can link to a card. A hand of deck
+  slots just dealt needs none: nobody but its holder ever saw those cards, and the deck's
+  shuffle already hides where they were.
+- Once at the start of every dispatch phase, in a ``remask`` stage: each seat with cards
+  re-masks its hand (its picks were public slots of known pick rounds), so no face-down
+  dispatch, capture or discard can be linked to anything seen before.
 
-- before a pick commitment, each picker whose hand another seat could link re-masks the whole
-  hand: a hand passed to it (the passer saw it), or a dealt hand holding a returned prisoner
-  (a re-masked slot everyone saw captured). A hand of deck slots just dealt needs none: nobody
-  but its holder ever saw those cards, and the deck's shuffle already hides where they were;
-- once at the start of every dispatch phase, each seat with cards re-masks its hand (its picks
-  were public slots of known pick rounds), so no face-down dispatch, capture or discard can be
-  linked to anything seen before.
-
-The stage is ``remask``: each named seat sends one ``deck/remask`` message for exactly its
-hand; on completion every peer applies them in seat order to its deck and, as a relabel, to
+On completion every peer applies the re-masks in seat order to its deck and, as a relabel, to
 its engine (fresh slots appended in the same order on both).
 """
 
@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import GameState
-from engine.draft import waiting_pickers
 from engine.relabel import Relabel, relabel_in_place
 from engine.state import Phase
 from p2p.deck.deck import Deck
@@ -30,25 +29,19 @@ from p2p.errors import LocalProtocolError, RemoteProtocolError
 from p2p.session.bodies import deck_data, field_of
 from p2p.session.envelope import SignedMessage
 
-Mark = tuple[str, int]
+
+def dispatch_remask_due(engine: GameState, done: int) -> list[int]:
+    """Seats that must re-mask their hands now, at the start of a dispatch phase (``done``:
+    the last round whose dispatch re-mask was completed)."""
+    if engine.phase is not Phase.DISPATCH or engine.step is not None or \
+            engine.chance is not None or done == engine.round:
+        return []
+    return [seat for seat in range(engine.n) if engine.hands[seat]]
 
 
-def remask_due(engine: GameState, deck: Deck, done: Mark | None, next_pick: int
-               ) -> tuple[Mark, list[int]] | None:
-    """``(mark, seats)`` of a re-mask the game needs now, or None. ``done``: the mark of the
-    last re-mask stage completed; ``next_pick``: the number the next pick stage will get."""
-    pickers = waiting_pickers(engine)
-    if pickers:
-        mark: Mark = ("pick", next_pick)
-        seats = [seat for seat in pickers if _linkable_hand(engine, deck, seat)]
-    elif engine.phase is Phase.DISPATCH and engine.step is None and engine.chance is None:
-        mark = ("dispatch", engine.round)
-        seats = [seat for seat in range(engine.n) if engine.hands[seat]]
-    else:
-        return None
-    if mark == done or not seats:
-        return None
-    return mark, seats
+def pick_remaskers(engine: GameState, deck: Deck, pickers: Sequence[int]) -> list[int]:
+    """The pickers whose hand another seat could link: they re-mask with their commitment."""
+    return [seat for seat in pickers if _linkable_hand(engine, deck, seat)]
 
 
 def _linkable_hand(engine: GameState, deck: Deck, seat: int) -> bool:
@@ -57,21 +50,25 @@ def _linkable_hand(engine: GameState, deck: Deck, seat: int) -> bool:
                for slot in engine.hands[seat])
 
 
-def remask_body(deck: Deck, engine: GameState, seat: int, seats: Sequence[int]
-                ) -> dict[str, Any]:
-    """Our ``remask`` body. The re-masks of a stage apply in seat order, so ours gets its
-    fresh slots after those of the lower seats named in the stage."""
-    before = sum(len(engine.hands[other]) for other in seats if other < seat)
-    return {"deck": deck.remask(engine.hands[seat], deck.slot_count + before)}
+def own_remask(deck: Deck, engine: GameState, seat: int, seats: Sequence[int]
+               ) -> tuple[dict[str, Any], dict[int, int]]:
+    """Our re-mask message, and where each of our old slots goes. The re-masks of a stage
+    apply in seat order, so ours gets its fresh slots after those of the lower ``seats``."""
+    hand = engine.hands[seat]
+    first = deck.slot_count + sum(len(engine.hands[other]) for other in seats if other < seat)
+    order = deck.own_remask_order(first, len(hand))
+    return deck.remask(hand, first), {hand[source]: first + i for i, source in enumerate(order)}
 
 
 def apply_remasks(deck: Deck, engine: GameState, me: int | None,
-                  contributions: Sequence[tuple[int, SignedMessage]]) -> list[Relabel]:
-    """Apply every seat's re-mask (in seat order) to the deck and the engine; returns the
-    relabels as the audit replays them (their order is recomputed from the opened seeds)."""
+                  contributions: Sequence[tuple[int, SignedMessage]], name: str = "deck"
+                  ) -> list[Relabel]:
+    """Apply every seat's re-mask (field ``name`` of its message, in seat order) to the deck
+    and the engine; returns the relabels as the audit replays them (their order is
+    recomputed from the opened seeds)."""
     done = []
     for seat, signed in contributions:
-        data = deck_data(seat, field_of(seat, signed.msg.body, "deck", dict))
+        data = deck_data(seat, field_of(seat, signed.msg.body, name, dict))
         message = parse_deck_message(seat, data)
         if not isinstance(message, Remask):
             raise RemoteProtocolError(seat, "a remask stage needs a deck/remask message")

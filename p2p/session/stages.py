@@ -8,7 +8,7 @@ from typing import Any
 from p2p.session.envelope import SignedMessage
 
 # Stage kinds whose messages carry the public state hash the author computed.
-STATEFUL = ("keys", "action", "pick/commit", "remask")
+STATEFUL = ("keys", "action", "pick/commit")
 
 
 @dataclass
