@@ -14,6 +14,9 @@ secret scalar is a commutative cipher, so the deck is built by layers:
 Later batches (public cards put back under the deck) repeat 2-3 on just those cards and get
 fresh slot numbers after the existing ones.
 
+5. re-mask: a seat that knows the cards of some slots moves them to fresh slots that only it
+   can open (``p2p.deck.remask``; the messages are handled by ``p2p.deck.remasking``).
+
 Driving it: every public message, the author's own included, is delivered to every peer's
 ``receive(sender, message)`` in one agreed (log) order; private ``deck/slot-key`` messages go
 to their recipient only. Producing methods (``shuffle``, ``rekey``, ``disclose``, ``reveal``)
