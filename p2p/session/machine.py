@@ -53,7 +53,7 @@ from p2p.identity import Identity
 from p2p.session.bodies import deck_data, field_of
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import Aborted, Event
-from p2p.session.opening import SealedKeys, keys_body, slots_to_open, take_keys
+from p2p.session.opening import SealedKeys, keys_body, keys_due, slots_to_open, take_keys
 from p2p.session.remask import apply_remasks, dispatch_remask_due, own_remask, pick_remaskers
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, local_seed, pick_opening, pick_value
 from p2p.session.stages import STATEFUL, Stage
@@ -401,7 +401,10 @@ class GameSession:
         s = self.engine
         opens, self.known_base = slots_to_open(s, self.known_base)
         if opens is not None:
-            return self._stage("keys", None, opens=opens)
+            # Only the seats with keys due contribute: a re-masked slot needs its holder alone.
+            senders = [self.peer_of_seat[seat] for seat in range(self.n)
+                       if any(keys_due(deck, seat, opens))]
+            return self._stage("keys", senders, opens=opens)
         if s.phase is Phase.OVER:
             if self.result is None and len(self.openings) < self.n:
                 return self._stage("audit")
