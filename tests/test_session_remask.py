@@ -115,3 +115,42 @@ def test_a_re_mask_in_another_order_than_the_committed_one_is_named_by_the_audit
     assert "re-mask point" in honest.aborted.reason
     event: Any = next(e for e in honest.events if e.kind == "aborted")
     assert event.data["seat"] == cheater
+
+
+def test_a_pick_commitment_without_its_due_re_mask_stops_the_game() -> None:
+    game = started(3)
+    cheater = 1
+
+    def tamper(who: int, data: bytes) -> bytes | None:
+        signed = decode(data)
+        body = signed.msg.body
+        if who == cheater and signed.msg.type == "pick/commit" and "remask" in body \
+                and not tamper.done:  # type: ignore[attr-defined]
+            tamper.done = True  # type: ignore[attr-defined]
+            stripped = {k: v for k, v in body.items() if k != "remask"}
+            return frame(resign(game, signed, body=stripped))
+        return data
+
+    tamper.done = False  # type: ignore[attr-defined]
+    run(game, tamper=tamper)
+    assert tamper.done  # type: ignore[attr-defined]
+    assert_stopped(game, cheater, "field 'remask' must be a dict")
+
+
+def test_a_re_mask_nobody_asked_for_stops_the_game() -> None:
+    game = started(3)
+    cheater = 1
+
+    def tamper(who: int, data: bytes) -> bytes | None:
+        signed = decode(data)
+        body = signed.msg.body
+        if who == cheater and signed.msg.type == "pick/commit" and "remask" not in body \
+                and not tamper.done:  # type: ignore[attr-defined]
+            tamper.done = True  # type: ignore[attr-defined]
+            return frame(resign(game, signed, body={**body, "remask": {}}))
+        return data
+
+    tamper.done = False  # type: ignore[attr-defined]
+    run(game, tamper=tamper)
+    assert tamper.done  # type: ignore[attr-defined]
+    assert_stopped(game, cheater, "nobody else could link")
