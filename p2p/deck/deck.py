@@ -241,16 +241,16 @@ class Deck(Remasking):
             self._on_shuffle(message)
         elif isinstance(message, Rekey):
             self._on_rekey(message)
+        elif isinstance(message, RemaskKey):  # before SlotKey: a subclass of it
+            return self._on_remask_key(message)
+        elif isinstance(message, Unmask):  # before Reveal: a subclass of it
+            return self._on_unmask(message)
         elif isinstance(message, SlotKey):
             return self._on_slot_key(message)
         elif isinstance(message, Reveal):
             return self._on_reveal(message)
         elif isinstance(message, Remask):
             self._on_remask(message)
-        elif isinstance(message, RemaskKey):
-            return self._on_remask_key(message)
-        elif isinstance(message, Unmask):
-            return self._on_unmask(message)
         else:
             raise OutOfOrder(sender, "key openings belong to the audit, not to the live deck")
         return None

@@ -149,37 +149,17 @@ class Remask:
         }
 
 
-@dataclass(frozen=True)
-class RemaskKey:
-    """Private, to seat ``to`` only: the scalar r of a slot the author re-masked."""
+class RemaskKey(SlotKey):
+    """Private, to seat ``to`` only: the scalar r of a slot the author re-masked (same fields
+    as a slot key; a subclass, so dispatch on the subclass first)."""
 
     TYPE = "deck/remask-key"
-    seat: int
-    slot: int
-    to: int
-    key: bytes
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.TYPE,
-            "seat": self.seat,
-            "slot": self.slot,
-            "to": self.to,
-            "key": self.key.hex(),
-        }
 
 
-@dataclass(frozen=True)
-class Unmask:
+class Unmask(Reveal):
     """Public: the scalar r of a slot the author re-masked; r^-1 * point is the card."""
 
     TYPE = "deck/unmask"
-    seat: int
-    slot: int
-    key: bytes
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "seat": self.seat, "slot": self.slot, "key": self.key.hex()}
 
 
 DeckMessage = (
