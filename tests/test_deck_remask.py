@@ -103,7 +103,7 @@ def test_a_publicly_opened_fresh_card_can_go_back_under_the_deck() -> None:
     table, hand = dealt_table()
     fresh = table.remask(HOLDER, hand)
     card = table.unmask(fresh[0]).card
-    slots = table.add_batch([card])
+    slots = table.add_batch([fresh[0]])
     assert table.reveal(slots[0]).card == card
 
 
@@ -261,3 +261,13 @@ def test_only_the_holder_may_open_a_fresh_slot() -> None:
               "key": table.keys[0].remask_key(fresh[0]).hex()}
     with pytest.raises(OutOfOrder, match="not a slot it re-masked"):
         table.decks[2].receive(0, forged)
+
+
+def test_a_hidden_fresh_card_goes_under_the_deck_without_being_shown() -> None:
+    table, hand = dealt_table()
+    fresh = table.remask(HOLDER, hand)
+    card = table.decks[HOLDER].card_of(fresh[1])
+    slots = table.add_batch([fresh[1]])  # its holder strips its scalar while blinding
+    assert [d.card_of(fresh[1]) for d in table.decks] == [None, card, None]
+    assert table.open_to(slots[0], 2).card == card
+    assert table.audit().slot_cards[slots[0]] == card

@@ -39,8 +39,10 @@ from p2p.crypto.group import (
     scalar_product,
 )
 from p2p.deck.batches import Batch, BatchRecord, CardSeen, Turn
+from p2p.deck.blind import blind_factors
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import (
+    Blind,
     KeyCommit,
     KeyOpening,
     Rekey,
@@ -171,14 +173,27 @@ class Deck(Remasking):
             raise LocalProtocolError("cannot open a deck commitment never made")
         return KeyOpening(seat, keys.seed, self._own_commitment[1].salt).to_dict()
 
-    def begin_batch(self, cards: Sequence[int]) -> range:
-        """Start putting public cards back under the deck; returns their new slot numbers.
+    def begin_batch(self, sources: Sequence[int]) -> range:
+        """Start putting the cards of live slots (public or hidden) back under the deck;
+        returns their new slot numbers.
 
         Every peer may call this when its engine reaches the reshuffle; a peer that does not
-        starts the batch from seat 0's shuffle message instead (its cards are checked alike).
+        starts the batch from seat 0's blinding message instead (its slots are checked alike).
         """
-        self._begin_batch(None, tuple(cards))
+        self._begin_batch(None, tuple(sources))
         return self.batch_slots(len(self._batches) - 1)
+
+    def blind(self) -> dict[str, Any]:
+        """This seat's blinding layer over the reshuffle batch in construction."""
+        keys, seat = self._need_keys()
+        batch = self._expect_own_turn("blind", seat)
+        points, author = self._batch_input(batch)
+        factors = blind_factors(keys, seat, batch.index, batch.sources, self.remasks.owner)
+        try:
+            out = tuple(mul(f, point) for f, point in zip(factors, points, strict=True))
+        except InvalidPoint:
+            raise self._refused_point(author, batch, points) from None
+        return Blind(seat, batch.index, batch.sources, out).to_dict()
 
     def shuffle(self) -> dict[str, Any]:
         """This seat's shuffle layer over the batch in construction."""
@@ -199,6 +214,8 @@ class Deck(Remasking):
         batch = self._expect_own_turn("rekey", seat)
         points, author = self._batch_input(batch)
         x_inverse = scalar_invert(keys.shuffle_key(batch.index))
+        if batch.sources:  # also strip this seat's blinding layer
+            x_inverse = scalar_mul(x_inverse, scalar_invert(keys.blind_key(batch.index)))
         slot_keys = [self._own_slot_key(batch.first_slot + i) for i in range(batch.size)]
         try:
             out = tuple(
@@ -237,6 +254,8 @@ class Deck(Remasking):
         message = parse_deck_message(sender, data)
         if isinstance(message, KeyCommit):
             self._on_commit(message)
+        elif isinstance(message, Blind):
+            self._on_blind(message)
         elif isinstance(message, Shuffle):
             self._on_shuffle(message)
         elif isinstance(message, Rekey):
@@ -261,12 +280,22 @@ class Deck(Remasking):
         self._commitments[message.seat] = message.commitment
         self.public_transcript.append((message.seat, message.to_dict()))
 
-    def _on_shuffle(self, message: Shuffle) -> None:
+    def _on_blind(self, message: Blind) -> None:
         sender = message.seat
         self._need_all_commitments(sender)
         batch = self._batches[-1]
         if batch.complete and message.batch == len(self._batches):
-            batch = self._begin_batch(sender, message.cards)
+            batch = self._begin_batch(sender, message.sources)
+        self._expect_step(batch, message, "blind")
+        if message.sources != batch.sources:
+            raise OutOfOrder(sender, f"blinding of batch {batch.index} names other slots")
+        batch.steps.append(message)
+        self.public_transcript.append((sender, message.to_dict()))
+
+    def _on_shuffle(self, message: Shuffle) -> None:
+        sender = message.seat
+        self._need_all_commitments(sender)
+        batch = self._batches[-1]
         self._expect_step(batch, message, "shuffle")
         if message.cards != batch.cards:
             raise OutOfOrder(sender, f"shuffle of batch {batch.index} names other cards")
@@ -334,8 +363,9 @@ class Deck(Remasking):
             # Without every commitment a peer could still pick keys after seeing the deck.
             raise OutOfOrder(sender, "deck step before every seat committed to its keys")
 
-    def _begin_batch(self, sender: int | None, cards: tuple[int, ...]) -> Batch:
-        """Allocate a batch of public cards; ``sender`` is blamed when it came from a message."""
+    def _begin_batch(self, sender: int | None, sources: tuple[int, ...]) -> Batch:
+        """Allocate a reshuffle batch of live slots; ``sender`` is blamed when it came from a
+        message."""
 
         def refuse(reason: str) -> Exception:
             if sender is None:
@@ -344,15 +374,16 @@ class Deck(Remasking):
 
         if not self._batches[-1].complete:
             raise refuse("a batch is still being shuffled")
-        if not cards or len(set(cards)) != len(cards):
-            raise refuse("a batch needs distinct cards")
-        for card in cards:
-            slot = self._live_slot_of_card.get(card)
-            if slot is None or slot not in self._public:
-                raise refuse(f"card {card} is not a public card in a live slot")
-        for card in cards:
-            self._retired.add(self._live_slot_of_card.pop(card))
-        batch = Batch(len(self._batches), self.slot_count, cards, self.n_seats)
+        if not sources or len(set(sources)) != len(sources):
+            raise refuse("a batch needs distinct slots")
+        for slot in sources:
+            self._live(sender, slot)
+        for slot in sources:
+            self._retired.add(slot)
+            card = self._known.get(slot)
+            if card is not None and self._live_slot_of_card.get(card) == slot:
+                del self._live_slot_of_card[card]
+        batch = Batch(len(self._batches), self.slot_count, (), self.n_seats, sources)
         self._batches.append(batch)
         self._slot_batch.extend([batch.index] * batch.size)
         return batch
@@ -363,7 +394,7 @@ class Deck(Remasking):
             raise LocalProtocolError(f"not seat {seat}'s {step} turn (waiting for {turn})")
         return self._batches[-1]
 
-    def _expect_step(self, batch: Batch, message: Shuffle | Rekey, step: str) -> None:
+    def _expect_step(self, batch: Batch, message: Blind | Shuffle | Rekey, step: str) -> None:
         expected = None if batch.complete else batch.next_step()
         if expected != (step, message.seat) or message.batch != batch.index:
             raise OutOfOrder(
@@ -376,6 +407,8 @@ class Deck(Remasking):
 
     def _batch_input(self, batch: Batch) -> tuple[Sequence[bytes], int | None]:
         """The points the next step works on and who published them (None: card table)."""
+        if not batch.steps and batch.sources:
+            return [self.published_point(slot) for slot in batch.sources], None
         if not batch.steps:
             return [self._card_points[card] for card in batch.cards], None
         return batch.steps[-1].points, batch.steps[-1].seat
@@ -415,8 +448,7 @@ class Deck(Remasking):
 
     def _check_slot_key(self, sender: int, slot: int, key: bytes, evidence: Any) -> None:
         batch, position = self._openable(sender, slot)
-        rekey = batch.steps[self.n_seats + sender]
-        commitment = rekey.key_commitments[position]
+        commitment = batch.rekey_step(sender).key_commitments[position]
         if mul_base(key) != commitment:
             raise SlotKeyMismatch(
                 sender,
@@ -444,7 +476,7 @@ class Deck(Remasking):
             "keys": {str(seat): key.hex() for seat, key in keys.items()},
             "decrypted": plain.hex(),
         }
-        if card is None or card not in batch.cards:
+        if card is None or (not batch.sources and card not in batch.cards):
             raise DeckCorrupted(None, f"slot {slot} decrypts to no card of this batch", evidence)
         other = self._live_slot_of_card.get(card)
         if other is not None and other != slot:

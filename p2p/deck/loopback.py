@@ -55,7 +55,8 @@ class LoopbackTable:
         """Run shuffle and re-key turns until every batch is ready."""
         while (turn := self.decks[0].turn) is not None:
             author = self.decks[turn.seat]
-            message = author.shuffle() if turn.step == "shuffle" else author.rekey()
+            step = {"blind": author.blind, "shuffle": author.shuffle, "rekey": author.rekey}
+            message = step[turn.step]()
             self.broadcast(turn.seat, message)
 
     def setup(self) -> None:
@@ -109,11 +110,12 @@ class LoopbackTable:
         assert event is not None
         return event
 
-    def add_batch(self, cards: Sequence[int]) -> range:
-        """Put public cards back under the deck (every peer begins the batch, then build)."""
+    def add_batch(self, sources: Sequence[int]) -> range:
+        """Put the cards of live slots back under the deck (every peer begins the batch,
+        then build)."""
         slots = range(0)
         for deck in self.decks:
-            slots = deck.begin_batch(cards)
+            slots = deck.begin_batch(sources)
         self.build()
         return slots
 

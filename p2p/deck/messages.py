@@ -58,6 +58,28 @@ class Shuffle:
 
 
 @dataclass(frozen=True)
+class Blind:
+    """One blinding layer of a reshuffle batch (before its shuffles): input point i, the
+    point of old slot ``sources[i]``, times y_b, with the author's own key on that slot
+    stripped."""
+
+    TYPE = "deck/blind"
+    seat: int
+    batch: int
+    sources: tuple[int, ...]
+    points: tuple[bytes, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "batch": self.batch,
+            "sources": list(self.sources),
+            "points": [p.hex() for p in self.points],
+        }
+
+
+@dataclass(frozen=True)
 class Rekey:
     """One re-key layer: point i times k_i * x^-1, and the slot-key commitments k_i * B."""
 
@@ -163,7 +185,8 @@ class Unmask(Reveal):
 
 
 DeckMessage = (
-    KeyCommit | Shuffle | Rekey | SlotKey | Reveal | KeyOpening | Remask | RemaskKey | Unmask
+    KeyCommit | Blind | Shuffle | Rekey | SlotKey | Reveal | KeyOpening | Remask | RemaskKey
+    | Unmask
 )
 
 
@@ -234,6 +257,20 @@ def _shuffle(r: _Reader) -> Shuffle:
     return Shuffle(r.sender, r.uint("batch"), tuple(cards), points)
 
 
+def _blind(r: _Reader) -> Blind:
+    sources = r.data["sources"]
+    if not isinstance(sources, list) or not sources or \
+            not all(type(x) is int and x >= 0 for x in sources):
+        r.fail("sources must be a non-empty list of slot numbers")
+    if len(set(sources)) != len(sources):
+        r.fail("sources names a slot twice")
+    points = r.points("points")
+    if len(points) != len(sources):
+        r.fail("a blinding layer carries one point per source slot")
+    r.distinct("points", points)
+    return Blind(r.sender, r.uint("batch"), tuple(sources), points)
+
+
 def _rekey(r: _Reader) -> Rekey:
     points = r.points("points")
     r.distinct("points", points)
@@ -275,6 +312,7 @@ def _unmask(r: _Reader) -> Unmask:
 
 _PARSERS: dict[str, tuple[set[str], Callable[[_Reader], DeckMessage]]] = {
     KeyCommit.TYPE: ({"type", "seat", "commitment"}, _key_commit),
+    Blind.TYPE: ({"type", "seat", "batch", "sources", "points"}, _blind),
     Shuffle.TYPE: ({"type", "seat", "batch", "cards", "points"}, _shuffle),
     Rekey.TYPE: ({"type", "seat", "batch", "points", "key_commitments"}, _rekey),
     SlotKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _slot_key),

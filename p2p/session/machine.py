@@ -420,8 +420,7 @@ class GameSession:
                 return self._stage("chance/reveal")
             turn = deck.turn
             if turn is None:
-                discards = [self.card_ids.index(s.card_of[x]) for x in s.discard]
-                deck.begin_batch(discards)
+                deck.begin_batch(s.discard)  # hidden or not, as they are (ruling 23)
                 turn = deck.turn
             assert turn is not None
             return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
@@ -468,8 +467,9 @@ class GameSession:
             body = {"deck": self.deck.commit_message()}
         elif kind == "deck/step":
             assert self.deck is not None and self.deck.turn is not None
-            step = self.deck.shuffle() if self.deck.turn.step == "shuffle" else self.deck.rekey()
-            body = {"deck": step}
+            produce = {"blind": self.deck.blind, "shuffle": self.deck.shuffle,
+                       "rekey": self.deck.rekey}[self.deck.turn.step]
+            body = {"deck": produce()}
         elif kind == "keys":
             assert self.deck is not None and self.my_seat is not None
             body = keys_body(self.deck, self.my_seat, stage.info["opens"],
