@@ -39,7 +39,7 @@ from p2p.crypto.group import (
     scalar_product,
 )
 from p2p.deck.batches import Batch, BatchRecord, CardSeen, Turn
-from p2p.deck.blind import blind_factors
+from p2p.deck.blind import Blinding
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import (
     Blind,
@@ -65,7 +65,7 @@ from p2p.errors import (
 )
 
 
-class Deck(Remasking):
+class Deck(Blinding, Remasking):
     """One peer's view of the deck. ``seat=None`` makes a keyless observer (used by the
     audit to replay a public transcript)."""
 
@@ -183,18 +183,6 @@ class Deck(Remasking):
         self._begin_batch(None, tuple(sources))
         return self.batch_slots(len(self._batches) - 1)
 
-    def blind(self) -> dict[str, Any]:
-        """This seat's blinding layer over the reshuffle batch in construction."""
-        keys, seat = self._need_keys()
-        batch = self._expect_own_turn("blind", seat)
-        points, author = self._batch_input(batch)
-        factors = blind_factors(keys, seat, batch.index, batch.sources, self.remasks.owner)
-        try:
-            out = tuple(mul(f, point) for f, point in zip(factors, points, strict=True))
-        except InvalidPoint:
-            raise self._refused_point(author, batch, points) from None
-        return Blind(seat, batch.index, batch.sources, out).to_dict()
-
     def shuffle(self) -> dict[str, Any]:
         """This seat's shuffle layer over the batch in construction."""
         keys, seat = self._need_keys()
@@ -279,18 +267,6 @@ class Deck(Remasking):
             raise OutOfOrder(message.seat, "second deck key commitment")
         self._commitments[message.seat] = message.commitment
         self.public_transcript.append((message.seat, message.to_dict()))
-
-    def _on_blind(self, message: Blind) -> None:
-        sender = message.seat
-        self._need_all_commitments(sender)
-        batch = self._batches[-1]
-        if batch.complete and message.batch == len(self._batches):
-            batch = self._begin_batch(sender, message.sources)
-        self._expect_step(batch, message, "blind")
-        if message.sources != batch.sources:
-            raise OutOfOrder(sender, f"blinding of batch {batch.index} names other slots")
-        batch.steps.append(message)
-        self.public_transcript.append((sender, message.to_dict()))
 
     def _on_shuffle(self, message: Shuffle) -> None:
         sender = message.seat
