@@ -107,17 +107,17 @@ def _replay(session: GameSession, slot_cards: dict[int, int],
     size = len(ids)
     state = new_game(config, [ids[slot_cards[slot]] for slot in range(size)], keep_log=False)
     for action in session.actions:
-        if isinstance(action, Relabel):
-            # The true order of a re-mask, from its author's opened seed (the deck audit has
-            # checked every fresh point against it).
-            first, size = len(state.card_of), len(action.old)
-            order = tuple(seat_keys[action.seat].remask_order(first, size))
-            relabel_in_place(state, Relabel(action.seat, action.old, order))
-            continue
         if isinstance(action, Shuffle) and action.perm is None:
             action = _reshuffle_permutation(state, slot_cards, ids)
         try:
-            apply_in_place(state, action)
+            if isinstance(action, Relabel):
+                # The true order of a re-mask, from its author's opened seed (the deck audit
+                # has checked every fresh point against it).
+                first, count = len(state.card_of), len(action.old)
+                order = tuple(seat_keys[action.seat].remask_order(first, count))
+                relabel_in_place(state, Relabel(action.seat, action.old, order))
+            else:
+                apply_in_place(state, action)
         except IllegalActionError as exc:
             raise AuditFailed(exc.seat, f"with the true cards, {action.text()} is illegal: "
                                         f"{exc.reason}") from None
