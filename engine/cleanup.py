@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.actions import Shuffle
 from engine.cards import HAND_SIZE, MAX_CASUALTIES, WIN_VP
-from engine.flow import make_public, seat_name, step
+from engine.flow import seat_name, step
 from engine.state import GameState, Phase
 
 
@@ -35,12 +35,8 @@ def end_round(s: GameState) -> None:
 
 @step("gather_discards")
 def gather_discards(s: GameState) -> None:
-    # The discards go back under the deck as a new batch of the mental-poker deck, which is
-    # built from public cards: every card still hidden (a discarded extra leftover, a card
-    # discarded for want of room) is shown as it is gathered.
-    if not make_public(s, s.discard):
-        s.step = ("gather_discards",)
-        return
+    # The discards go under the deck hidden (ruling 23): a card nobody saw (a discarded extra
+    # leftover, a card discarded for want of room) stays unseen.
     s.chance = ("reshuffle", len(s.discard))
     s.step = ("deal",)
 

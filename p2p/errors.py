@@ -75,6 +75,12 @@ class DeckCorrupted(CheatDetected):
     """
 
 
+class RemaskFault(CheatDetected):
+    """A re-masked slot opened to something that is not a card of the game, or to a card the
+    same re-mask put in another fresh slot: its author chose both the point and the scalar,
+    so it alone is at fault (``p2p.deck.remask``)."""
+
+
 class StepMismatch(CheatDetected):
     """Audit: a published shuffle or re-key step differs from the recomputation with the
     author's opened keys."""

@@ -76,7 +76,7 @@ def test_reshuffle_batch_under_the_deck(n_seats):
     table = LoopbackTable("batch", n_seats, 16)
     table.setup()
     revealed = [table.reveal(slot).card for slot in range(4)]
-    slots = table.add_batch(revealed)
+    slots = table.add_batch(range(4))
     assert slots == range(16, 20)  # fresh numbers after the existing slots
     assert table.decks[0].turn is None
     for deck in table.decks:
@@ -84,7 +84,7 @@ def test_reshuffle_batch_under_the_deck(n_seats):
             deck.reveal(0)  # the old slot is retired
     cards = {table.reveal(slot).card for slot in slots}
     assert cards == set(revealed)
-    second = table.add_batch(sorted(cards))
+    second = table.add_batch(list(slots))
     assert second == range(20, 24)
     hidden = table.open_to(20, n_seats - 1)
     assert hidden.card in cards
@@ -96,19 +96,29 @@ def test_reshuffle_batch_under_the_deck(n_seats):
     assert result[20] == hidden.card
 
 
-def test_batch_needs_public_cards():
-    table = LoopbackTable("batch-private", 2, 16)
+def test_hidden_cards_go_under_the_deck_unseen():
+    """Ruling 23: the round's cards are shuffled under the deck hidden. A card only seat 0
+    saw and a card nobody saw go back without being shown, and come out right."""
+    table = LoopbackTable("batch-hidden", 3, 16)
     table.setup()
-    card = table.open_to(0, 0).card
-    with pytest.raises(LocalProtocolError, match="not a public card"):
-        table.decks[0].begin_batch([card])
+    seen = table.open_to(0, 0).card
+    slots = table.add_batch([0, 1])
+    assert [d.card_of(0) for d in table.decks] == [seen, None, None]
+    for slot in slots:
+        table.open_to(slot, 2)
+    dealt = {table.decks[2].card_of(slot) for slot in slots}
+    assert seen in dealt and len(dealt) == 2
+    cards = table.audit().slot_cards
+    assert {cards[slot] for slot in slots} == {cards[0], cards[1]} == dealt
+    with pytest.raises(LocalProtocolError, match="put back"):
+        table.decks[0].begin_batch([0])  # a retired slot
 
 
 def test_a_peer_that_does_not_begin_the_batch_follows_seat_0():
     table = LoopbackTable("implicit", 2, 16)
     table.setup()
     cards = [table.reveal(slot).card for slot in range(3)]
-    table.decks[0].begin_batch(cards)  # seat 1's engine has not called begin_batch
+    table.decks[0].begin_batch([0, 1, 2])  # seat 1's engine has not called begin_batch
     table.build()
     assert table.decks[1].batch_slots(1) == range(16, 19)
     assert table.reveal(17).card in cards

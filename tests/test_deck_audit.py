@@ -35,13 +35,15 @@ def test_audit_reconstructs_every_slot_including_hidden_ones(n_seats):
     table.setup()
     private = {slot: table.open_to(slot, slot % n_seats).card for slot in range(10)}
     public = {slot: table.reveal(slot).card for slot in range(10, 14)}
-    batch = table.add_batch(sorted(public.values()))
+    # the public cards and two hidden ones (one seen by a seat, one by nobody) go back
+    batch = table.add_batch([*sorted(public), 0, 20])
     result = table.audit(viewer=n_seats - 1).slot_cards
     assert sorted(result) == list(range(26 + len(batch)))
     assert {slot: result[slot] for slot in private} == private
     assert {slot: result[slot] for slot in public} == public
     assert sorted(result[slot] for slot in range(26)) == list(range(26))
-    assert sorted(result[slot] for slot in batch) == sorted(public.values())
+    assert sorted(result[slot] for slot in batch) == sorted(
+        [*public.values(), private[0], result[20]])
     # Every peer's transcript gives the same answer.
     assert run_audit(table, openings(table), viewer=0).slot_cards == result
 

@@ -283,26 +283,42 @@ def test_second_reveal_and_misrouted_key_blame_sender():
     assert info.value.seat == 2
 
 
-def test_batch_with_other_cards_blames_sender():
+def test_batch_with_other_slots_blames_sender():
     table = ready_table(2, 16)
-    cards = [table.reveal(slot).card for slot in range(3)]
-    table.decks[1].begin_batch(cards)
-    table.decks[0].begin_batch(cards)
-    message = table.decks[0].shuffle() | {"cards": list(reversed(cards))}
-    with pytest.raises(OutOfOrder, match="other cards") as info:
+    table.decks[1].begin_batch([0, 1, 2])
+    table.decks[0].begin_batch([0, 1, 2])
+    message = table.decks[0].blind() | {"sources": [2, 1, 0]}
+    with pytest.raises(OutOfOrder, match="other slots") as info:
         table.decks[1].receive(0, message)
     assert info.value.seat == 0
 
 
-def test_batch_of_hidden_cards_blames_sender():
+def test_batch_of_a_retired_slot_blames_sender():
     table = ready_table(2, 16)
-    public = table.reveal(0).card
-    hidden = table.open_to(1, 0).card  # seat 0 knows it; seat 1 does not
-    table.decks[0].begin_batch([public])
-    message = table.decks[0].shuffle() | {"cards": [hidden]}
-    with pytest.raises(OutOfOrder, match="not a public card") as info:
+    table.add_batch([0])
+    table.decks[0].begin_batch([1])
+    message = table.decks[0].blind() | {"sources": [0]}  # slot 0 is under the deck already
+    with pytest.raises(OutOfOrder, match="put back") as info:
         table.decks[1].receive(0, message)
     assert info.value.seat == 0
+
+
+def test_a_blinding_layer_that_swaps_a_card_is_named_by_the_audit():
+    table = ready_table(2, 16)
+    y = table.keys[1].blind_key(1)
+
+    def swap(sender, message):
+        if sender == 1 and message["type"] == "deck/blind":
+            points = list(message["points"])
+            points[0] = mul(y, card_points("cheats", 16)[15]).hex()  # seat 1's own pick
+            return message | {"points": points}
+        return message
+
+    table.tamper = swap
+    table.add_batch([0, 1])
+    with pytest.raises(StepMismatch) as blame:
+        table.audit()
+    assert blame.value.seat == 1
 
 
 def test_batch_slot_decrypting_to_a_card_outside_the_batch_is_detected():
@@ -321,7 +337,7 @@ def test_batch_slot_decrypting_to_a_card_outside_the_batch_is_detected():
         return message
 
     table.tamper = smuggle
-    slots = table.add_batch(batch_cards)
+    slots = table.add_batch([0, 1, 2])
     with pytest.raises(DeckCorrupted, match="no card of this batch") as info:
         for slot in slots:
             table.reveal(slot)

@@ -165,3 +165,19 @@ def test_clean_up_only_happens_if_the_game_did_not_end() -> None:
         apply_in_place(s, next_action(s))
     assert s.chance is None and any(s.planets), "no clean up after the last round"
     assert state_to_dict(s)["phase"] == "over"
+
+
+def test_the_rounds_cards_go_under_the_deck_without_being_shown() -> None:
+    """Ruling 23: gathering the round's cards shows none of them (a card discarded face down
+    stays seen only by whoever saw it)."""
+    from engine.cleanup import gather_discards
+
+    s = game(n=3)
+    draft(s)
+    to_cleanup(s)
+    hidden = s.discard[0]
+    s.known[hidden] = 1  # as if seat 0 had discarded it face down
+    s.chance = None
+    gather_discards(s)
+    assert s.known[hidden] == 1
+    assert s.chance == ("reshuffle", len(s.discard)) and not s.awaiting

@@ -6,7 +6,8 @@ observer ``Deck`` (same order and format checks as live play); then, with each s
 seed, every layer is recomputed and compared point by point. The first difference is proven
 cheating by that layer's author: its signed message and its opened seed (which matches the
 commitment it made before the game) disagree. With no fault, each slot's card is known by
-following the card indices through the permutations.
+following the card indices through the permutations; every re-mask is then recomputed in
+order from its author's seed and the cards of its old slots (``replay_remask``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Any
 from p2p.crypto.commitments import Opening, check_opening
 from p2p.crypto.group import card_points, mul, mul_base, scalar_invert, scalar_mul
 from p2p.deck.batches import BatchRecord
+from p2p.deck.blind import blind_factors
 from p2p.deck.deck import Deck
 from p2p.deck.keys import DECK_KEYS_DOMAIN, DeckKeys, committed_value
-from p2p.deck.messages import KeyOpening, Rekey, Shuffle, parse_deck_message
+from p2p.deck.messages import Blind, KeyOpening, Rekey, Shuffle, parse_deck_message
+from p2p.deck.remask import RemaskRecord, remask_points
 from p2p.errors import DeckCorrupted, MalformedMessage, MissingOpening, StepMismatch
 
 
@@ -53,9 +56,11 @@ def open_seats(game_id: str, observer: Deck, openings: Mapping[int, Any]) -> dic
 
 
 def _mismatch(
-    step: Shuffle | Rekey, batch: BatchRecord, what: str, position: int, expected: bytes
+    step: Blind | Shuffle | Rekey, batch: BatchRecord, what: str, position: int,
+    expected: bytes
 ) -> StepMismatch:
-    published = step.key_commitments if isinstance(step, Rekey) and what != "point" else step.points
+    published = step.key_commitments if isinstance(step, Rekey) and what != "point" \
+        else step.points
     return StepMismatch(
         step.seat,
         f"batch {batch.index} {step.to_dict()['type']} {what} {position} is not what the "
@@ -70,14 +75,31 @@ def _mismatch(
 
 
 def replay_batch(
-    batch: BatchRecord, table: tuple[bytes, ...], keys: Mapping[int, DeckKeys]
+    batch: BatchRecord, table: tuple[bytes, ...], keys: Mapping[int, DeckKeys],
+    observer: Deck | None = None, slot_cards: Mapping[int, int] | None = None,
 ) -> list[int]:
-    """Recompute every layer of one batch; return the card of each position at the end."""
-    points = [table[card] for card in batch.cards]
-    cards = list(batch.cards)
+    """Recompute every layer of one batch; return the card of each position at the end.
+
+    A reshuffle batch (with ``sources``) starts from the published points of its old slots
+    (``observer``) holding the cards already proven (``slot_cards``)."""
+    if batch.sources:
+        assert observer is not None and slot_cards is not None
+        points = [observer.published_point(slot) for slot in batch.sources]
+        cards = [slot_cards[slot] for slot in batch.sources]
+    else:
+        points = [table[card] for card in batch.cards]
+        cards = list(batch.cards)
     for step in batch.steps:
         seat_keys = keys[step.seat]
-        if isinstance(step, Shuffle):
+        if isinstance(step, Blind):
+            assert observer is not None
+            factors = blind_factors(seat_keys, step.seat, batch.index, batch.sources,
+                                    observer.remask_owner)
+            expected = [mul(f, point) for f, point in zip(factors, points, strict=True)]
+            for position, point in enumerate(expected):
+                if step.points[position] != point:
+                    raise _mismatch(step, batch, "point", position, point)
+        elif isinstance(step, Shuffle):
             x = seat_keys.shuffle_key(batch.index)
             permutation = seat_keys.permutation(batch.index, len(points))
             expected = [mul(x, points[source]) for source in permutation]
@@ -87,6 +109,9 @@ def replay_batch(
                     raise _mismatch(step, batch, "point", position, point)
         else:
             x_inverse = scalar_invert(seat_keys.shuffle_key(batch.index))
+            if batch.sources:
+                x_inverse = scalar_mul(x_inverse,
+                                       scalar_invert(seat_keys.blind_key(batch.index)))
             expected = []
             for position, point in enumerate(points):
                 k = seat_keys.slot_key(batch.first_slot + position)
@@ -99,6 +124,29 @@ def replay_batch(
                 expected.append(new_point)
         points = expected
     return cards
+
+
+def replay_remask(record: RemaskRecord, table: tuple[bytes, ...], keys: DeckKeys,
+                  slot_cards: dict[int, int]) -> None:
+    """Recompute one re-mask from its author's opened seed and the proven cards of its old
+    slots; add the cards of its fresh slots to ``slot_cards``."""
+    evidence = {"message": record.message()}
+    cards = []
+    for slot in record.old:
+        if slot not in slot_cards:
+            raise StepMismatch(record.seat, f"re-masked slot {slot}, which holds no card",
+                               evidence)
+        cards.append(slot_cards[slot])
+    order, points = remask_points(keys, record.first, [table[card] for card in cards])
+    for position, (published, expected) in enumerate(zip(record.points, points, strict=True)):
+        if published != expected:
+            raise StepMismatch(record.seat, f"re-mask point {position} (slot "
+                                            f"{record.first + position}) is not what its "
+                                            "opened keys give",
+                               {**evidence, "position": position, "published": published.hex(),
+                                "expected": expected.hex()})
+    for slot, source in zip(record.slots, order, strict=True):
+        slot_cards[slot] = cards[source]
 
 
 def audit_deck(
@@ -124,11 +172,25 @@ def audit_deck(
     keys = open_seats(game_id, observer, openings)
     table = card_points(game_id, n_cards)
     slot_cards: dict[int, int] = {}
-    for batch in observer.batch_records():
-        cards = replay_batch(batch, table, keys)
-        if len(batch.steps) == 2 * n_seats:  # an unfinished batch has no slots to report
+    # Batches and re-masks in log order (their slot ranges follow each other in that order):
+    # each may take its cards from slots proven before it.
+    events: list[BatchRecord | RemaskRecord] = [*observer.batch_records(),
+                                               *observer.remasks.records]
+    events.sort(key=lambda e: e.first_slot if isinstance(e, BatchRecord) else e.first)
+    for event in events:
+        if isinstance(event, RemaskRecord):
+            replay_remask(event, table, keys[event.seat], slot_cards)
+            continue
+        for slot in event.sources:
+            if slot not in slot_cards:
+                raise StepMismatch(event.steps[0].seat if event.steps else None,
+                                   f"batch {event.index} takes slot {slot}, which holds no "
+                                   "card", {"batch": event.index})
+        cards = replay_batch(event, table, keys, observer, slot_cards)
+        steps = (3 if event.sources else 2) * n_seats
+        if len(event.steps) == steps:  # an unfinished batch has no slots to report
             slot_cards.update(
-                (batch.first_slot + position, card) for position, card in enumerate(cards)
+                (event.first_slot + position, card) for position, card in enumerate(cards)
             )
     if corrupted is not None:
         # Every layer checked out, so the reveal's keys (checked against verified key

@@ -14,6 +14,9 @@ secret scalar is a commutative cipher, so the deck is built by layers:
 Later batches (public cards put back under the deck) repeat 2-3 on just those cards and get
 fresh slot numbers after the existing ones.
 
+5. re-mask: a seat that knows the cards of some slots moves them to fresh slots that only it
+   can open (``p2p.deck.remask``; the messages are handled by ``p2p.deck.remasking``).
+
 Driving it: every public message, the author's own included, is delivered to every peer's
 ``receive(sender, message)`` in one agreed (log) order; private ``deck/slot-key`` messages go
 to their recipient only. Producing methods (``shuffle``, ``rekey``, ``disclose``, ``reveal``)
@@ -36,16 +39,23 @@ from p2p.crypto.group import (
     scalar_product,
 )
 from p2p.deck.batches import Batch, BatchRecord, CardSeen, Turn
+from p2p.deck.blind import Blinding
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import (
+    Blind,
     KeyCommit,
     KeyOpening,
     Rekey,
+    Remask,
+    RemaskKey,
     Reveal,
     Shuffle,
     SlotKey,
+    Unmask,
     parse_deck_message,
 )
+from p2p.deck.remask import Remasks
+from p2p.deck.remasking import Remasking
 from p2p.errors import (
     DeckCorrupted,
     LocalProtocolError,
@@ -55,7 +65,7 @@ from p2p.errors import (
 )
 
 
-class Deck:
+class Deck(Blinding, Remasking):
     """One peer's view of the deck. ``seat=None`` makes a keyless observer (used by the
     audit to replay a public transcript)."""
 
@@ -83,7 +93,7 @@ class Deck:
         self._own_commitment: tuple[bytes, Opening] | None = None
         self._commitments: dict[int, bytes] = {}
         self._batches = [Batch(0, 0, tuple(range(n_cards)), n_seats)]
-        self._slot_batch: list[int] = []  # slot -> batch index, filled as batches begin
+        self._slot_batch: list[int] = []  # slot -> batch index (-1: re-masked slot)
         self._slot_batch.extend([0] * n_cards)
         self._retired: set[int] = set()
         self._known: dict[int, int] = {}  # slot -> card, for slots this peer has seen
@@ -92,6 +102,7 @@ class Deck:
         self._private_keys: dict[int, dict[int, bytes]] = {}
         self._public_keys: dict[int, dict[int, bytes]] = {}
         self._slot_key_cache: dict[int, bytes] = {}
+        self.remasks = Remasks()
         self.public_transcript: list[tuple[int, dict[str, Any]]] = []
 
     # ---- read-only view -------------------------------------------------------------
@@ -131,8 +142,18 @@ class Deck:
     def key_commitment(self, seat: int) -> bytes | None:
         return self._commitments.get(seat)
 
+    def published_point(self, slot: int) -> bytes:
+        """The last point published for ``slot``, retired or not (what a peer could try to
+        recognise it by)."""
+        if slot in self.remasks:
+            return self.remasks.point(slot)
+        batch = self._batches[self._slot_batch[slot]]
+        return batch.steps[-1].points[slot - batch.first_slot]
+
     def slot_point(self, slot: int) -> bytes:
         """The fully encrypted point of a ready slot (public)."""
+        if slot in self.remasks:
+            return self.remasks.point(slot)
         batch, position = self._openable(None, slot)
         return batch.steps[-1].points[position]
 
@@ -152,13 +173,14 @@ class Deck:
             raise LocalProtocolError("cannot open a deck commitment never made")
         return KeyOpening(seat, keys.seed, self._own_commitment[1].salt).to_dict()
 
-    def begin_batch(self, cards: Sequence[int]) -> range:
-        """Start putting public cards back under the deck; returns their new slot numbers.
+    def begin_batch(self, sources: Sequence[int]) -> range:
+        """Start putting the cards of live slots (public or hidden) back under the deck;
+        returns their new slot numbers.
 
         Every peer may call this when its engine reaches the reshuffle; a peer that does not
-        starts the batch from seat 0's shuffle message instead (its cards are checked alike).
+        starts the batch from seat 0's blinding message instead (its slots are checked alike).
         """
-        self._begin_batch(None, tuple(cards))
+        self._begin_batch(None, tuple(sources))
         return self.batch_slots(len(self._batches) - 1)
 
     def shuffle(self) -> dict[str, Any]:
@@ -180,6 +202,8 @@ class Deck:
         batch = self._expect_own_turn("rekey", seat)
         points, author = self._batch_input(batch)
         x_inverse = scalar_invert(keys.shuffle_key(batch.index))
+        if batch.sources:  # also strip this seat's blinding layer
+            x_inverse = scalar_mul(x_inverse, scalar_invert(keys.blind_key(batch.index)))
         slot_keys = [self._own_slot_key(batch.first_slot + i) for i in range(batch.size)]
         try:
             out = tuple(
@@ -218,14 +242,22 @@ class Deck:
         message = parse_deck_message(sender, data)
         if isinstance(message, KeyCommit):
             self._on_commit(message)
+        elif isinstance(message, Blind):
+            self._on_blind(message)
         elif isinstance(message, Shuffle):
             self._on_shuffle(message)
         elif isinstance(message, Rekey):
             self._on_rekey(message)
+        elif isinstance(message, RemaskKey):  # before SlotKey: a subclass of it
+            return self._on_remask_key(message)
+        elif isinstance(message, Unmask):  # before Reveal: a subclass of it
+            return self._on_unmask(message)
         elif isinstance(message, SlotKey):
             return self._on_slot_key(message)
         elif isinstance(message, Reveal):
             return self._on_reveal(message)
+        elif isinstance(message, Remask):
+            self._on_remask(message)
         else:
             raise OutOfOrder(sender, "key openings belong to the audit, not to the live deck")
         return None
@@ -240,8 +272,6 @@ class Deck:
         sender = message.seat
         self._need_all_commitments(sender)
         batch = self._batches[-1]
-        if batch.complete and message.batch == len(self._batches):
-            batch = self._begin_batch(sender, message.cards)
         self._expect_step(batch, message, "shuffle")
         if message.cards != batch.cards:
             raise OutOfOrder(sender, f"shuffle of batch {batch.index} names other cards")
@@ -309,8 +339,9 @@ class Deck:
             # Without every commitment a peer could still pick keys after seeing the deck.
             raise OutOfOrder(sender, "deck step before every seat committed to its keys")
 
-    def _begin_batch(self, sender: int | None, cards: tuple[int, ...]) -> Batch:
-        """Allocate a batch of public cards; ``sender`` is blamed when it came from a message."""
+    def _begin_batch(self, sender: int | None, sources: tuple[int, ...]) -> Batch:
+        """Allocate a reshuffle batch of live slots; ``sender`` is blamed when it came from a
+        message."""
 
         def refuse(reason: str) -> Exception:
             if sender is None:
@@ -319,15 +350,16 @@ class Deck:
 
         if not self._batches[-1].complete:
             raise refuse("a batch is still being shuffled")
-        if not cards or len(set(cards)) != len(cards):
-            raise refuse("a batch needs distinct cards")
-        for card in cards:
-            slot = self._live_slot_of_card.get(card)
-            if slot is None or slot not in self._public:
-                raise refuse(f"card {card} is not a public card in a live slot")
-        for card in cards:
-            self._retired.add(self._live_slot_of_card.pop(card))
-        batch = Batch(len(self._batches), self.slot_count, cards, self.n_seats)
+        if not sources or len(set(sources)) != len(sources):
+            raise refuse("a batch needs distinct slots")
+        for slot in sources:
+            self._live(sender, slot)
+        for slot in sources:
+            self._retired.add(slot)
+            card = self._known.get(slot)
+            if card is not None and self._live_slot_of_card.get(card) == slot:
+                del self._live_slot_of_card[card]
+        batch = Batch(len(self._batches), self.slot_count, (), self.n_seats, sources)
         self._batches.append(batch)
         self._slot_batch.extend([batch.index] * batch.size)
         return batch
@@ -338,7 +370,7 @@ class Deck:
             raise LocalProtocolError(f"not seat {seat}'s {step} turn (waiting for {turn})")
         return self._batches[-1]
 
-    def _expect_step(self, batch: Batch, message: Shuffle | Rekey, step: str) -> None:
+    def _expect_step(self, batch: Batch, message: Blind | Shuffle | Rekey, step: str) -> None:
         expected = None if batch.complete else batch.next_step()
         if expected != (step, message.seat) or message.batch != batch.index:
             raise OutOfOrder(
@@ -351,6 +383,8 @@ class Deck:
 
     def _batch_input(self, batch: Batch) -> tuple[Sequence[bytes], int | None]:
         """The points the next step works on and who published them (None: card table)."""
+        if not batch.steps and batch.sources:
+            return [self.published_point(slot) for slot in batch.sources], None
         if not batch.steps:
             return [self._card_points[card] for card in batch.cards], None
         return batch.steps[-1].points, batch.steps[-1].seat
@@ -365,17 +399,27 @@ class Deck:
             {"batch": batch.index, "bad_points": bad},
         )
 
-    def _openable(self, sender: int | None, slot: int) -> tuple[Batch, int]:
+    def _live(self, sender: int | None, slot: int) -> None:
+        """Refuse a slot that does not exist, is retired or is still being shuffled."""
+
         def refuse(reason: str) -> Exception:
             return LocalProtocolError(reason) if sender is None else OutOfOrder(sender, reason)
 
         if not 0 <= slot < self.slot_count:
             raise refuse(f"no slot {slot}")
         if slot in self._retired:
-            raise refuse(f"slot {slot} was put back under the deck")
-        batch = self._batches[self._slot_batch[slot]]
-        if not batch.complete:
+            raise refuse(f"slot {slot} was put back under the deck or re-masked")
+        index = self._slot_batch[slot]
+        if index >= 0 and not self._batches[index].complete:
             raise refuse(f"slot {slot} is still being shuffled")
+
+    def _openable(self, sender: int | None, slot: int) -> tuple[Batch, int]:
+        """A live deck slot (opened by every seat's slot key), as (batch, position)."""
+        self._live(sender, slot)
+        if slot in self.remasks:
+            reason = f"slot {slot} was re-masked: only its holder opens it"
+            raise LocalProtocolError(reason) if sender is None else OutOfOrder(sender, reason)
+        batch = self._batches[self._slot_batch[slot]]
         return batch, slot - batch.first_slot
 
     def check_slot_key(self, sender: int, slot: int, key: bytes, evidence: Any) -> None:
@@ -385,9 +429,7 @@ class Deck:
 
     def _check_slot_key(self, sender: int, slot: int, key: bytes, evidence: Any) -> None:
         batch, position = self._openable(sender, slot)
-        rekey = batch.steps[self.n_seats + sender]
-        assert isinstance(rekey, Rekey)  # re-key steps follow the n shuffles
-        commitment = rekey.key_commitments[position]
+        commitment = batch.rekey_step(sender).key_commitments[position]
         if mul_base(key) != commitment:
             raise SlotKeyMismatch(
                 sender,
@@ -415,7 +457,7 @@ class Deck:
             "keys": {str(seat): key.hex() for seat, key in keys.items()},
             "decrypted": plain.hex(),
         }
-        if card is None or card not in batch.cards:
+        if card is None or (not batch.sources and card not in batch.cards):
             raise DeckCorrupted(None, f"slot {slot} decrypts to no card of this batch", evidence)
         other = self._live_slot_of_card.get(card)
         if other is not None and other != slot:

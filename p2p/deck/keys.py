@@ -9,6 +9,10 @@ Derivations (batch and slot numbers as 4-byte big-endian):
   shuffle key x_b  = hash_to_scalar(SHUFFLE_KEY_TAG, seed || batch)
   permutation pi_b = RandomStream(SHA-256(PERMUTATION_TAG || seed || batch)).permutation(m)
   slot key k_s     = hash_to_scalar(SLOT_KEY_TAG, seed || slot)
+  blind key y_b      = hash_to_scalar(BLIND_KEY_TAG, seed || batch)
+  re-mask scalar r_s = hash_to_scalar(REMASK_KEY_TAG, seed || s), s the fresh slot
+  re-mask order      = RandomStream(SHA-256(REMASK_ORDER_TAG || seed || first fresh slot))
+                       .permutation(m)
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ DECK_KEYS_DOMAIN = "solstice/deck-keys/v1"
 SHUFFLE_KEY_TAG = b"solstice/deck/shuffle-key/v1\x00"
 PERMUTATION_TAG = b"solstice/deck/permutation/v1\x00"
 SLOT_KEY_TAG = b"solstice/deck/slot-key/v1\x00"
+REMASK_KEY_TAG = b"solstice/deck/remask-key/v1\x00"
+BLIND_KEY_TAG = b"solstice/deck/blind-key/v1\x00"
+REMASK_ORDER_TAG = b"solstice/deck/remask-order/v1\x00"
 SEED_BYTES = 32
 
 
@@ -62,5 +69,20 @@ class DeckKeys:
         ).digest()
         return RandomStream(stream_seed).permutation(size)
 
+    def blind_key(self, batch: int) -> bytes:
+        """The scalar y_b that blinds a reshuffle batch's inputs before its shuffles."""
+        return hash_to_scalar(BLIND_KEY_TAG, self.seed + batch.to_bytes(4, "big"))
+
     def slot_key(self, slot: int) -> bytes:
         return hash_to_scalar(SLOT_KEY_TAG, self.seed + slot.to_bytes(4, "big"))
+
+    def remask_key(self, slot: int) -> bytes:
+        """The scalar r of re-masked (fresh) ``slot``: its point is r * (card point)."""
+        return hash_to_scalar(REMASK_KEY_TAG, self.seed + slot.to_bytes(4, "big"))
+
+    def remask_order(self, first_slot: int, size: int) -> list[int]:
+        """Fresh slot first_slot + i takes the card of old slot position order[i]."""
+        stream_seed = hashlib.sha256(
+            REMASK_ORDER_TAG + self.seed + first_slot.to_bytes(4, "big")
+        ).digest()
+        return RandomStream(stream_seed).permutation(size)

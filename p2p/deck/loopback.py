@@ -56,7 +56,8 @@ class LoopbackTable:
         while (turn := self.decks[0].turn) is not None:
             assert turn.seat is not None  # only the commit turn has no single seat
             author = self.decks[turn.seat]
-            message = author.shuffle() if turn.step == "shuffle" else author.rekey()
+            step = {"blind": author.blind, "shuffle": author.shuffle, "rekey": author.rekey}
+            message = step[turn.step]()
             self.broadcast(turn.seat, message)
 
     def setup(self) -> None:
@@ -84,11 +85,38 @@ class LoopbackTable:
             raise LocalProtocolError(f"revealing slot {slot} did not complete")
         return events[0]
 
-    def add_batch(self, cards: Sequence[int]) -> range:
-        """Put public cards back under the deck (every peer begins the batch, then build)."""
+    def remask(self, seat: int, old: Sequence[int]) -> range:
+        """``seat`` moves the cards of ``old`` (slots it knows) to fresh slots."""
+        first = self.decks[seat].slot_count
+        self.broadcast(seat, self.decks[seat].remask(old))
+        return range(first, first + len(old))
+
+    def open_remasked_to(self, slot: int, seat: int) -> CardSeen:
+        """The holder of re-masked ``slot`` sends its scalar privately to ``seat``."""
+        owner = self.decks[seat].remask_owner(slot)
+        if owner is None:
+            raise LocalProtocolError(f"slot {slot} is not re-masked")
+        event = self.decks[seat].receive(
+            owner, self._send(owner, self.decks[owner].unmask_key(slot, seat)))
+        if event is None:
+            raise LocalProtocolError(f"opening slot {slot} to seat {seat} did not complete")
+        return event
+
+    def unmask(self, slot: int) -> CardSeen:
+        """The holder of re-masked ``slot`` publishes its scalar; returns seat 0's event."""
+        owner = self.decks[0].remask_owner(slot)
+        if owner is None:
+            raise LocalProtocolError(f"slot {slot} is not re-masked")
+        event = self.broadcast(owner, self.decks[owner].unmask(slot))[0]
+        assert event is not None
+        return event
+
+    def add_batch(self, sources: Sequence[int]) -> range:
+        """Put the cards of live slots back under the deck (every peer begins the batch,
+        then build)."""
         slots = range(0)
         for deck in self.decks:
-            slots = deck.begin_batch(cards)
+            slots = deck.begin_batch(sources)
         self.build()
         return slots
 

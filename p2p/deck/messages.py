@@ -58,6 +58,28 @@ class Shuffle:
 
 
 @dataclass(frozen=True)
+class Blind:
+    """One blinding layer of a reshuffle batch (before its shuffles): input point i, the
+    point of old slot ``sources[i]``, times y_b, with the author's own key on that slot
+    stripped."""
+
+    TYPE = "deck/blind"
+    seat: int
+    batch: int
+    sources: tuple[int, ...]
+    points: tuple[bytes, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "batch": self.batch,
+            "sources": list(self.sources),
+            "points": [p.hex() for p in self.points],
+        }
+
+
+@dataclass(frozen=True)
 class Rekey:
     """One re-key layer: point i times k_i * x^-1, and the slot-key commitments k_i * B."""
 
@@ -128,7 +150,44 @@ class KeyOpening:
         }
 
 
-DeckMessage = KeyCommit | Shuffle | Rekey | SlotKey | Reveal | KeyOpening
+@dataclass(frozen=True)
+class Remask:
+    """Public: the author moves the cards of its slots ``old`` to fresh slots ``first``,
+    ``first + 1``, ...: fresh slot i's point is r_i * (card point of old[order[i]])."""
+
+    TYPE = "deck/remask"
+    seat: int
+    first: int
+    old: tuple[int, ...]
+    points: tuple[bytes, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.TYPE,
+            "seat": self.seat,
+            "first": self.first,
+            "old": list(self.old),
+            "points": [p.hex() for p in self.points],
+        }
+
+
+class RemaskKey(SlotKey):
+    """Private, to seat ``to`` only: the scalar r of a slot the author re-masked (same fields
+    as a slot key; a subclass, so dispatch on the subclass first)."""
+
+    TYPE = "deck/remask-key"
+
+
+class Unmask(Reveal):
+    """Public: the scalar r of a slot the author re-masked; r^-1 * point is the card."""
+
+    TYPE = "deck/unmask"
+
+
+DeckMessage = (
+    KeyCommit | Blind | Shuffle | Rekey | SlotKey | Reveal | KeyOpening | Remask | RemaskKey
+    | Unmask
+)
 
 
 class _Reader:
@@ -198,6 +257,20 @@ def _shuffle(r: _Reader) -> Shuffle:
     return Shuffle(r.sender, r.uint("batch"), tuple(cards), points)
 
 
+def _blind(r: _Reader) -> Blind:
+    sources = r.data["sources"]
+    if not isinstance(sources, list) or not sources or \
+            not all(type(x) is int and x >= 0 for x in sources):
+        r.fail("sources must be a non-empty list of slot numbers")
+    if len(set(sources)) != len(sources):
+        r.fail("sources names a slot twice")
+    points = r.points("points")
+    if len(points) != len(sources):
+        r.fail("a blinding layer carries one point per source slot")
+    r.distinct("points", points)
+    return Blind(r.sender, r.uint("batch"), tuple(sources), points)
+
+
 def _rekey(r: _Reader) -> Rekey:
     points = r.points("points")
     r.distinct("points", points)
@@ -216,13 +289,38 @@ def _key_opening(r: _Reader) -> KeyOpening:
     return KeyOpening(r.sender, r.raw("seed"), r.raw("salt"))
 
 
+def _remask(r: _Reader) -> Remask:
+    old = r.data["old"]
+    if not isinstance(old, list) or not old or not all(type(x) is int and x >= 0 for x in old):
+        r.fail("old must be a non-empty list of slot numbers")
+    if len(set(old)) != len(old):
+        r.fail("old names a slot twice")
+    points = r.points("points")
+    if len(points) != len(old):
+        r.fail("a re-mask carries one point per old slot")
+    r.distinct("points", points)
+    return Remask(r.sender, r.uint("first"), tuple(old), points)
+
+
+def _remask_key(r: _Reader) -> RemaskKey:
+    return RemaskKey(r.sender, r.uint("slot"), r.uint("to"), r.scalar("key"))
+
+
+def _unmask(r: _Reader) -> Unmask:
+    return Unmask(r.sender, r.uint("slot"), r.scalar("key"))
+
+
 _PARSERS: dict[str, tuple[set[str], Callable[[_Reader], DeckMessage]]] = {
     KeyCommit.TYPE: ({"type", "seat", "commitment"}, _key_commit),
+    Blind.TYPE: ({"type", "seat", "batch", "sources", "points"}, _blind),
     Shuffle.TYPE: ({"type", "seat", "batch", "cards", "points"}, _shuffle),
     Rekey.TYPE: ({"type", "seat", "batch", "points", "key_commitments"}, _rekey),
     SlotKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _slot_key),
     Reveal.TYPE: ({"type", "seat", "slot", "key"}, _reveal),
     KeyOpening.TYPE: ({"type", "seat", "seed", "salt"}, _key_opening),
+    Remask.TYPE: ({"type", "seat", "first", "old", "points"}, _remask),
+    RemaskKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _remask_key),
+    Unmask.TYPE: ({"type", "seat", "slot", "key"}, _unmask),
 }
 
 

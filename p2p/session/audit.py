@@ -2,8 +2,8 @@
 
 1. The deck: every shuffle and re-key step against the opened deck seeds (``audit_deck``), which
    gives the card in every slot.
-2. Every private disclosure: each sealed slot key, opened with its recipient's box key, must be
-   the author's true slot key.
+2. Every private disclosure: each sealed slot key (or re-mask scalar), opened with its
+   recipient's box key, must be the author's true one.
 3. Every move: the game is replayed from the true deck with full information, so every
    disclosure claim, pick, dispatch and decision is checked against the real cards.
 4. The result: the replay's final scores must be the ones the peers played to.
@@ -26,8 +26,10 @@ from engine import (
     ranking,
 )
 from engine.canonical import CanonicalEncodingError, parse_json
+from engine.relabel import Relabel, relabel_in_place
 from p2p.crypto.sealed import parse_secret_key, unseal
 from p2p.deck.audit import audit_deck, open_seats
+from p2p.deck.keys import DeckKeys
 from p2p.errors import CheatDetected, RemoteProtocolError
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ def audit_game(session: GameSession) -> dict[str, Any]:
                             deck_openings).slot_cards
     seat_keys = open_seats(session.game_id, deck, deck_openings)
     _check_private_keys(session, seat_keys)
-    replay = _replay(session, slot_cards)
+    replay = _replay(session, slot_cards, seat_keys)
     for slot, card in enumerate(live.card_of):
         if card >= 0 and replay.card_of[slot] != card:
             raise AuditFailed(None, f"slot {slot} was played as card {card}, the deck says "
@@ -77,6 +79,8 @@ def _check_private_keys(session: GameSession, seat_keys: dict[int, Any]) -> None
         peer = session.peer_of_seat[seat]
         boxes[seat] = parse_secret_key(seat, session.openings[seat].get("box"),
                                        session.box_public[peer])
+    deck = session.deck
+    assert deck is not None
     for sealed in session.private_log:
         author, to, box, slots = sealed.author, sealed.to, sealed.box, sealed.slots
         try:
@@ -86,13 +90,17 @@ def _check_private_keys(session: GameSession, seat_keys: dict[int, Any]) -> None
         if not isinstance(keys, list) or len(keys) != len(slots):
             raise AuditFailed(author, f"sealed keys for seat {to} do not match the slots due")
         for slot, data in zip(slots, keys, strict=True):
-            true_key = seat_keys[author].slot_key(slot).hex()
+            if deck.remask_owner(slot) == author:
+                true_key = seat_keys[author].remask_key(slot).hex()
+            else:
+                true_key = seat_keys[author].slot_key(slot).hex()
             if not isinstance(data, dict) or data.get("key") != true_key:
                 raise AuditFailed(author, f"disclosed a false key for slot {slot} to seat {to}",
                                   evidence={"slot": slot, "to": to})
 
 
-def _replay(session: GameSession, slot_cards: dict[int, int]) -> GameState:
+def _replay(session: GameSession, slot_cards: dict[int, int],
+            seat_keys: dict[int, DeckKeys]) -> GameState:
     config = session.config
     assert config is not None
     ids = session.card_ids
@@ -102,7 +110,14 @@ def _replay(session: GameSession, slot_cards: dict[int, int]) -> GameState:
         if isinstance(action, Shuffle) and action.perm is None:
             action = _reshuffle_permutation(state, slot_cards, ids)
         try:
-            apply_in_place(state, action)
+            if isinstance(action, Relabel):
+                # The true order of a re-mask, from its author's opened seed (the deck audit
+                # has checked every fresh point against it).
+                first, count = len(state.card_of), len(action.old)
+                order = tuple(seat_keys[action.seat].remask_order(first, count))
+                relabel_in_place(state, Relabel(action.seat, action.old, order))
+            else:
+                apply_in_place(state, action)
         except IllegalActionError as exc:
             raise AuditFailed(exc.seat, f"with the true cards, {action.text()} is illegal: "
                                         f"{exc.reason}") from None

@@ -40,6 +40,7 @@ from engine import (
 from engine.canonical import CanonicalEncodingError
 from engine.draft import waiting_pickers
 from engine.errors import NotWaitingError
+from engine.relabel import Relabel
 from engine.serialize import public_hash
 from engine.state import Phase
 from p2p.crypto.commitments import Opening, check_opening, commitment_of
@@ -54,7 +55,8 @@ from p2p.session.clock import Deadlines, StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Aborted, Event
 from p2p.session.inbox import FRAME_MESSAGE, Inbox
-from p2p.session.opening import SealedKeys, keys_body, slots_to_open, take_keys
+from p2p.session.opening import SealedKeys, keys_body, keys_due, slots_to_open, take_keys
+from p2p.session.remask import apply_remasks, dispatch_remask_due, own_remask, pick_remaskers
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, local_seed, pick_opening, pick_value
 from p2p.session.stages import STATEFUL, Stage
 from p2p.session.timing import Timing, parse_clock
@@ -101,7 +103,8 @@ class GameSession(Inbox, Deadlines):
         self.deck: Deck | None = None
         self.card_ids: tuple[int, ...] = ()
         self.engine: GameState | None = None
-        self.actions: list[Action] = []  # engine actions in the order applied (for the audit)
+        # engine actions and relabels in the order applied (for the audit)
+        self.actions: list[Action | Relabel] = []
         self.known_base: list[int] = []
         self.log_base = 0
         self.pending_input: list[Action] | None = None
@@ -110,6 +113,7 @@ class GameSession(Inbox, Deadlines):
         # mesh waits for them to come back (a crashed peer may restart and resume).
         self.away: set[int] = set()
         self.pick_counter = 0
+        self.remasked_round = 0  # the last round whose dispatch re-mask is done
         self.chance_exchange: SeedExchange | None = None
         self.openings: dict[int, dict[str, Any]] = {}
         self.result: dict[str, Any] | None = None
@@ -157,9 +161,18 @@ class GameSession(Inbox, Deadlines):
         assert self.engine is not None and self.my_seat is not None
         self.pending_input = None
         if self.stage.kind == "pick/commit":
-            assert isinstance(action, Pick)
-            commitment = commitment_of(self._pick_opening(action.slots))
-            self._send("pick/commit", {"commitment": commitment.hex()})
+            assert isinstance(action, Pick) and self.deck is not None
+            assert self.engine is not None and self.my_seat is not None
+            body: dict[str, Any] = {}
+            slots = action.slots
+            if self.my_seat in self.stage.info["seats"]:
+                # We re-mask our hand with the commitment, and pick among the fresh slots.
+                body["remask"], fresh = own_remask(self.deck, self.engine, self.my_seat,
+                                                   self.stage.info["seats"])
+                # (in hand order, which for fresh slots is slot order, as legal picks list it)
+                slots = tuple(sorted(fresh[slot] for slot in slots))
+            body["commitment"] = commitment_of(self._pick_opening(slots)).hex()
+            self._send("pick/commit", body)
         else:
             self._send("action", {"action": action_to_dict(action)})
         self._pump()
@@ -329,7 +342,10 @@ class GameSession(Inbox, Deadlines):
         s = self.engine
         opens, self.known_base = slots_to_open(s, self.known_base)
         if opens is not None:
-            return self._stage("keys", None, opens=opens)
+            # Only the seats with keys due contribute: a re-masked slot needs its holder alone.
+            senders = [self.peer_of_seat[seat] for seat in range(self.n)
+                       if any(keys_due(deck, seat, opens))]
+            return self._stage("keys", senders, opens=opens)
         if s.phase is Phase.OVER:
             if self.result is None and len(self.openings) < self.n:
                 return self._stage("audit")
@@ -345,18 +361,22 @@ class GameSession(Inbox, Deadlines):
                 return self._stage("chance/reveal")
             turn = deck.turn
             if turn is None:
-                discards = [self.card_ids.index(s.card_of[x]) for x in s.discard]
-                deck.begin_batch(discards)
+                deck.begin_batch(s.discard)  # hidden or not, as they are (ruling 23)
                 turn = deck.turn
             assert turn is not None and turn.seat is not None
             return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
         if s.awaiting:
             raise LocalProtocolError(f"engine waits for slots {s.awaiting} nobody opened")
+        remaskers = dispatch_remask_due(s, self.remasked_round)
+        if remaskers:
+            return self._stage("remask", [self.peer_of_seat[x] for x in remaskers],
+                               seats=remaskers)
         pickers = waiting_pickers(s)
         if pickers:
             self.pick_counter += 1
             return self._stage("pick/commit", [self.peer_of_seat[x] for x in pickers],
-                               pickers=pickers, pick=self.pick_counter)
+                               pickers=pickers, pick=self.pick_counter,
+                               seats=pick_remaskers(s, deck, pickers))
         movers = to_move(s)
         if movers:
             return self._stage("action", [self.peer_of_seat[movers[0]]], seat=movers[0])
@@ -389,12 +409,18 @@ class GameSession(Inbox, Deadlines):
             body = {"deck": self.deck.commit_message()}
         elif kind == "deck/step":
             assert self.deck is not None and self.deck.turn is not None
-            step = self.deck.shuffle() if self.deck.turn.step == "shuffle" else self.deck.rekey()
-            body = {"deck": step}
+            produce = {"blind": self.deck.blind, "shuffle": self.deck.shuffle,
+                       "rekey": self.deck.rekey}[self.deck.turn.step]
+            body = {"deck": produce()}
         elif kind == "keys":
             assert self.deck is not None and self.my_seat is not None
             body = keys_body(self.deck, self.my_seat, stage.info["opens"],
                              lambda seat: self.box_public[self.peer_of_seat[seat]])
+        elif kind == "remask":
+            assert self.deck is not None and self.engine is not None
+            assert self.my_seat is not None
+            body = {"deck": own_remask(self.deck, self.engine, self.my_seat,
+                                       stage.info["seats"])[0]}
         elif kind == "pick/reveal":
             opening = self._pick_opening_from_commit(stage)
             body = {"slots": list(opening.value["slots"]), "salt": opening.salt.hex()}
@@ -490,6 +516,13 @@ class GameSession(Inbox, Deadlines):
                          my_box, self.private_log)
         reveal_in_place(self.engine, {slot: self.card_ids[card] for slot, card in seen.items()})
 
+    def _done_remask(self, stage: Stage) -> None:
+        assert self.deck is not None and self.engine is not None
+        self.actions += apply_remasks(self.deck, self.engine, self.my_seat,
+                                      self._seat_order(stage))
+        self.known_base = self.engine.known[:]  # fresh slots are known to their holder only
+        self.remasked_round = self.engine.round
+
     def _done_chance_commit(self, stage: Stage) -> None:
         assert self.chance_exchange is not None
         for seat, signed in self._seat_order(stage):
@@ -515,6 +548,15 @@ class GameSession(Inbox, Deadlines):
                 commitments[peer] = bytes.fromhex(text)
             except ValueError:
                 raise RemoteProtocolError(seat, "pick commitment is not hex") from None
+        assert self.deck is not None and self.engine is not None
+        remaskers = []
+        for seat, signed in self._seat_order(stage):
+            if seat in stage.info["seats"]:
+                remaskers.append((seat, signed))
+            elif "remask" in signed.msg.body:
+                raise RemoteProtocolError(seat, "re-masked a hand nobody else could link")
+        self.actions += apply_remasks(self.deck, self.engine, self.my_seat, remaskers, "remask")
+        self.known_base = self.engine.known[:]
         # The reveal stage follows at once for the same pickers.
         self.follow_up = self._stage("pick/reveal", list(stage.peers), commitments=commitments,
                                      pick=stage.info["pick"], pickers=stage.info["pickers"])

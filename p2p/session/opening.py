@@ -1,6 +1,7 @@
 """Opening cards: after every engine step, the slots some seats came to know are opened to
 them, publicly (every seat reveals its slot key) or privately (slot keys sealed to the
-recipient's box key). See protocol.md, "Opening cards"."""
+recipient's box key). A re-masked slot is opened by its holder alone, with its re-mask
+scalar. See protocol.md, "Opening cards"."""
 
 from __future__ import annotations
 
@@ -27,7 +28,29 @@ class SealedKeys:
     author: int  # seat
     to: int  # seat
     box: str
-    slots: list[int]
+    slots: list[int]  # the slots whose keys the box holds (those due from ``author``)
+
+
+def keys_due(deck: Deck, author: int, opens: dict[str, Any]
+             ) -> tuple[list[int], dict[str, list[int]]]:
+    """The slots whose keys ``author`` must send: (public, {recipient: private}).
+
+    A deck slot needs every seat's slot key (a recipient has its own); a re-masked slot needs
+    only its holder's scalar, and nothing when it is opened to the holder itself."""
+
+    def due(slot: int, to: int | None) -> bool:
+        owner = deck.remask_owner(slot)
+        if owner is None:
+            return to != author
+        return owner == author and to != author
+
+    public = [slot for slot in opens["public"] if due(slot, None)]
+    private = {}
+    for to_text, slots in opens["private"].items():
+        mine = [slot for slot in slots if due(slot, int(to_text))]
+        if mine:
+            private[to_text] = mine
+    return public, private
 
 
 def slots_to_open(engine: GameState, base: list[int]) -> tuple[dict[str, Any] | None, list[int]]:
@@ -58,14 +81,15 @@ def keys_body(deck: Deck, me: int, opens: dict[str, Any],
               box_of_seat: Callable[[int], PublicKey]) -> dict[str, Any]:
     """Our ``keys`` stage body: our public reveals, and our keys for each other recipient
     sealed to its box key."""
+    public, due = keys_due(deck, me, opens)
     private = {}
-    for seat_text, slots in opens["private"].items():
+    for seat_text, slots in due.items():
         to = int(seat_text)
-        if to == me:
-            continue
-        keys = [deck.disclose(slot, to) for slot in slots]
+        keys = [deck.unmask_key(slot, to) if deck.remask_owner(slot) == me
+                else deck.disclose(slot, to) for slot in slots]
         private[seat_text] = seal(box_of_seat(to), canonical_json(keys))
-    return {"public": [deck.reveal(slot) for slot in opens["public"]], "private": private}
+    return {"public": [deck.unmask(slot) if deck.remask_owner(slot) == me
+                       else deck.reveal(slot) for slot in public], "private": private}
 
 
 def take_keys(deck: Deck, opens: dict[str, Any],
@@ -82,23 +106,23 @@ def take_keys(deck: Deck, opens: dict[str, Any],
 
     for seat, signed in contributions:
         body = signed.msg.body
+        public_due, private_due = keys_due(deck, seat, opens)
         public = field_of(seat, body, "public", list)
-        if len(public) != len(opens["public"]):
+        if len(public) != len(public_due):
             raise RemoteProtocolError(seat, f"sent {len(public)} public keys, "
-                                            f"{len(opens['public'])} were due")
-        for slot, reveal in zip(opens["public"], public, strict=True):
+                                            f"{len(public_due)} were due")
+        for slot, reveal in zip(public_due, public, strict=True):
             message = parse_deck_message(seat, deck_data(seat, reveal))
             if getattr(message, "slot", None) != slot:
                 raise RemoteProtocolError(seat, f"public key for the wrong slot "
                                                 f"(expected {slot})")
             receive(seat, reveal)
         private = field_of(seat, body, "private", dict)
-        due = {k for k in opens["private"] if int(k) != seat}
-        if set(private) != due:
+        if set(private) != set(private_due):
             raise RemoteProtocolError(seat, f"private keys for seats {sorted(private)}, "
-                                            f"expected {sorted(due)}")
+                                            f"expected {sorted(private_due)}")
         for to_text, box in private.items():
-            slots = opens["private"][to_text]
+            slots = private_due[to_text]
             sealed_log.append(SealedKeys(seat, int(to_text), box, slots))
             if me is None or my_box is None or int(to_text) != me:
                 continue

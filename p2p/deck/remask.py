@@ -1,0 +1,87 @@
+"""Re-masked slots: a holder moves cards it knows to fresh slots that only it can open.
+
+After a slot is opened to seat h, h knows its plain card point P. h can therefore hide the card
+again from scratch: for the old slots o_0..o_{m-1} it holds, it publishes fresh slots
+f = first + i with points C_f = r_f * P(card of o_{order[i]}), where r_f and ``order`` derive
+from h's committed deck seed (``DeckKeys.remask_key`` / ``remask_order``). Under DDH a point
+r * P with r unknown says nothing about P, and the fresh slot numbers say nothing about the old
+ones, so no other peer can link a fresh slot to any card it saw before.
+
+Only h can open a fresh slot: it reveals r_f (publicly, or sealed to one seat), and the opener
+checks that r_f^-1 * C_f is a card point of the game. Anything else is h's fault alone, since h
+chose both C_f and r_f. A re-mask that maps to a wrong card (substituted, duplicated, another
+order, another scalar) is caught when an opened card is no card or a card live elsewhere, and
+always by the audit, which recomputes every fresh point from h's opened seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from p2p.crypto.group import InvalidPoint, mul, scalar_invert
+from p2p.deck.keys import DeckKeys
+from p2p.deck.messages import Remask
+from p2p.errors import MalformedMessage
+
+
+@dataclass(frozen=True)
+class RemaskRecord:
+    """One published re-mask: fresh slots ``first``.. hold the cards of ``old``, permuted."""
+
+    seat: int
+    first: int
+    old: tuple[int, ...]
+    points: tuple[bytes, ...]
+
+    @property
+    def slots(self) -> range:
+        return range(self.first, self.first + len(self.old))
+
+    def message(self) -> dict[str, object]:
+        return Remask(self.seat, self.first, self.old, self.points).to_dict()
+
+
+class Remasks:
+    """Every re-mask of one deck, and which record each fresh slot belongs to."""
+
+    def __init__(self) -> None:
+        self.records: list[RemaskRecord] = []
+        self._slot: dict[int, RemaskRecord] = {}
+
+    def __contains__(self, slot: object) -> bool:
+        return slot in self._slot
+
+    def add(self, record: RemaskRecord) -> None:
+        self.records.append(record)
+        for slot in record.slots:
+            self._slot[slot] = record
+
+    def record(self, slot: int) -> RemaskRecord:
+        return self._slot[slot]
+
+    def owner(self, slot: int) -> int | None:
+        record = self._slot.get(slot)
+        return None if record is None else record.seat
+
+    def point(self, slot: int) -> bytes:
+        record = self._slot[slot]
+        return record.points[slot - record.first]
+
+
+def remask_points(keys: DeckKeys, first: int, card_points: Sequence[bytes]) -> tuple[
+        list[int], tuple[bytes, ...]]:
+    """The order and fresh points of a re-mask of old slots whose card points are given."""
+    order = keys.remask_order(first, len(card_points))
+    points = tuple(mul(keys.remask_key(first + i), card_points[source])
+                   for i, source in enumerate(order))
+    return order, points
+
+
+def unmask_point(owner: int, slot: int, point: bytes, key: bytes) -> bytes:
+    """r^-1 * C: the plain card point of a fresh slot (an off-group C is the owner's fault)."""
+    try:
+        return mul(scalar_invert(key), point)
+    except InvalidPoint:
+        raise MalformedMessage(owner, f"re-masked slot {slot}: point outside the prime-order "
+                                      "group", {"slot": slot, "point": point.hex()}) from None
