@@ -217,6 +217,13 @@ class Mesh:
                 return
             await self._wait_changed()
 
+    async def drain(self) -> None:
+        """Wait until every connected peer's queue is empty (our last frames are on their
+        way); the caller bounds the wait."""
+        while any(link.conn is not None and link.outbox_recv.statistics().current_buffer_used
+                  for link in self._links.values()):
+            await trio.sleep(0.05)
+
     def close(self) -> None:
         """Drop every connection and stop re-dialing."""
         for link in self._links.values():

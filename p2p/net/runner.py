@@ -54,6 +54,7 @@ EventSink = Callable[[Event], None]
 SYNC_BURST = 4       # resync requests answered at once per peer...
 SYNC_EVERY = 5.0     # ... then one per this many seconds
 TICK = 0.5           # seconds between clock ticks fed to the session
+DRAIN = 2.0          # seconds we wait at the end for our last frames to leave
 _CHANNEL_SIZE = 256
 
 
@@ -316,6 +317,8 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                     await mesh.send(item[1].index, resync.finished_frame())
                 elif item[0] == "mesh" and isinstance(item[1], PeerLost):
                     resync.lost.add(item[1].index)
+        with trio.move_on_after(DRAIN):
+            await mesh.drain()  # our F (and last answers) must leave before we hang up
         nursery.cancel_scope.cancel()
     store.close()
     if failure is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine import (
+    Action,
     GameState,
     IllegalActionError,
     Shuffle,
@@ -107,23 +108,38 @@ def _replay(session: GameSession, slot_cards: dict[int, int],
     size = len(ids)
     state = new_game(config, [ids[slot_cards[slot]] for slot in range(size)], keep_log=False)
     for action in session.actions:
-        if isinstance(action, Shuffle) and action.perm is None:
-            action = _reshuffle_permutation(state, slot_cards, ids)
+        action = true_action(state, action, slot_cards, ids, seat_keys)
         try:
-            if isinstance(action, Relabel):
-                # The true order of a re-mask, from its author's opened seed (the deck audit
-                # has checked every fresh point against it).
-                first, count = len(state.card_of), len(action.old)
-                order = tuple(seat_keys[action.seat].remask_order(first, count))
-                relabel_in_place(state, Relabel(action.seat, action.old, order))
-            else:
-                apply_in_place(state, action)
+            apply_any(state, action)
         except IllegalActionError as exc:
             raise AuditFailed(exc.seat, f"with the true cards, {action.text()} is illegal: "
                                         f"{exc.reason}") from None
     if not is_over(state):
         raise AuditFailed(None, "the replayed game is not over")
     return state
+
+
+def true_action(state: GameState, action: Action | Relabel, slot_cards: dict[int, int],
+                ids: tuple[int, ...], seat_keys: dict[int, DeckKeys]) -> Action | Relabel:
+    """``action`` as it really happened: a hidden reshuffle's permutation and a re-mask's
+    order, which stayed secret in play, from the audited cards and the opened seeds."""
+    if isinstance(action, Shuffle) and action.perm is None:
+        return _reshuffle_permutation(state, slot_cards, ids)
+    if isinstance(action, Relabel):
+        # The true order of a re-mask, from its author's opened seed (the deck audit has
+        # checked every fresh point against it).
+        first, count = len(state.card_of), len(action.old)
+        order = tuple(seat_keys[action.seat].remask_order(first, count))
+        return Relabel(action.seat, action.old, order)
+    return action
+
+
+def apply_any(state: GameState, action: Action | Relabel) -> None:
+    """Apply an engine action, or a re-mask's relabelling, in place."""
+    if isinstance(action, Relabel):
+        relabel_in_place(state, action)
+    else:
+        apply_in_place(state, action)
 
 
 def _reshuffle_permutation(state: GameState, slot_cards: dict[int, int],

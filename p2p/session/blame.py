@@ -228,8 +228,14 @@ class Referee:
     def _left(self, claim: Claim, why: str) -> None:
         s = self.session
         said = f" (it said: {claim.reason[:200]!r})" if claim.reason else ""
-        s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {s.stage_index}: it "
-                             f"stopped the game and {why}{said}", kind=ABANDONED)
+        # The stage after the last one it contributed to, by our log: the same at every
+        # honest peer (they hold the same messages of it), wherever each one is now.
+        stages = [m.msg.body.get("stage") for m in s.msglog.messages
+                  if m.msg.seat == claim.peer and m.msg.type != "abort"]
+        numbers = [x for x in stages if isinstance(x, int) and not isinstance(x, bool)]
+        stage = max(numbers) + 1 if numbers else s.stage_index
+        s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {stage}: it "
+                             f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage)
 
     def _check_silence(self, claim: Claim) -> bool | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?

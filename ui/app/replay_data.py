@@ -21,16 +21,15 @@ from engine import (
     Dispatch,
     GameState,
     Pick,
-    Shuffle,
-    apply_in_place,
     final_scores,
     new_game,
 )
 from engine.canonical import canonical_json
 from engine.disclosure import describe_claim
+from engine.relabel import Relabel
 from engine.view import view
-from p2p.deck.audit import audit_deck
-from p2p.session.audit import _reshuffle_permutation
+from p2p.deck.audit import audit_deck, open_seats
+from p2p.session.audit import apply_any, true_action
 from p2p.session.envelope import SignedMessage
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import load_transcript, verify_transcript
@@ -115,20 +114,20 @@ def _steps(session: GameSession) -> tuple[Step, ...]:
     openings = {seat: session.openings[seat]["deck"] for seat in range(session.n)}
     slot_cards = audit_deck(session.game_id, session.n, len(session.card_ids),
                             session.deck.public_transcript, openings).slot_cards
+    seat_keys = open_seats(session.game_id, session.deck, openings)
     ids = session.card_ids
     state = new_game(session.config, [ids[slot_cards[slot]] for slot in range(len(ids))])
 
-    def opened(s: GameState, action: Action) -> Action:
-        # A reshuffle's permutation stayed hidden in play; the audited cards give it.
-        if isinstance(action, Shuffle) and action.perm is None:
-            return _reshuffle_permutation(s, slot_cards, ids)
-        return action
+    def opened(s: GameState, action: Action | Relabel) -> Action | Relabel:
+        # A reshuffle's permutation and a re-mask's order stayed hidden in play.
+        return true_action(s, action, slot_cards, ids, seat_keys)
 
     return build_steps(state, session.actions, opened)
 
 
-def build_steps(state: GameState, actions: Iterable[Action],
-                opened: Callable[[GameState, Action], Action] = lambda _s, a: a,
+def build_steps(state: GameState, actions: Iterable[Action | Relabel],
+                opened: Callable[[GameState, Action | Relabel], Action | Relabel]
+                = lambda _s, a: a,
                 ) -> tuple[Step, ...]:
     """Apply ``actions`` to the full-information ``state`` (changed in place), one Step per
     player move; the log lines of chance actions go to the move before them."""
@@ -147,11 +146,14 @@ def build_steps(state: GameState, actions: Iterable[Action],
                              last.log + lines)
 
     for action in actions:
+        if isinstance(action, Relabel):  # a re-mask: bookkeeping, not a move
+            apply_any(state, opened(state, action))
+            continue
         if action.seat is not None:
             flush()
         action = opened(state, action)
         before = state.clone()
-        apply_in_place(state, action)
+        apply_any(state, action)
         if action.seat is not None:
             move, disclosed, truth = describe_move(before, action)
             steps.append(Step(state.clone(), move, action.seat, disclosed, truth))
