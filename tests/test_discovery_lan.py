@@ -11,6 +11,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,8 @@ def _start_host(home: Path, name: str) -> tuple[subprocess.Popen[str], str]:
     assert proc.stdout is not None
     first = proc.stdout.readline()
     assert first.startswith("short code: "), first
+    # Keep reading its log: a pipe nobody reads fills up and blocks the host mid-game.
+    threading.Thread(target=proc.stdout.read, daemon=True).start()
     return proc, first.split(": ", 1)[1].strip()
 
 
