@@ -63,3 +63,21 @@ def test_the_stream_vectors_follow_the_spec_not_just_the_code() -> None:
                         .digest() for i in range(2))
         words = [str(int.from_bytes(data[8 * k:8 * k + 8], "big")) for k in range(6)]
         assert case["words"] == words
+
+
+def test_the_state_hash_vectors_follow_the_spec_not_just_the_code() -> None:
+    """protocol.md, 'State hash': SHA-256 of the prefix and the canonical public state, whose
+    keys are listed there."""
+    import hashlib
+    import re
+
+    protocol = (VECTORS.parent.parent / "protocol.md").read_text(encoding="utf-8")
+    section = protocol.split("### State hash", 1)[1].split("\n### ", 1)[0]
+    listed = set(re.findall(r"`([a-z_]+)`", section.split("Fields:", 1)[1].split("\n\n", 1)[0]))
+    for case in json.loads((VECTORS / "engine.json").read_text(encoding="utf-8"))["cases"]:
+        text = case["initial_public_state_utf8"]
+        assert json.loads(text) == case["initial_public_state"]
+        assert set(case["initial_public_state"]) == listed
+        digest = hashlib.sha256(b"solstice/state/v1\x00" + text.encode()).hexdigest()
+        assert digest == case["initial_state"]
+        assert case["final_phase"] == "over" and case["steps"]

@@ -18,10 +18,20 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from engine import random_config  # noqa: E402
+from engine import (  # noqa: E402
+    CHANCE,
+    action_to_dict,
+    apply_in_place,
+    legal_actions,
+    new_game,
+    random_chance,
+    random_config,
+    to_move,
+)
 from engine.canonical import canonical_json  # noqa: E402
 from engine.cards import CARDS, FIRST_GAME_EVENTS, STANDARD_PLANETS, events_of_kind  # noqa: E402
 from engine.randomness import RandomStream  # noqa: E402
+from engine.serialize import public_hash, state_to_dict  # noqa: E402
 from p2p.crypto.commitments import Opening, commitment_of  # noqa: E402
 from p2p.crypto.group import (  # noqa: E402
     card_points,
@@ -162,6 +172,50 @@ def setup_case(n: int, label: str) -> dict[str, Any]:
             "first_player": config.first_player, "card_ids": list(config.card_ids())}
 
 
+# -- engine action sequences and state hashes -------------------------------------------------
+
+ENGINE_CASES = ((2, "engine vector 2"), (3, "engine vector 3"))
+MAX_ENGINE_STEPS = 2000  # a game ends long before; bounds the loop if the engine ever stalls
+
+
+def engine_case(n: int, label: str) -> dict[str, Any]:
+    """A whole full-information game from fixed seeds, with the public state hash after every
+    action. Setup: ``RandomStream(SHA-256(label))`` gives the configuration exactly as the setup
+    stage does (after its seat permutation), then ``deck_order`` = the game's card ids permuted
+    by ``permutation``; the players' choices and chance come from ``RandomStream(SHA-256(label +
+    "/play"))``: chance -> ``permutation(k)``, else the first seat of ``to_move`` takes
+    ``legal_actions[randbelow(len)]``."""
+    setup = RandomStream(seed_bytes(label))
+    setup.permutation(n)  # the seat order, as in the setup stage
+    config = random_config(n, setup)
+    ids = config.card_ids()
+    deck_order = [ids[i] for i in setup.permutation(len(ids))]
+    state = new_game(config, deck_order)
+    play = RandomStream(seed_bytes(label + "/play"))
+    steps: list[dict[str, Any]] = []
+    for _ in range(MAX_ENGINE_STEPS):
+        movers = to_move(state)
+        if not movers:
+            break
+        if movers[0] == CHANCE:
+            action = random_chance(state, play)
+        else:
+            options = legal_actions(state, movers[0])
+            action = options[play.randbelow(len(options))]
+        apply_in_place(state, action)
+        steps.append({"action": action_to_dict(action), "state": public_hash(state)})
+    initial = new_game(config, deck_order)
+    public_initial = state_to_dict(initial)
+    for hidden in ("card_of", "omniscient", "picks"):
+        public_initial.pop(hidden)
+    return {"players": n, "setup_seed": seed_bytes(label).hex(),
+            "play_seed": seed_bytes(label + "/play").hex(), "config": config.to_dict(),
+            "deck_order": deck_order, "initial_public_state": public_initial,
+            "initial_public_state_utf8": canonical_json(public_initial).decode(),
+            "initial_state": public_hash(initial), "steps": steps,
+            "final_phase": state.phase.value}
+
+
 def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
     """File name -> builder. The test imports this to recompute every file."""
     return {
@@ -199,6 +253,12 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
                            "then planets, events and first player; the game's card ids",
             "cases": [setup_case(n, f"setup vector {n}/{k}")
                       for n in (2, 3, 4) for k in (0, 1, 2)]},
+        "engine.json": lambda: {
+            "name": "engine action sequences and public state hashes",
+            "description": "whole full-information games from fixed seeds: each action (as "
+                           "action_to_dict) and the public state hash after it; see 'State "
+                           "hash'",
+            "cases": [engine_case(n, label) for n, label in ENGINE_CASES]},
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "
