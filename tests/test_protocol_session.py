@@ -269,3 +269,23 @@ def test_a_truncated_transcript_is_incomplete(game, tmp_path):
     verdict = verify_transcript(with_messages(path, tmp_path / "t.json", data["messages"][:30]))
     assert (verdict.status, verdict.exit_status, verdict.blame) == ("incomplete", 3, None)
 
+
+
+# -- 9. whom a false claim blames, in play and in verify -------------------------------------------
+
+@pytest.mark.slow
+def test_verify_blames_the_claimant_of_a_false_claim_in_a_4_player_game(tmp_path):
+    """The false claim is found when the card is revealed publicly (a ``keys`` stage): every
+    peer and ``solstice verify`` name the claimant, never the author of the next message."""
+    from test_net_session import _false_claim_game
+
+    for seed in range(12):
+        loop, done = _false_claim_game(seed, n=4)
+        if "false" in done and loop.sessions[0].aborted is not None:
+            break
+    else:
+        pytest.fail("no false claim was ever revealed")
+    for peer in (0, 2, 3):
+        verdict = verify_transcript(transcript(loop, peer, tmp_path))
+        assert (verdict.status, verdict.blame) == ("unfair", 1), verdict.summary
+        assert f"claiming a {done['false'].claim}" in verdict.summary
