@@ -216,6 +216,82 @@ def engine_case(n: int, label: str) -> dict[str, Any]:
             "final_phase": state.phase.value}
 
 
+# -- a complete small transcript -----------------------------------------------------------------
+
+TRANSCRIPT_GAME = "5015ce0000000000000000000000002a"
+TRANSCRIPT_FILE = "transcript.json"
+
+
+def transcript_game() -> tuple[Any, Any]:
+    """A 2-peer game from fixed identities and master secrets through the sans-IO loopback,
+    every choice the first legal one. Returns (roster, the session of peer 0)."""
+    from p2p.identity import Identity
+    from p2p.net.roster import Roster, RosterEntry
+    from p2p.session.loopback import LoopbackGame
+
+    loop = LoopbackGame(2, TRANSCRIPT_GAME)
+    loop.identities = [Identity.from_private_bytes(seed_bytes(f"transcript identity {i}"))
+                       for i in range(2)]
+    loop.masters = [seed_bytes(f"transcript master {i}") for i in range(2)]
+    from p2p.session.machine import GameSession
+
+    keys = [identity.public_bytes for identity in loop.identities]
+    loop.sessions = [GameSession(TRANSCRIPT_GAME, keys, me, loop.identities[me], loop.masters[me])
+                     for me in range(2)]
+    loop.play(lambda session, legal: legal[0])
+    entries = tuple(RosterEntry(i, f"peer{i}", identity.public_bytes, "127.0.0.1", 4000 + i)
+                    for i, identity in enumerate(loop.identities))
+    return Roster(TRANSCRIPT_GAME, entries).sign(loop.identities[0]), loop.sessions[0]
+
+
+def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
+    """Replay signed messages through a keyless observer and list what a verifier computes:
+    every stage (number, kind, contributing peers, state hash), the joint seeds, the seat
+    order, the game's cards, the cards seen and the result."""
+    from p2p.session.envelope import SignedMessage
+    from p2p.session.machine import GameSession
+
+    observer = GameSession(roster.game_id, [p.key for p in roster.players])
+    stages: list[dict[str, Any]] = []
+    entered = observer._entered
+
+    def record(stage: Any) -> None:
+        stages.append({"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
+                       "state": stage.info.get("state")})
+        entered(stage)
+
+    observer._entered = record  # type: ignore[method-assign]
+    order = sorted(messages, key=lambda m: (m["msg"]["body"]["stage"], m["msg"]["seat"]))
+    for data in order:
+        observer.accept(SignedMessage.decode(canonical_json(data)), direct=False)
+    assert observer.result is not None and observer.engine is not None
+    assert observer.config is not None
+    return {"setup_joint_seed": observer.setup.joint_seed().hex(),
+            "seat_of_peer": observer.seat_of_peer, "config": observer.config.to_dict(),
+            "card_ids": list(observer.card_ids), "stages": stages,
+            "public_cards": {str(slot): card for slot, card in
+                             enumerate(observer.engine.card_of) if card >= 0},
+            "final_state": public_hash(observer.engine),
+            "result": {k: v for k, v in observer.result.items() if k != "summary"}}
+
+
+def transcript_vector() -> dict[str, Any]:
+    from p2p.storage.transcript import FORMAT, outcome_of
+
+    roster, session = transcript_game()
+    messages = session.transcript_messages()
+    return {"name": "a complete transcript",
+            "description": "a 2-peer game (fixed identities and master secrets, every choice "
+                           "the first legal one) and what a verifier computes from it; the "
+                           "sealed boxes are randomised, so only 'trace' is reproducible",
+            "identity_seeds": [seed_bytes(f"transcript identity {i}").hex() for i in range(2)],
+            "masters": [seed_bytes(f"transcript master {i}").hex() for i in range(2)],
+            "transcript": {"format": FORMAT, "roster": roster.signed_json(),
+                           "messages": messages,
+                           "outcome": outcome_of(session, ["peer0", "peer1"])},
+            "trace": transcript_trace(roster, messages)}
+
+
 def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
     """File name -> builder. The test imports this to recompute every file."""
     return {
@@ -277,6 +353,11 @@ def main() -> None:
     for name, build in vector_files().items():
         (HERE / name).write_text(render(build()), encoding="utf-8")
         print(f"wrote {HERE / name}")
+    # Re-verified rather than recomputed (its sealed boxes differ on every build); written
+    # only when asked, so that rebuilding the other vectors does not replace it.
+    if "--transcript" in sys.argv:
+        (HERE / TRANSCRIPT_FILE).write_text(render(transcript_vector()), encoding="utf-8")
+        print(f"wrote {HERE / TRANSCRIPT_FILE}")
 
 
 if __name__ == "__main__":
