@@ -289,3 +289,24 @@ def test_verify_blames_the_claimant_of_a_false_claim_in_a_4_player_game(tmp_path
         verdict = verify_transcript(transcript(loop, peer, tmp_path))
         assert (verdict.status, verdict.blame) == ("unfair", 1), verdict.summary
         assert f"claiming a {done['false'].claim}" in verdict.summary
+
+
+def test_a_snapshot_taken_after_the_reveal_would_leave_cards_unopened(monkeypatch):
+    """The other reading of item 5: snapshot ``known`` once the reveal is applied. The engine's
+    steps after a reveal make more cards public; that reading never opens them and the game
+    stalls, so every implementation must snapshot when the keys stage is decided (the
+    stages of ``tests/vectors/transcript.json`` pin the real rule)."""
+    from p2p.errors import LocalProtocolError
+    from p2p.session.machine import GameSession
+
+    done_keys = GameSession._done_keys
+
+    def snapshot_after_reveal(self: GameSession, stage: Any) -> None:
+        done_keys(self, stage)
+        assert self.engine is not None
+        self.known_base = self.engine.known[:]
+
+    monkeypatch.setattr(GameSession, "_done_keys", snapshot_after_reveal)
+    with pytest.raises(LocalProtocolError, match="nobody opened"):
+        for _ in range(5):  # a game in which no reveal makes further cards public is rare
+            run(started(2))
