@@ -243,7 +243,7 @@ def test_a_bad_message_signature_names_nobody_at_that_message(game, tmp_path):
         ("damaged", 2, None, 5)
 
 
-def test_a_roster_of_another_game_is_unreadable(game, tmp_path):
+def test_a_valid_roster_of_another_game_makes_the_first_message_damaged(game, tmp_path):
     loop, path = game
     data = json.loads(path.read_text())
     other = LoopbackGame(2)
