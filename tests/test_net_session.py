@@ -621,8 +621,8 @@ def test_false_private_slot_key_stops_its_recipient() -> None:
     assert any("opened with the box key it revealed" in s.aborted.reason for s in victims)
 
 
-def _false_claim_game(seed: int) -> tuple[LoopbackGame, dict[str, Any]]:
-    game = started(3)
+def _false_claim_game(seed: int, n: int = 3) -> tuple[LoopbackGame, dict[str, Any]]:
+    game = started(n)
     cheater = 1
     cheat = game.sessions[cheater]
     rng = random.Random(seed)

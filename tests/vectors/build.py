@@ -18,10 +18,20 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from engine import random_config  # noqa: E402
+from engine import (  # noqa: E402
+    CHANCE,
+    action_to_dict,
+    apply_in_place,
+    legal_actions,
+    new_game,
+    random_chance,
+    random_config,
+    to_move,
+)
 from engine.canonical import canonical_json  # noqa: E402
 from engine.cards import CARDS, FIRST_GAME_EVENTS, STANDARD_PLANETS, events_of_kind  # noqa: E402
 from engine.randomness import RandomStream  # noqa: E402
+from engine.serialize import public_hash, state_to_dict  # noqa: E402
 from p2p.crypto.commitments import Opening, commitment_of  # noqa: E402
 from p2p.crypto.group import (  # noqa: E402
     card_points,
@@ -162,6 +172,126 @@ def setup_case(n: int, label: str) -> dict[str, Any]:
             "first_player": config.first_player, "card_ids": list(config.card_ids())}
 
 
+# -- engine action sequences and state hashes -------------------------------------------------
+
+ENGINE_CASES = ((2, "engine vector 2"), (3, "engine vector 3"))
+MAX_ENGINE_STEPS = 2000  # a game ends long before; bounds the loop if the engine ever stalls
+
+
+def engine_case(n: int, label: str) -> dict[str, Any]:
+    """A whole full-information game from fixed seeds, with the public state hash after every
+    action. Setup: ``RandomStream(SHA-256(label))`` gives the configuration exactly as the setup
+    stage does (after its seat permutation), then ``deck_order`` = the game's card ids permuted
+    by ``permutation``; the players' choices and chance come from ``RandomStream(SHA-256(label +
+    "/play"))``: chance -> ``permutation(k)``, else the first seat of ``to_move`` takes
+    ``legal_actions[randbelow(len)]``."""
+    setup = RandomStream(seed_bytes(label))
+    setup.permutation(n)  # the seat order, as in the setup stage
+    config = random_config(n, setup)
+    ids = config.card_ids()
+    deck_order = [ids[i] for i in setup.permutation(len(ids))]
+    state = new_game(config, deck_order)
+    play = RandomStream(seed_bytes(label + "/play"))
+    steps: list[dict[str, Any]] = []
+    for _ in range(MAX_ENGINE_STEPS):
+        movers = to_move(state)
+        if not movers:
+            break
+        if movers[0] == CHANCE:
+            action = random_chance(state, play)
+        else:
+            options = legal_actions(state, movers[0])
+            action = options[play.randbelow(len(options))]
+        apply_in_place(state, action)
+        steps.append({"action": action_to_dict(action), "state": public_hash(state)})
+    initial = new_game(config, deck_order)
+    public_initial = state_to_dict(initial)
+    for hidden in ("card_of", "omniscient", "picks"):
+        public_initial.pop(hidden)
+    return {"players": n, "setup_seed": seed_bytes(label).hex(),
+            "play_seed": seed_bytes(label + "/play").hex(), "config": config.to_dict(),
+            "deck_order": deck_order, "initial_public_state": public_initial,
+            "initial_public_state_utf8": canonical_json(public_initial).decode(),
+            "initial_state": public_hash(initial), "steps": steps,
+            "final_phase": state.phase.value}
+
+
+# -- a complete small transcript -----------------------------------------------------------------
+
+TRANSCRIPT_GAME = "5015ce0000000000000000000000002a"
+TRANSCRIPT_FILE = "transcript.json"
+
+
+def transcript_game() -> tuple[Any, Any]:
+    """A 2-peer game from fixed identities and master secrets through the sans-IO loopback,
+    every choice the first legal one. Returns (roster, the session of peer 0)."""
+    from p2p.identity import Identity
+    from p2p.net.roster import Roster, RosterEntry
+    from p2p.session.loopback import LoopbackGame
+
+    loop = LoopbackGame(2, TRANSCRIPT_GAME)
+    loop.identities = [Identity.from_private_bytes(seed_bytes(f"transcript identity {i}"))
+                       for i in range(2)]
+    loop.masters = [seed_bytes(f"transcript master {i}") for i in range(2)]
+    from p2p.session.machine import GameSession
+
+    keys = [identity.public_bytes for identity in loop.identities]
+    loop.sessions = [GameSession(TRANSCRIPT_GAME, keys, me, loop.identities[me], loop.masters[me])
+                     for me in range(2)]
+    loop.play(lambda session, legal: legal[0])
+    entries = tuple(RosterEntry(i, f"peer{i}", identity.public_bytes, "127.0.0.1", 4000 + i)
+                    for i, identity in enumerate(loop.identities))
+    return Roster(TRANSCRIPT_GAME, entries).sign(loop.identities[0]), loop.sessions[0]
+
+
+def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
+    """Replay signed messages through a keyless observer and list what a verifier computes:
+    every stage (number, kind, contributing peers, state hash), the joint seeds, the seat
+    order, the game's cards, the cards seen and the result."""
+    from p2p.session.envelope import SignedMessage
+    from p2p.session.machine import GameSession
+
+    observer = GameSession(roster.game_id, [p.key for p in roster.players])
+    stages: list[dict[str, Any]] = []
+    entered = observer._entered
+
+    def record(stage: Any) -> None:
+        stages.append({"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
+                       "state": stage.info.get("state")})
+        entered(stage)
+
+    observer._entered = record  # type: ignore[method-assign]
+    order = sorted(messages, key=lambda m: (m["msg"]["body"]["stage"], m["msg"]["seat"]))
+    for data in order:
+        observer.accept(SignedMessage.decode(canonical_json(data)), direct=False)
+    assert observer.result is not None and observer.engine is not None
+    assert observer.config is not None
+    return {"setup_joint_seed": observer.setup.joint_seed().hex(),
+            "seat_of_peer": observer.seat_of_peer, "config": observer.config.to_dict(),
+            "card_ids": list(observer.card_ids), "stages": stages,
+            "public_cards": {str(slot): card for slot, card in
+                             enumerate(observer.engine.card_of) if card >= 0},
+            "final_state": public_hash(observer.engine),
+            "result": {k: v for k, v in observer.result.items() if k != "summary"}}
+
+
+def transcript_vector() -> dict[str, Any]:
+    from p2p.storage.transcript import FORMAT, outcome_of
+
+    roster, session = transcript_game()
+    messages = session.transcript_messages()
+    return {"name": "a complete transcript",
+            "description": "a 2-peer game (fixed identities and master secrets, every choice "
+                           "the first legal one) and what a verifier computes from it; the "
+                           "sealed boxes are randomised, so only 'trace' is reproducible",
+            "identity_seeds": [seed_bytes(f"transcript identity {i}").hex() for i in range(2)],
+            "masters": [seed_bytes(f"transcript master {i}").hex() for i in range(2)],
+            "transcript": {"format": FORMAT, "roster": roster.signed_json(),
+                           "messages": messages,
+                           "outcome": outcome_of(session, ["peer0", "peer1"])},
+            "trace": transcript_trace(roster, messages)}
+
+
 def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
     """File name -> builder. The test imports this to recompute every file."""
     return {
@@ -199,6 +329,12 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
                            "then planets, events and first player; the game's card ids",
             "cases": [setup_case(n, f"setup vector {n}/{k}")
                       for n in (2, 3, 4) for k in (0, 1, 2)]},
+        "engine.json": lambda: {
+            "name": "engine action sequences and public state hashes",
+            "description": "whole full-information games from fixed seeds: each action (as "
+                           "action_to_dict) and the public state hash after it; see 'State "
+                           "hash'",
+            "cases": [engine_case(n, label) for n, label in ENGINE_CASES]},
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "
@@ -217,6 +353,11 @@ def main() -> None:
     for name, build in vector_files().items():
         (HERE / name).write_text(render(build()), encoding="utf-8")
         print(f"wrote {HERE / name}")
+    # Re-verified rather than recomputed (its sealed boxes differ on every build); written
+    # only when asked, so that rebuilding the other vectors does not replace it.
+    if "--transcript" in sys.argv:
+        (HERE / TRANSCRIPT_FILE).write_text(render(transcript_vector()), encoding="utf-8")
+        print(f"wrote {HERE / TRANSCRIPT_FILE}")
 
 
 if __name__ == "__main__":
