@@ -61,6 +61,9 @@ class PeerOptions:
     discovery_interface: str | None = None
     watchers: int = MAX_OBSERVERS  # how many spectators a host admits (0: none)
     timing: Timing | None = None  # the table's clock (only the host's counts)
+    # Handed the session as soon as it is open (for a resumed game: replayed from the store),
+    # before the runner plays on: a UI can show the board without waiting for a decision.
+    on_session: Callable[[GameSession], None] | None = None
 
     @property
     def home_dir(self) -> Path:
@@ -96,6 +99,8 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
         session, resumed = open_session(mesh.roster, mesh.identity, store)
     else:
         session, resumed, store = opened
+    if options.on_session is not None:
+        options.on_session(session)
     hub = node.observers
     if hub is not None:
         _feed_observers(hub, mesh, session)
