@@ -15,7 +15,7 @@ import trio
 
 from engine.canonical import canonical_json
 from p2p.errors import LocalFileError, LocalProtocolError, P2PError
-from p2p.identity import Identity, default_home
+from p2p.identity import Identity, default_home, short_id
 from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
 from p2p.net.mesh import Mesh
@@ -29,7 +29,7 @@ from p2p.net.node import (
     saved_games,
 )
 from p2p.net.observers import MAX_OBSERVERS, ObserverHub
-from p2p.net.roster import Roster
+from p2p.net.roster import Roster, RosterEntry
 from p2p.net.runner import Chooser, EventSink, RunOptions, open_session, run_session
 from p2p.net.transport import NetConfig
 from p2p.session.envelope import SignedMessage
@@ -61,6 +61,9 @@ class PeerOptions:
     discovery_interface: str | None = None
     watchers: int = MAX_OBSERVERS  # how many spectators a host admits (0: none)
     timing: Timing | None = None  # the table's clock (only the host's counts)
+    # Handed the session as soon as it is open (for a resumed game: replayed from the store),
+    # before the runner plays on: a UI can show the board without waiting for a decision.
+    on_session: Callable[[GameSession], None] | None = None
 
     @property
     def home_dir(self) -> Path:
@@ -96,6 +99,8 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
         session, resumed = open_session(mesh.roster, mesh.identity, store)
     else:
         session, resumed, store = opened
+    if options.on_session is not None:
+        options.on_session(session)
     hub = node.observers
     if hub is not None:
         _feed_observers(hub, mesh, session)
@@ -165,6 +170,7 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
         lobby = node.host(players=players, name=name, advertise=options.advertise,
                           game_id=game_id)
         lobby.allowed = allowed
+        lobby.on_change = lambda entry, came: on_event(arrival_event(lobby, entry, came))
         if options.watchers > 0:
             node.observers = ObserverHub(lobby.code.game_id, options.watchers,
                                           options.net.keepalive)
@@ -180,6 +186,15 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
             session = await _play(node, mesh, choose, on_event, options)
             nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
         return session
+
+
+def arrival_event(lobby: HostedLobby, entry: RosterEntry, came: bool) -> Event:
+    """The host's log line for a joiner who came into (or left) the lobby: "NAME (shortid)
+    joined, 2/3"."""
+    count = f"{len(lobby.joined())}/{lobby.lobby.players}"
+    what = "joined" if came else "left the lobby"
+    return Event("log", f"{entry.name} ({short_id(entry.peer_id)}) {what}, {count}",
+                 {"peer": entry.peer_id, "joined": came})
 
 
 async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,

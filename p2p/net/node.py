@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import trio
@@ -79,6 +79,8 @@ class HostedLobby:
         self.roster: Roster | None = None
         self.roster_ready = trio.Event()
         self.allowed: frozenset[str] | None = None  # peer ids a rematch admits (None: anyone)
+        # Told of every joiner admitted (True) or gone before the roster (False), as it happens.
+        self.on_change: Callable[[RosterEntry, bool], None] | None = None
 
     def joined(self) -> tuple[RosterEntry, ...]:
         return self.lobby.joined
@@ -222,6 +224,8 @@ class Node:
             raise LobbyRefused(None, "this rematch is for the players of the last game only")
         entry = hosted.lobby.on_hello(conn.peer_key, conn.remote_address, hello)
         log.info("%s (%s) joined the lobby", entry.name, short_id(entry.peer_id))
+        if hosted.on_change is not None:
+            hosted.on_change(entry, True)
         await conn.send_frame(encode_control(hosted.lobby.welcome(entry)))
         if hosted.lobby.full:
             # Made here, with no await since the admission, so that nobody can leave between
@@ -237,6 +241,8 @@ class Node:
                 if hosted.roster is None:
                     hosted.lobby.leave(conn.peer_id)
                     log.info("%s left the lobby", entry.name)
+                    if hosted.on_change is not None:
+                        hosted.on_change(entry, False)
                 watch.cancel()
 
             async with trio.open_nursery() as nursery:

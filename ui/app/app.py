@@ -7,6 +7,7 @@ on the UI thread; the human's choices go back as ``HumanAnswer`` through the bri
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,6 +20,8 @@ from textual.screen import ModalScreen
 from engine import Action
 from p2p.net.games import PeerOptions
 from p2p.net.joincode import JoinCode
+from p2p.net.roster import MAX_NAME_LEN
+from p2p.text import printable
 from ui.app.bridge import BridgeFinished, TrioBridge
 from ui.app.messages import (
     AskHuman,
@@ -29,6 +32,7 @@ from ui.app.messages import (
     LobbyOpened,
     NetNote,
     RosterChanged,
+    RosterLine,
 )
 from ui.app.netgame import NetSetup, run_network
 from ui.app.render import scores_line
@@ -43,6 +47,32 @@ EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
 SUMMARY_PACE = 0.6  # seconds between the lines of a round's resolution
 NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
                "over": "bold #7ee787", "transcript": "dim"}
+
+
+NAME_LIMIT = 4 * MAX_NAME_LEN  # room for a few escapes, never a screenful
+TEXT_LIMIT = 2000  # characters of one peer-supplied line (an abort reason can be long)
+
+
+def shown(item: Any) -> Any:
+    """``item`` with every peer-supplied text made printable (``p2p.text.printable``): player
+    names, log lines and abort reasons may hold escape sequences that would drive the
+    terminal."""
+    if isinstance(item, RosterChanged):
+        return dataclasses.replace(item, roster=tuple(
+            RosterLine(printable(line.name, NAME_LIMIT), line.fingerprint)
+            for line in item.roster))
+    if isinstance(item, BoardChanged):
+        return dataclasses.replace(
+            item, names=tuple(printable(name, NAME_LIMIT) for name in item.names),
+            waiting=tuple(printable(who, NAME_LIMIT) for who in item.waiting))
+    if isinstance(item, AskHuman):
+        return dataclasses.replace(item, names=tuple(printable(name, NAME_LIMIT)
+                                                     for name in item.names))
+    if isinstance(item, NetNote | Connecting):
+        return dataclasses.replace(item, text=printable(item.text, TEXT_LIMIT))
+    if isinstance(item, GameEnded):
+        return dataclasses.replace(item, reason=printable(item.reason, TEXT_LIMIT))
+    return item
 
 
 class FromNetwork(Message):
@@ -114,6 +144,7 @@ class SolsticeApp(App[int]):
 
     def deliver(self, item: Any) -> None:
         """Route one value from the trio side (runs on the UI thread)."""
+        item = shown(item)
         if isinstance(item, LobbyOpened):
             self.game_id = item.game_id or self.game_id
             self.lobby.show_code(item.code, item.players, item.short)
@@ -134,7 +165,7 @@ class SolsticeApp(App[int]):
         elif isinstance(item, BridgeFinished) and self.ended is None:
             reason = "the network side stopped"
             if item.error is not None:
-                reason = f"{type(item.error).__name__}: {item.error}"
+                reason = printable(f"{type(item.error).__name__}: {item.error}", TEXT_LIMIT)
             self._show_end(GameEnded(None, reason))
 
     def _game_screen(self) -> GameScreen:

@@ -49,8 +49,8 @@ class BoardChanged:
     view: dict[str, Any]
     waiting: tuple[str, ...] = ()
     names: tuple[str, ...] = ()  # player name per seat ("" when unknown)
-    # Decision clocks (issue #11): seconds left per seat when the table plays with clocks;
-    # the status line shows them as soon as the runner fills this in.
+    # Decision clocks (issue #11): seconds left per seat still deciding (None: not on the
+    # clock), from the session's "clock" events; the status line shows them.
     clocks: tuple[float | None, ...] = ()
 
 

@@ -110,6 +110,9 @@ class NetGame:
         self.abort_reason = ""
         self.game_id: str | None = setup.game or (setup.code.game_id if setup.code else None)
         self._last_key: Any = None
+        self._opened: GameSession | None = None  # the runner's session, before it is shown
+        self._decision: dict[str, Any] | None = None  # the last decision's "clock" event data
+        self.now = trio.current_time  # the session's clock (the runner ticks it with this)
 
     # -- what the UI sees -------------------------------------------------------------------
 
@@ -144,17 +147,30 @@ class NetGame:
             return None
         return [s.peer_of_seat[seat] in stage.collected for seat in range(s.n)]
 
+    def clocks(self) -> tuple[float | None, ...]:
+        """Seconds left per seat for each player who still has to make the current decision
+        (None for the others), from the session's last decision "clock" event."""
+        s, clock = self.session, self._decision
+        if (s is None or clock is None or clock.get("deadline") is None or s.stage is None
+                or s.stage.index != clock.get("stage") or not s.peer_of_seat):
+            return ()
+        left = max(0.0, float(clock["deadline"]) - self.now())
+        deciding = set(s.stage.missing) & set(clock.get("peers", ()))
+        return tuple(left if s.peer_of_seat[seat] in deciding else None for seat in range(s.n))
+
     def post_board(self, force: bool = False) -> None:
         s = self.session
         if s is None or s.engine is None or s.my_seat is None:
             return
         picked = self.committed_picks()
+        clocks = self.clocks()
         key = (s.stage_index, len(s.engine.log), s.engine.phase, self.waiting(),
-               tuple(picked or ()))
+               tuple(picked or ()), tuple(None if c is None else int(c) for c in clocks))
         if key == self._last_key and not force:
             return
         self._last_key = key
-        self.side.post(BoardChanged(self.board_view(), self.waiting(), self.seat_names()))
+        self.side.post(BoardChanged(self.board_view(), self.waiting(), self.seat_names(),
+                                    clocks))
 
     def board_view(self) -> dict[str, Any]:
         """Our seat's view, with who has committed this draft pick filled in."""
@@ -180,6 +196,12 @@ class NetGame:
             if self.setup.mode not in ("host", "play"):  # the host's lobby watcher has it
                 self.side.post(RosterChanged(len(self.roster_names), tuple(
                     RosterLine(name, "") for name in self.roster_names)))
+        elif event.kind == "clock" and isinstance(event.data, dict) and "peers" in event.data:
+            self._decision = dict(event.data)  # a decision's clock (not the table's timing)
+        elif event.kind == "seats" and self._opened is not None:
+            # The seats are drawn (a resumed game: its log is replayed, old rounds included):
+            # from now on the board is shown, not only from our first decision.
+            self.session = self._opened
         elif event.kind == "log" and self.session is None:
             self.side.post(Connecting(event.text))
         self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
@@ -235,39 +257,43 @@ class NetGame:
         return GameEnded(result, reason, self.transcript, self.game_id,
                          str(self.setup.options.home_dir))
 
+    def _open(self, session: GameSession) -> None:
+        self._opened = session
+
     async def _play(self, nursery: trio.Nursery) -> GameSession:
         setup = self.setup
+        options = dataclasses.replace(setup.options, on_session=self._open)
         if setup.mode == "join":
             assert setup.code is not None
             self.side.post(Connecting(f"Joining the game at {setup.code.address}:"
                                       f"{setup.code.port}. The game starts as soon as every "
                                       "player is in; the host sees who has joined."))
-            return await join_game(setup.code, self.choose, self.on_event, setup.options)
+            return await join_game(setup.code, self.choose, self.on_event, options)
         if setup.mode == "rematch":  # ``game``: the last game, whose table plays again
             assert setup.game is not None
-            last = load_roster(setup.options.home_dir, setup.game)
+            last = load_roster(options.home_dir, setup.game)
             self.game_id = rematch_game_id(setup.game)
             self.side.post(Connecting(f"rematch: same table, new game; waiting up to "
                                       f"{ACCEPT_WITHIN:g} s for the others..."))
-            me = Identity.load_or_create(setup.options.home_dir).peer_id
+            me = Identity.load_or_create(options.home_dir).peer_id
             again = host_rematch if last.players[0].peer_id == me else join_rematch
-            return await again(last, self.choose, self.on_event, setup.options, ACCEPT_WITHIN)
+            return await again(last, self.choose, self.on_event, options, ACCEPT_WITHIN)
         if setup.mode == "resume":
             assert setup.game is not None
             self.side.post(Connecting(f"resuming game {setup.game}; waiting for the others..."))
-            return await resume_game(setup.game, self.choose, self.on_event, setup.options)
+            return await resume_game(setup.game, self.choose, self.on_event, options)
 
         def on_lobby(lobby: HostedLobby) -> None:
             self.game_id = lobby.code.game_id
             short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
-                     if setup.options.discovery else None)
+                     if options.discovery else None)
             self.side.post(LobbyOpened(lobby.code.encode(), setup.players,
                                        lobby.code.game_id, short))
             nursery.start_soon(self.watch_lobby, lobby, setup.players)
             if setup.mode == "play":
                 nursery.start_soon(self._run_bots, lobby.code)
 
-        return await host_game(setup.players, self.choose, self.on_event, setup.options,
+        return await host_game(setup.players, self.choose, self.on_event, options,
                                on_lobby)
 
     async def _run_bots(self, code: JoinCode) -> None:

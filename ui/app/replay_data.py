@@ -33,6 +33,7 @@ from p2p.session.audit import apply_any, true_action
 from p2p.session.envelope import SignedMessage
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import load_transcript, verify_transcript
+from p2p.text import printable
 from ui.app.wording import card_name, readable
 
 
@@ -103,7 +104,7 @@ def load_replay(path: Path) -> Replay:
         session.accept(SignedMessage.decode(canonical_json(data)), direct=False)
     steps = _steps(session)
     factions = tuple(session.config.factions)  # type: ignore[union-attr]
-    names = tuple(roster.players[session.peer_of_seat[seat]].name
+    names = tuple(printable(roster.players[session.peer_of_seat[seat]].name)
                   for seat in range(session.n))
     return Replay(Path(path), roster.game_id, names, factions, steps, verdict.result)
 

@@ -108,7 +108,9 @@ class GameScreen(Screen[None]):
     # -- data in ----------------------------------------------------------------------------
 
     def show_board(self, view: dict[str, Any], names: tuple[str, ...] = (),
-                   waiting: tuple[str, ...] = (), clocks: tuple[float | None, ...] = ()) -> None:
+                   waiting: tuple[str, ...] = (),
+                   clocks: tuple[float | None, ...] | None = None) -> None:
+        """``clocks``: seconds left per seat on the decision clock (None: keep the shown ones)."""
         if not self._ready:
             self._pending.append(lambda: self.show_board(view, names, waiting, clocks))
             return
@@ -122,9 +124,11 @@ class GameScreen(Screen[None]):
             self._refresh_panel(highlight=self.query_one("#choices", OptionList).highlighted or 0)
         status = self.query_one(StatusLine)
         status.show_waiting(view, waiting, self.ask is not None)
-        if any(c is not None for c in clocks):
-            status.show_clocks({view["factions"][seat]: left for seat, left in enumerate(clocks)
-                                if left is not None})
+        if clocks is None:
+            return
+        # Every board from the session says who is on the clock now: none clears the old ones.
+        status.show_clocks({view["factions"][seat]: left for seat, left in enumerate(clocks)
+                            if left is not None})
 
     def ask_human(self, ask: AskHuman) -> None:
         if not self._ready:

@@ -1,0 +1,52 @@
+"""The headless host's lobby: every arrival is printed as it happens ("NAME (id) joined, 2/3")."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from p2p.identity import Identity
+
+SOLSTICE = Path(sys.executable).parent / "solstice"
+LOOPBACK = ["--bind", "127.0.0.1", "--no-discovery", "--bot", "random"]
+
+
+@pytest.mark.slow
+def test_the_headless_host_prints_each_arrival_with_the_count_so_far(tmp_path: Path) -> None:
+    joiners = {name: Identity.load_or_create(tmp_path / name).short_id for name in ("ann", "bob")}
+    host = subprocess.Popen([str(SOLSTICE), "host", "--players", "3", "--home",
+                             str(tmp_path / "host"), *LOOPBACK], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    procs = [host]
+    try:
+        assert host.stdout is not None
+        lines = []
+        for line in host.stdout:
+            lines.append(line)
+            if line.startswith("join code: "):
+                break
+        code = lines[-1].split(": ", 1)[1].strip()
+        for name in joiners:  # one after the other: the arrival order is fixed
+            procs.append(subprocess.Popen([str(SOLSTICE), "join", code, "--name", name,
+                                           "--home", str(tmp_path / name), *LOOPBACK],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            for line in host.stdout:
+                lines.append(line)
+                if f"{name} (" in line:
+                    break
+        rest, _ = host.communicate(timeout=120)
+        for joiner in procs[1:]:
+            assert joiner.wait(timeout=60) == 0
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+    out = "".join(lines) + rest
+    arrivals = re.findall(r"\] (\w+ \(\w+\) joined, \d/3)", out)
+    assert arrivals == [f"ann ({joiners['ann']}) joined, 2/3",
+                        f"bob ({joiners['bob']}) joined, 3/3"], out
+    assert host.returncode == 0, out
