@@ -159,17 +159,7 @@ def test_the_ui_joins_a_game_found_on_the_lan_and_plays_it_to_the_end(tmp_path: 
             options = app.screen.query_one("#lan-games", OptionList)
             options.highlighted = next(i for i, p in enumerate(_prompts(app)) if host_name in p)
             await pilot.press("enter")
-            deadline = time.monotonic() + 80
-            while app.ended is None and time.monotonic() < deadline:
-                screen = app.screen
-                if isinstance(screen, RoundSummaryScreen) or (
-                        isinstance(screen, GameScreen) and screen.ask is not None):
-                    await pilot.press("enter")
-                await pilot.pause(0.02)
-            assert app.ended is not None, "the game did not end in time"
-            await pilot.pause(0.2)
-            await close_last_summary(app, pilot)
-            assert isinstance(app.screen, EndScreen)
+            await _play_to_the_end(app, pilot)
             await pilot.press("q")
         assert app.return_code == EXIT_FINISHED
         assert app.setup is not None and app.setup.mode == "join"
