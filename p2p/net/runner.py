@@ -317,6 +317,12 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                     await mesh.send(item[1].index, resync.finished_frame())
                 elif item[0] == "mesh" and isinstance(item[1], PeerLost):
                     resync.lost.add(item[1].index)
+                elif (item[0] == "mesh" and isinstance(item[1], PeerDisconnected)
+                      and _audited(session, item[1].index)):
+                    # It hung up after its own audit message: it has the game (its F may
+                    # have been cut off with the connection); only a peer that went away
+                    # before its audit may come back needing our messages.
+                    resync.finished_peers.add(item[1].index)
         with trio.move_on_after(DRAIN):
             await mesh.drain()  # our F (and last answers) must leave before we hang up
         nursery.cancel_scope.cancel()
@@ -324,6 +330,11 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
     if failure is not None:
         raise failure
     return session
+
+
+def _audited(session: GameSession, peer: int) -> bool:
+    """Our log holds ``peer``'s audit message (its part of the game's end)."""
+    return any(m.msg.seat == peer and m.msg.type == "audit" for m in session.msglog.messages)
 
 
 def _finish(session: GameSession, store: GameStore, roster: Roster, names: list[str],
