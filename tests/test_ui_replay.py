@@ -17,7 +17,9 @@ from ui.cli.commands import main
 
 @pytest.fixture(scope="module")
 def transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_finished_game(tmp_path_factory.mktemp("replay") / "transcript.json")
+    # The viewer test jumps to round 3, so the game must have reached it.
+    return write_finished_game(tmp_path_factory.mktemp("replay") / "transcript.json",
+                               min_rounds=3)
 
 
 @pytest.fixture(scope="module")

@@ -15,17 +15,26 @@ from p2p.storage.transcript import write_transcript
 NAMES = ("ana", "bob", "cy", "dee")
 
 
-def write_finished_game(path: Path, players: int = 4, seed: int = 15) -> Path:
-    """Play a whole game between random choosers and write its transcript to ``path``."""
-    game = LoopbackGame(players)
+def write_finished_game(path: Path, players: int = 4, seed: int = 15,
+                        min_rounds: int = 1) -> Path:
+    """Play a whole game between random choosers and write its transcript to ``path``.
+
+    The shuffle comes from fresh keys, so a random game may end early (three casualties);
+    games are replayed, a bounded number of times, until one lasts ``min_rounds``."""
     rng = random.Random(seed)
 
     def choose(_session: GameSession, legal: list[Action]) -> Action:
         return legal[rng.randrange(len(legal))]
 
-    game.play(choose)
-    session = game.sessions[0]
-    assert session.result is not None, "the loopback game did not finish"
+    for _attempt in range(8):
+        game = LoopbackGame(players)
+        game.play(choose)
+        session = game.sessions[0]
+        assert session.result is not None, "the loopback game did not finish"
+        if session.result["rounds"] >= min_rounds:
+            break
+    else:
+        raise AssertionError(f"no random game lasted {min_rounds} rounds in 8 tries")
     entries = tuple(RosterEntry(i, NAMES[i], identity.public_bytes, "127.0.0.1", 4464 + i)
                     for i, identity in enumerate(game.identities))
     roster = Roster(game.game_id, entries).sign(game.identities[0])
