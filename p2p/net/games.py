@@ -16,6 +16,7 @@ import trio
 from engine.canonical import canonical_json
 from p2p.errors import LocalFileError, LocalProtocolError, P2PError
 from p2p.identity import Identity, default_home, short_id
+from p2p.net.chatlink import ChatLink
 from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
 from p2p.net.mesh import Mesh
@@ -64,6 +65,7 @@ class PeerOptions:
     # Handed the session as soon as it is open (for a resumed game: replayed from the store),
     # before the runner plays on: a UI can show the board without waiting for a decision.
     on_session: Callable[[GameSession], None] | None = None
+    chat: ChatLink | None = None  # the player's side of the table chat (p2p.net.chatlink)
 
     @property
     def home_dir(self) -> Path:
@@ -77,7 +79,8 @@ class PeerOptions:
 
     def run_options(self, game_id: str = "") -> RunOptions:
         return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
-                          resume_command=self.resume_command(game_id), timing=self.timing)
+                          resume_command=self.resume_command(game_id), timing=self.timing,
+                          chat=self.chat)
 
 
 def _prepare(options: PeerOptions) -> Identity:

@@ -29,6 +29,8 @@ import trio
 from engine import Action
 from p2p.errors import LocalFileError, LocalProtocolError
 from p2p.identity import Identity
+from p2p.net.chat import FRAME_CHAT, ChatRoom
+from p2p.net.chatlink import ChatLink, open_room
 from p2p.net.mesh import (
     Mesh,
     PeerConnected,
@@ -88,6 +90,7 @@ class RunOptions:
     linger_replayed: float = 15.0
     resume_command: str = "solstice resume"  # how the user continues this game (shown on stops)
     timing: Timing | None = None   # the table's clock, if we host (default: Timing())
+    chat: ChatLink | None = None   # the player's side of the table chat (None: kept only)
 
 
 class TranscriptNotWritten(LocalFileError):
@@ -144,6 +147,16 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
     shown_waiting: tuple[int, ...] = ()
     shown_at = 0.0
     started = trio.current_time()
+    chat = open_room(mesh, store)
+    if options.chat is not None:
+        options.chat.attach(chat, mesh.broadcast, trio.current_time)
+
+    def hear_chat(index: int, payload: bytes) -> None:
+        note = chat.receive(index, payload, trio.current_time())
+        if note.violation:  # like any other malformed frame of that peer
+            session._reject(index, note.violation)
+        elif options.chat is not None:
+            options.chat.heard(chat, note)
 
     async def flush() -> None:
         while session.outbox:
@@ -238,6 +251,8 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                         session.start()
                 elif tag == FRAME_FINISHED:
                     resync.finished_peers.add(index)
+                elif tag == FRAME_CHAT:  # never part of the game's lockstep
+                    hear_chat(index, payload)
                 else:
                     session.receive(index, payload)  # any other tag is rejected there
             elif kind == "tick":
@@ -301,7 +316,7 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
         emit_new(seen)
         failure = None
         if not lost_stop:  # a lost peer stops the game for now only: it stays resumable
-            failure = _finish(session, store, roster, names, options, on_event)
+            failure = _finish(session, store, roster, names, options, on_event, chat)
             # Keep answering until every other peer is done too, so that one that crashed
             # during the audit can fetch what it lacks when it comes back.
             await mesh.broadcast(resync.finished_frame())
@@ -338,14 +353,15 @@ def _audited(session: GameSession, peer: int) -> bool:
 
 
 def _finish(session: GameSession, store: GameStore, roster: Roster, names: list[str],
-            options: RunOptions, on_event: EventSink) -> TranscriptNotWritten | None:
+            options: RunOptions, on_event: EventSink, chat: ChatRoom
+            ) -> TranscriptNotWritten | None:
     """Write the transcript, then mark the game finished. The log stays: a transcript that
     could not be written is rebuilt from it with ``solstice transcript``."""
     outcome = outcome_of(session, names)
     path = options.transcript or store.dir / "transcript.json"
     failure = None
     try:
-        write_transcript(path, roster, session, outcome)
+        write_transcript(path, roster, session, outcome, chat.transcript())
     except OSError as exc:
         failure = TranscriptNotWritten(
             f"the game is over ({outcome.get('summary') or outcome.get('reason')}), but its "

@@ -1,7 +1,7 @@
 """Transcripts: the signed roster and every signed message of a game, re-checkable offline.
 
 Format (JSON): ``{"format": "solstice-transcript/1", "roster": <signed roster>,
-"messages": [<signed message>...], "outcome": {...}}``. ``verify_transcript`` replays the
+"messages": [<signed message>...], "outcome": {...}, "chat": [<signed chat line>...]}``. ``verify_transcript`` replays the
 messages through a keyless observer session: every signature, every stage, every deck step and
 opening, every abort's claim (``p2p.session.blame``), the audit (which opens every secret) and
 the full-information replay of the game. The verdict is recomputed; a stored outcome of a fair
@@ -12,7 +12,8 @@ Verdicts (``Verdict.status``, with the exit status of ``solstice verify``): ``fa
 file is unreadable, or a message in it does not check, e.g. a bad signature: that proves only
 that the file was altered, so nobody is named), ``abandoned`` (3: a peer stopped answering, as
 observed by the peer that wrote the file) and ``incomplete`` (3: the game stopped or the file
-ends without anybody to name).
+ends without anybody to name). The table chat (``chat``, optional) is checked too
+(``Verdict.chat``), but it is no part of the game and never changes the verdict.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.errors import P2PError, RemoteProtocolError
+from p2p.net.chat import ChatCheck, verify_chat
 from p2p.net.roster import Roster
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import ABANDONED, UNFAIR
@@ -46,6 +48,7 @@ class Verdict:
     blame_name: str | None = None
     message: int | None = None         # index of the offending message in the transcript
     result: dict[str, Any] = field(default_factory=dict)
+    chat: ChatCheck = field(default_factory=lambda: ChatCheck(0))  # never part of the verdict
 
     @property
     def ok(self) -> bool:
@@ -63,6 +66,7 @@ class Verdict:
         else:
             data.update({"error": self.summary, "blame": self.blame_name,
                          "blame_peer": self.blame, "message": self.message})
+        data["chat"] = {"messages": self.chat.count, "problems": list(self.chat.problems)}
         return data
 
 
@@ -82,11 +86,14 @@ def outcome_of(session: GameSession, names: list[str]) -> dict[str, Any]:
 
 
 def write_transcript(path: Path, roster: Roster, session: GameSession,
-                     outcome: dict[str, Any]) -> Path:
+                     outcome: dict[str, Any], chat: list[dict[str, Any]] | None = None) -> Path:
+    """``chat``: the signed chat lines this peer kept (``ChatRoom.transcript()``)."""
     path = Path(path)
     make_dirs(path.parent)
     data = {"format": FORMAT, "roster": roster.signed_json(),
             "messages": session.transcript_messages(), "outcome": outcome}
+    if chat:  # a game without chat is written as before
+        data["chat"] = chat
     write_durably(path, canonical_json(data))
     return path
 
@@ -117,10 +124,27 @@ def load_transcript(path: Path) -> tuple[Roster, list[Any], dict[str, Any]]:
     return roster, messages, outcome
 
 
+def load_chat_entries(path: Path) -> object:
+    """The transcript's ``chat`` value (None when it has none); the file was loaded once by
+    ``load_transcript`` already, so it is readable JSON."""
+    try:
+        data = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return data.get("chat") if isinstance(data, dict) else None
+
+
 def verify_transcript(path: Path) -> Verdict:
     """Re-check a whole game offline; raise TranscriptUnreadable for a file that is no
-    transcript."""
+    transcript. The chat is checked apart: it never changes the verdict."""
     roster, messages, outcome = load_transcript(path)
+    verdict = _verify_game(roster, messages, outcome)
+    verdict.chat = verify_chat(roster.game_id, [p.key for p in roster.players],
+                               load_chat_entries(path))
+    return verdict
+
+
+def _verify_game(roster: Roster, messages: list[Any], outcome: dict[str, Any]) -> Verdict:
     names = [p.name for p in roster.players]
     session = GameSession(roster.game_id, [p.key for p in roster.players])
 

@@ -7,6 +7,7 @@ import sys
 import time
 from typing import TextIO
 
+from p2p.net.chatlink import ChatLink, ChatShown
 from p2p.session.events import Event
 from p2p.text import printable
 
@@ -20,10 +21,21 @@ class LogPrinter:
         self.out = out
         self.started = time.monotonic()
 
+    def stamp(self) -> str:
+        return f"[{time.monotonic() - self.started:6.1f}s]"
+
+    def chat_link(self) -> ChatLink:
+        """A chat link that prints every chat line (and note) the game shows."""
+        return ChatLink(self.chat)
+
+    def chat(self, shown: ChatShown) -> None:
+        who = f"{printable(shown.author, 40)}: " if shown.author is not None else ""
+        print(f"{self.stamp()} chat: {who}{printable(shown.text)}", file=self.out, flush=True)
+
     def __call__(self, event: Event) -> None:
         if event.kind == "input":
             return
-        stamp = f"[{time.monotonic() - self.started:6.1f}s]"
+        stamp = self.stamp()
         prefix = {"rejected": "warning: ", "aborted": "STOPPED: ", "waiting": "",
                   "over": "", "transcript": "transcript written to ",
                   "clock": "clock: ", "timeout": "clock: "}.get(event.kind, "")

@@ -120,8 +120,10 @@ def host(
         print(f"join code: {lobby.code.encode()}", flush=True)
         print(f"waiting for {players - 1} more player(s)...", flush=True)
 
+    printer = LogPrinter()
+    options.chat = printer.chat_link()  # headless: received chat lines are printed
     start = _rematching(rematch, bot, lambda choose: host_game(
-        players, choose, LogPrinter(), options, on_lobby), host_rematch, options)
+        players, choose, printer, options, on_lobby), host_rematch, options)
     _play(bot, "host", start, players=players, options=options)
 
 
@@ -157,8 +159,10 @@ def join(
             raise typer.Exit(2)
         _run_ui("browse", options=options)
     parsed = join_target("".join(code), discovery_interface, not no_discovery)
+    printer = LogPrinter()
+    options.chat = printer.chat_link()  # headless: received chat lines are printed
     start = _rematching(rematch, bot, lambda choose: join_game(
-        parsed, choose, LogPrinter(), options), join_rematch, options)
+        parsed, choose, printer, options), join_rematch, options)
     _play(bot, "join", start, code=parsed, options=options)
 
 
@@ -196,7 +200,9 @@ def resume(
             raise typer.Exit(2)
         game = games[0]
     chosen: str = game
-    _play(bot, "resume", lambda choose: resume_game(chosen, choose, LogPrinter(), options,
+    printer = LogPrinter()
+    options.chat = printer.chat_link()  # headless: received chat lines are printed
+    _play(bot, "resume", lambda choose: resume_game(chosen, choose, printer, options,
                                                     from_file), game=chosen, options=options)
 
 
@@ -258,6 +264,13 @@ def verify(
         label = {"unfair": "NOT fair", "damaged": "DAMAGED", "abandoned": "ABANDONED",
                  "incomplete": "INCOMPLETE"}[verdict.status]
         typer.echo(f"{label}: {printable(verdict.summary, 2000)}", err=True)
+    if not as_json and (verdict.chat.count or verdict.chat.problems):
+        # The chat is no part of the game: it is reported, and never changes the exit status.
+        checked = "every signature checks" if not verdict.chat.problems else \
+            f"{len(verdict.chat.problems)} do not check (not part of the game's verdict)"
+        typer.echo(f"chat: {verdict.chat.count} line(s), {checked}")
+        for problem in verdict.chat.problems[:10]:
+            typer.echo(f"  {printable(problem)}")
     raise typer.Exit(verdict.exit_status)
 
 

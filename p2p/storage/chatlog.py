@@ -1,0 +1,44 @@
+"""A peer's stored chat of one game: ``HOME/games/<game id>/chat.jsonl``, one line per kept
+chat message (canonical JSON of ``ChatLine.to_json()``).
+
+Kept so that a resumed game goes on counting our lines from where it stopped (the others drop
+a counter they have seen) and so that the transcript holds the chat of the whole game. Our own
+lines are fsynced before they are sent; a damaged line is skipped on load (chat is never part
+of the game's verdict).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from engine.canonical import canonical_json
+from p2p.errors import RemoteProtocolError
+from p2p.net.chat import ChatLine
+
+CHAT_FILE = "chat.jsonl"
+
+
+def load_chat(game_dir: Path) -> list[ChatLine]:
+    """The stored chat lines (none if the file is missing; damaged lines are skipped)."""
+    try:
+        raw = (Path(game_dir) / CHAT_FILE).read_bytes()
+    except OSError:
+        return []
+    lines = []
+    for text in raw.split(b"\n"):
+        try:
+            lines.append(ChatLine.from_json(json.loads(text)))
+        except (ValueError, RemoteProtocolError, RecursionError):
+            continue
+    return lines
+
+
+def append_chat(game_dir: Path, line: ChatLine, durable: bool) -> None:
+    """Add ``line`` to the chat file; ``durable``: fsynced before we return (our own)."""
+    with open(Path(game_dir) / CHAT_FILE, "ab") as handle:
+        handle.write(canonical_json(line.to_json()) + b"\n")
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())

@@ -1,0 +1,178 @@
+"""Table chat (#15): signed lines outside the game's lockstep, checked, rate-limited, kept."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from engine.canonical import canonical_json
+from p2p.identity import Identity
+from p2p.net.chat import (
+    BURST,
+    FRAME_CHAT,
+    MAX_TEXT,
+    ChatLine,
+    ChatRefused,
+    ChatRoom,
+    TokenBucket,
+    sign_chat,
+    verify_chat,
+)
+from p2p.net.chatlink import ChatShown
+from p2p.session.envelope import MSG_DOMAIN
+from p2p.storage.chatlog import append_chat, load_chat
+from ui.cli.headless import LogPrinter
+
+GAME = "ab" * 16
+OTHER_GAME = "cd" * 16
+
+
+def identities(n: int) -> list[Identity]:
+    return [Identity.from_private_bytes(bytes([i + 1]) * 32) for i in range(n)]
+
+
+def rooms(n: int = 3) -> list[ChatRoom]:
+    ids = identities(n)
+    keys = [i.public_bytes for i in ids]
+    names = ["ann", "bob", "cy", "dee"][:n]
+    return [ChatRoom(GAME, keys, me, ids[me], names) for me in range(n)]
+
+
+def test_a_line_said_is_signed_by_its_author_and_accepted_by_the_others() -> None:
+    ann, bob, cy = rooms()
+    line = ann.say("  good luck  ", now=0.0)
+    assert line.text == "good luck" and line.author == 0 and line.n == 0
+    for room in (bob, cy):
+        note = room.receive(0, line.frame(), now=0.0)
+        assert note.line == line and not note.violation
+        assert room.lines == [line]
+
+
+def test_counters_go_up_per_author_and_a_repeated_frame_is_dropped_quietly() -> None:
+    ann, bob, _ = rooms()
+    first, second = ann.say("one", 0.0), ann.say("two", 0.0)
+    assert (first.n, second.n) == (0, 1)
+    bob.receive(0, second.frame(), 0.0)
+    late = bob.receive(0, first.frame(), 0.0)  # lower counter: a duplicate or a replay
+    again = bob.receive(0, second.frame(), 0.0)
+    assert late.line is None and not late.violation and not late.note
+    assert again.line is None and not again.violation
+    assert bob.lines == [second]
+
+
+def test_a_chat_signature_is_never_valid_as_a_game_message_signature() -> None:
+    line = rooms()[0].say("hi", 0.0)
+    assert line.signing_bytes().startswith(b"solstice/chat/v1\n")
+    assert not line.signing_bytes().startswith(MSG_DOMAIN)
+
+
+@pytest.mark.parametrize("forge, reason", [
+    (lambda line: ChatLine(line.game, line.author, line.n, line.text + "!", line.sig),
+     "bad signature"),
+    (lambda line: sign_chat(identities(3)[0], OTHER_GAME, 0, line.n, line.text),
+     "not this game"),
+    (lambda line: sign_chat(identities(3)[1], GAME, 1, line.n, line.text),
+     "never relayed"),
+])
+def test_a_forged_line_is_a_violation_of_the_sending_peer(forge, reason: str) -> None:
+    ann, _, cy = rooms()
+    forged = forge(ann.say("hi", 0.0))
+    note = cy.receive(0, forged.frame(), 0.0)
+    assert note.line is None and reason in note.violation
+    assert cy.lines == []
+
+
+@pytest.mark.parametrize("frame", [
+    b"C", b"C{", b"Cnull", FRAME_CHAT + canonical_json({"chat": {}, "sig": "00"}),
+    FRAME_CHAT + b'{"sig": "00", "chat": {}}',
+])
+def test_a_malformed_frame_is_a_violation(frame: bytes) -> None:
+    note = rooms()[1].receive(0, frame, 0.0)
+    assert note.violation.startswith("chat: ") and note.line is None
+
+
+def test_a_line_that_is_not_canonical_json_is_a_violation() -> None:
+    line = rooms()[0].say("hi", 0.0)
+    pretty = FRAME_CHAT + canonical_json(line.to_json()).replace(b":", b": ")
+    assert "canonical" in rooms()[1].receive(0, pretty, 0.0).violation
+
+
+def test_our_own_lines_are_checked_before_they_go() -> None:
+    ann = rooms()[0]
+    with pytest.raises(ChatRefused, match="nothing to say"):
+        ann.say("   ", 0.0)
+    with pytest.raises(ChatRefused, match=f"at most {MAX_TEXT} characters"):
+        ann.say("x" * (MAX_TEXT + 1), 0.0)
+    assert ann.say("x" * MAX_TEXT, 0.0).text == "x" * MAX_TEXT
+
+
+def test_a_text_longer_than_the_limit_from_a_peer_is_a_violation() -> None:
+    long = sign_chat(identities(3)[0], GAME, 0, 0, "y" * (MAX_TEXT + 1))
+    assert "1 to 200 characters" in rooms()[1].receive(0, long.frame(), 0.0).violation
+
+
+def test_the_token_bucket_allows_a_burst_then_one_a_second() -> None:
+    bucket = TokenBucket(rate=1.0, burst=5)
+    assert [bucket.take(10.0) for _ in range(6)] == [True] * 5 + [False]
+    assert not bucket.take(10.5)
+    assert bucket.take(11.0) and not bucket.take(11.0)
+
+
+def test_a_flooding_peer_loses_its_excess_lines_with_one_local_note() -> None:
+    ids = identities(2)
+    bob = rooms(2)[1]
+    frames = [sign_chat(ids[0], GAME, 0, n, f"spam {n}").frame() for n in range(BURST + 3)]
+    notes = [bob.receive(0, frame, now=0.0) for frame in frames]
+    assert [n.line is not None for n in notes] == [True] * BURST + [False] * 3
+    assert [bool(n.note) for n in notes[BURST:]] == [True, False, False]
+    assert "ann" in notes[BURST].note and not any(n.violation for n in notes)
+    later = bob.receive(0, sign_chat(ids[0], GAME, 0, 99, "calm").frame(), now=2.0)
+    assert later.line is not None
+
+
+def test_we_refuse_our_own_flood_so_the_others_never_drop_it() -> None:
+    ann = rooms()[0]
+    for n in range(BURST):
+        ann.say(f"line {n}", 0.0)
+    with pytest.raises(ChatRefused, match="not sent"):
+        ann.say("one too many", 0.0)
+    assert ann.say("later", 1.0).n == BURST
+
+
+def test_kept_lines_verify_and_a_bad_one_is_reported_apart() -> None:
+    ann, bob, _ = rooms()
+    bob.receive(0, ann.say("hi", 0.0).frame(), 0.0)
+    bob.say("hello", 0.0)
+    keys = [i.public_bytes for i in identities(3)]
+    assert verify_chat(GAME, keys, bob.transcript()).problems == ()
+    assert verify_chat(GAME, keys, None).count == 0
+    entries = bob.transcript()
+    entries[0]["chat"]["text"] = "I resign"
+    check = verify_chat(GAME, keys, entries)
+    assert check.count == 2 and len(check.problems) == 1 and "bad signature" in check.problems[0]
+    assert "not this game" in verify_chat(OTHER_GAME, keys, bob.transcript()).problems[0]
+
+
+def test_a_resumed_room_counts_on_from_its_stored_lines(tmp_path) -> None:
+    ids = identities(2)
+    keys = [i.public_bytes for i in ids]
+    first = ChatRoom(GAME, keys, 0, ids[0], ["ann", "bob"],
+                     on_keep=lambda line: append_chat(tmp_path, line, durable=True))
+    first.say("before the crash", 0.0)
+    (tmp_path / "chat.jsonl").open("ab").write(b"{torn")
+    again = ChatRoom(GAME, keys, 0, ids[0], ["ann", "bob"], load_chat(tmp_path))
+    assert [line.text for line in again.lines] == ["before the crash"]
+    assert again.say("after", 0.0).n == 1
+
+
+def test_the_headless_log_prints_chat_lines_escaped() -> None:
+    out = io.StringIO()
+    printer = LogPrinter(out)
+    printer.chat(ChatShown("bob\x1b[2J", "gg \x1b[1A\u202e"))
+    printer.chat(ChatShown(None, "chat from bob dropped"))
+    text = out.getvalue()
+    assert "\x1b" not in text and "\u202e" not in text
+    lines = text.splitlines()
+    assert lines[0].endswith("chat: bob\\x1b[2J: gg \\x1b[1A\\u202e")
+    assert lines[1].endswith("chat: chat from bob dropped")
