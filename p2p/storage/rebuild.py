@@ -9,8 +9,8 @@ from pathlib import Path
 
 from p2p.errors import LocalFileError
 from p2p.net.node import load_roster
-from p2p.storage.chatlog import load_chat
 from p2p.session.machine import GameSession
+from p2p.storage.chatlog import load_chat
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import write_transcript
 

@@ -1,9 +1,10 @@
 """Transcripts: the signed roster and every signed message of a game, re-checkable offline.
 
 Format (JSON): ``{"format": "solstice-transcript/1", "roster": <signed roster>,
-"messages": [<signed message>...], "outcome": {...}, "chat": [<signed chat line>...]}``. ``verify_transcript`` replays the
-messages through a keyless observer session: every signature, every stage, every deck step and
-opening, every abort's claim (``p2p.session.blame``), the audit (which opens every secret) and
+"messages": [<signed message>...], "outcome": {...}, "chat": [<signed chat line>...]}``
+(``chat`` only when there was any). ``verify_transcript`` replays the messages through a
+keyless observer session: every signature, every stage, every deck step and opening, every
+abort's claim (``p2p.session.blame``), the audit (which opens every secret) and
 the full-information replay of the game. The verdict is recomputed; a stored outcome of a fair
 game that differs from it fails.
 
