@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 
+from bots.netseat import bot_chooser
+from bots.registry import make_bot
 from engine.canonical import canonical_json
 from p2p.identity import Identity
 from p2p.net.chat import (
@@ -19,9 +25,11 @@ from p2p.net.chat import (
     sign_chat,
     verify_chat,
 )
-from p2p.net.chatlink import ChatShown
+from p2p.net.chatlink import ChatLink, ChatShown
+from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.session.envelope import MSG_DOMAIN
 from p2p.storage.chatlog import append_chat, load_chat
+from p2p.storage.transcript import verify_transcript
 from ui.cli.headless import LogPrinter
 
 GAME = "ab" * 16
@@ -176,3 +184,93 @@ def test_the_headless_log_prints_chat_lines_escaped() -> None:
     lines = text.splitlines()
     assert lines[0].endswith("chat: bob\\x1b[2J: gg \\x1b[1A\\u202e")
     assert lines[1].endswith("chat: chat from bob dropped")
+
+
+# --------------------------------------------------------------------------- over the mesh
+
+
+class Chatter(ChatLink):
+    """A player's chat link that records what it is shown and keeps the raw broadcast (so a
+    test can also send a forged frame over the same connections)."""
+
+    def __init__(self) -> None:
+        self.shown: list[ChatShown] = []
+        super().__init__(self.shown.append)
+
+    def attach(self, room: ChatRoom, send: Any, clock: Any) -> None:
+        super().attach(room, send, clock)
+        self.broadcast = send
+
+
+async def chat_game(root: Path) -> tuple[list[Any], list[Chatter]]:
+    """Three bots over loopback TLS; at its first decision peer 1 says a line, peer 2 sends a
+    line with a bad signature and one signed for another game."""
+    from test_net_tcp import CFG, LOOPBACK, Peer
+
+    links = [Chatter() for _ in range(3)]
+    peers = [Peer(i) for i in range(3)]
+    code: dict[str, Any] = {}
+    ready = trio.Event()
+    ids = {}
+
+    def chooser(i: int) -> Any:
+        bot = bot_chooser(make_bot("random"), out=io.StringIO())
+        said = False
+
+        async def choose(session: Any, legal: list[Any]) -> Any:
+            nonlocal said
+            if not said:
+                said = True
+                if i == 1:
+                    await links[1].say("good luck, all")
+                elif i == 2:
+                    honest = sign_chat(ids[2], session.game_id, 2, 0, "I win")
+                    bad = ChatLine(honest.game, 2, 1, "I win!", honest.sig)
+                    await links[2].broadcast(bad.frame())
+                    other = sign_chat(ids[2], OTHER_GAME, 2, 2, "wrong table")
+                    await links[2].broadcast(other.frame())
+            return await bot(session, legal)
+        return choose
+
+    def options(i: int) -> PeerOptions:
+        return PeerOptions(home=root / f"peer{i}", name=f"bot{i}", bind=LOOPBACK, port=0,
+                           net=CFG, chat=links[i])
+
+    for i in range(3):
+        ids[i] = Identity.load_or_create(root / f"peer{i}")
+
+    def on_lobby(lobby: Any) -> None:
+        code["code"] = lobby.code
+        ready.set()
+
+    async def host() -> None:
+        peers[0].session = await host_game(3, chooser(0), peers[0], options(0), on_lobby)
+
+    async def join(i: int) -> None:
+        await ready.wait()
+        peers[i].session = await join_game(code["code"], chooser(i), peers[i], options(i))
+
+    with trio.fail_after(90):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            for i in (1, 2):
+                nursery.start_soon(join, i)
+    return peers, links
+
+
+@pytest.mark.slow
+def test_a_line_said_in_a_game_reaches_every_peer_and_every_transcript(tmp_path: Path) -> None:
+    peers, links = trio.run(chat_game, tmp_path)
+    for i, link in enumerate(links):
+        assert ChatShown("bot1", "good luck, all") in link.shown, i
+        assert not any(s.text in ("I win!", "wrong table") for s in link.shown)
+    for peer in peers:
+        verdict = verify_transcript(peer.transcript)
+        assert verdict.ok, verdict.summary
+        assert verdict.chat.count == 1 and verdict.chat.problems == ()
+        kept = json.loads(peer.transcript.read_text())["chat"]
+        assert [entry["chat"]["text"] for entry in kept] == ["good luck, all"]
+    for peer in (peers[0], peers[1]):  # the forgeries are the sender's protocol violations
+        rejected = [e.text for e in peer.events if e.kind == "rejected"]
+        assert any("bad signature on chat" in text for text in rejected), rejected
+        assert any("not this game" in text for text in rejected), rejected
