@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -203,8 +205,9 @@ class Chatter(ChatLink):
 
 
 async def chat_game(root: Path) -> tuple[list[Any], list[Chatter]]:
-    """Three bots over loopback TLS; at its first decision peer 1 says a line, peer 2 sends a
-    line with a bad signature and one signed for another game."""
+    """Three bots over loopback TLS (``peers[i]``, ``links[i]``: home i); at its first decision
+    bot1 says a line, bot2 sends a line with a bad signature and one signed for another
+    game."""
     from test_net_tcp import CFG, LOOPBACK, Peer
 
     links = [Chatter() for _ in range(3)]
@@ -224,10 +227,11 @@ async def chat_game(root: Path) -> tuple[list[Any], list[Chatter]]:
                 if i == 1:
                     await links[1].say("good luck, all")
                 elif i == 2:
-                    honest = sign_chat(ids[2], session.game_id, 2, 0, "I win")
-                    bad = ChatLine(honest.game, 2, 1, "I win!", honest.sig)
+                    me = session.me  # its roster index: the joiners race to the host
+                    honest = sign_chat(ids[2], session.game_id, me, 0, "I win")
+                    bad = ChatLine(honest.game, me, 1, "I win!", honest.sig)
                     await links[2].broadcast(bad.frame())
-                    other = sign_chat(ids[2], OTHER_GAME, 2, 2, "wrong table")
+                    other = sign_chat(ids[2], OTHER_GAME, me, 2, "wrong table")
                     await links[2].broadcast(other.frame())
             return await bot(session, legal)
         return choose
@@ -258,9 +262,14 @@ async def chat_game(root: Path) -> tuple[list[Any], list[Chatter]]:
     return peers, links
 
 
+@pytest.fixture(scope="module")
+def chatted(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], list[Chatter]]:
+    return trio.run(chat_game, tmp_path_factory.mktemp("chat"))
+
+
 @pytest.mark.slow
-def test_a_line_said_in_a_game_reaches_every_peer_and_every_transcript(tmp_path: Path) -> None:
-    peers, links = trio.run(chat_game, tmp_path)
+def test_a_line_said_in_a_game_reaches_every_peer_and_every_transcript(chatted) -> None:
+    peers, links = chatted
     for i, link in enumerate(links):
         assert ChatShown("bot1", "good luck, all") in link.shown, i
         assert not any(s.text in ("I win!", "wrong table") for s in link.shown)
@@ -274,3 +283,20 @@ def test_a_line_said_in_a_game_reaches_every_peer_and_every_transcript(tmp_path:
         rejected = [e.text for e in peer.events if e.kind == "rejected"]
         assert any("bad signature on chat" in text for text in rejected), rejected
         assert any("not this game" in text for text in rejected), rejected
+
+
+@pytest.mark.slow
+def test_a_transcript_whose_chat_was_altered_keeps_its_verdict(chatted, tmp_path: Path) -> None:
+    peers, _ = chatted
+    data = json.loads(peers[2].transcript.read_text())
+    data["chat"][0]["chat"]["text"] = "bot1 resigns"
+    altered = tmp_path / "altered.json"
+    altered.write_text(json.dumps(data, indent=1))
+    verdict = verify_transcript(altered)
+    assert verdict.ok and verdict.exit_status == 0
+    assert verdict.chat.count == 1 and "bad signature" in verdict.chat.problems[0]
+    run = subprocess.run([str(Path(sys.executable).parent / "solstice"), "verify", str(altered)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "chat: 1 line(s), 1 do not check" in run.stdout
+    assert "chat 0 does not check (bad signature" in run.stdout
