@@ -18,14 +18,17 @@ from textual.message import Message
 from textual.screen import ModalScreen
 
 from engine import Action
+from p2p.net.chatlink import ChatShown
 from p2p.net.games import PeerOptions
 from p2p.net.joincode import JoinCode
 from p2p.net.roster import MAX_NAME_LEN
 from p2p.text import printable
 from ui.app.bridge import BridgeFinished, TrioBridge
+from ui.app.chat import ChatInput, chat_line
 from ui.app.messages import (
     AskHuman,
     BoardChanged,
+    ChatSay,
     Connecting,
     GameEnded,
     HumanAnswer,
@@ -160,6 +163,8 @@ class SolsticeApp(App[int]):
             self._game_screen().ask_human(item)
         elif isinstance(item, NetNote):
             self._note(item)
+        elif isinstance(item, ChatShown):
+            self._chat(item)
         elif isinstance(item, GameEnded):
             self._show_end(item)
         elif isinstance(item, BridgeFinished) and self.ended is None:
@@ -204,6 +209,20 @@ class SolsticeApp(App[int]):
             self._close_modals()
             self.push_screen(RoundSummaryScreen(round_number, lines, scores, self.summary_pace),
                              self._summary_closed)
+
+    def _chat(self, shown: ChatShown) -> None:
+        line = chat_line(shown)  # escapes the peer's name and text
+        self.log_lines.append(line.plain)
+        if self.game is None:
+            self.lobby.show_status(line.plain)
+            return
+        self.game.add_log(line)
+        if self.game.has_class("narrow") and shown.author is not None:
+            self.notify(line.plain, timeout=6)  # the log pane is hidden at this width
+
+    def on_chat_input_said(self, message: ChatInput.Said) -> None:
+        if self.bridge is not None:
+            self.bridge.send(ChatSay(message.text))
 
     def _summary_closed(self, _result: object = None) -> None:
         if self.ended is not None and not isinstance(self.screen, EndScreen):

@@ -71,6 +71,13 @@ class HumanAnswer:
 
 
 @dataclass(frozen=True)
+class ChatSay:
+    """The human typed a chat line for the table (UI -> trio)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class NetNote:
     """A ``p2p.session.machine.Event`` (kind: log, waiting, rejected, aborted, over, transcript)."""
 

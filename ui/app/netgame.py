@@ -9,9 +9,11 @@ read in this thread, between the runner's awaits, so it is never touched concurr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import io
+import math
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -29,6 +31,8 @@ from engine import Action
 from engine.view import view
 from p2p.errors import P2PError
 from p2p.identity import Identity
+from p2p.net.chat import ChatRefused
+from p2p.net.chatlink import ChatLink
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game
 from p2p.net.joincode import JoinCode
 from p2p.net.node import HostedLobby, load_roster
@@ -40,6 +44,7 @@ from ui.app.bridge import TrioSide
 from ui.app.messages import (
     AskHuman,
     BoardChanged,
+    ChatSay,
     Connecting,
     GameEnded,
     HumanAnswer,
@@ -113,6 +118,9 @@ class NetGame:
         self._opened: GameSession | None = None  # the runner's session, before it is shown
         self._decision: dict[str, Any] | None = None  # the last decision's "clock" event data
         self.now = trio.current_time  # the session's clock (the runner ticks it with this)
+        self.chat = ChatLink(side.post)  # lines shown go to the UI as ChatShown
+        # What the UI sends: answers for ``choose`` (chat lines are said at once).
+        self._answers_in, self._answers = trio.open_memory_channel[Any](math.inf)
 
     # -- what the UI sees -------------------------------------------------------------------
 
@@ -215,11 +223,21 @@ class NetGame:
         self.post_board(force=True)
         self.side.post(AskHuman(serial, self.board_view(), tuple(legal), self.seat_names()))
         while True:
-            item = await self.side.receive()
+            item = await self._answers.receive()
             # Answers to an older question (a double key press) are dropped, and the UI only
             # offers legal actions; the check keeps a confused UI from stalling the game.
             if isinstance(item, HumanAnswer) and item.serial == serial and item.action in legal:
                 return item.action
+
+    async def read_ui(self) -> None:
+        """Route what the UI sends: chat lines are said now, answers wait for ``choose``."""
+        while True:
+            item = await self.side.receive()
+            if isinstance(item, ChatSay):
+                with contextlib.suppress(ChatRefused):  # the link showed why as a note
+                    await self.chat.say(item.text)
+            else:
+                self._answers_in.send_nowait(item)
 
     async def poll(self) -> None:
         while True:
@@ -243,6 +261,7 @@ class NetGame:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self.poll)
+                nursery.start_soon(self.read_ui)
                 session = await self._play(nursery)
                 nursery.cancel_scope.cancel()
         except (P2PError, OSError, trio.TooSlowError, BaseExceptionGroup) as exc:
@@ -262,7 +281,7 @@ class NetGame:
 
     async def _play(self, nursery: trio.Nursery) -> GameSession:
         setup = self.setup
-        options = dataclasses.replace(setup.options, on_session=self._open)
+        options = dataclasses.replace(setup.options, on_session=self._open, chat=self.chat)
         if setup.mode == "join":
             assert setup.code is not None
             self.side.post(Connecting(f"Joining the game at {setup.code.address}:"

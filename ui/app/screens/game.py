@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from engine import Action
 from engine.disclosure import describe_claim
+from ui.app.chat import ChatInput
 from ui.app.choices import Destination, DispatchChoices, DraftChoices, decision_options, prompt_kind
 from ui.app.messages import AskHuman
 from ui.app.render import card_chip, card_line, option_text, planet_header
@@ -45,6 +46,7 @@ class GameScreen(Screen[None]):
         Binding("f1", "app.help", "Help"),
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("l", "show_log", "Log"),
+        Binding("t", "chat", "Chat"),
         Binding("pageup", "scroll_board(-1)", "Board ↑", show=False),
         Binding("pagedown", "scroll_board(1)", "Board ↓", show=False),
         Binding("left_square_bracket", "scroll_board(-1)", "Scroll board", key_display="[ ]"),
@@ -91,6 +93,7 @@ class GameScreen(Screen[None]):
             with Vertical(id="side"):
                 yield SideScores(id="side-scores")
                 yield RichLog(id="log", wrap=True, markup=False, min_width=20)
+        yield ChatInput()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -144,13 +147,14 @@ class GameScreen(Screen[None]):
         self._refresh_panel()
         self.query_one("#choices", OptionList).focus()
 
-    def add_log(self, line: str, style: str = "") -> None:
+    def add_log(self, line: str | Text, style: str = "") -> None:
+        """A line for the log pane (a ``Text`` is shown as it is: a chat line)."""
         if not self._ready:
             self._pending.append(lambda: self.add_log(line, style))
             return
-        line = readable(line)
-        self.log_lines.append(line)
-        self.query_one("#log", RichLog).write(Text(line, style=style))
+        text = line if isinstance(line, Text) else Text(readable(line), style=style)
+        self.log_lines.append(text.plain)
+        self.query_one("#log", RichLog).write(text)
 
     # -- the action panel -------------------------------------------------------------------
 
@@ -341,6 +345,12 @@ class GameScreen(Screen[None]):
         self.post_message(self.Answered(serial, action))
         self._refresh_panel()
         self.query_one(StatusLine).show_waiting(self.view, self.waiting, False)
+
+    def action_chat(self) -> None:
+        self.query_one(ChatInput).open()
+
+    def on_chat_input_closed(self, _message: ChatInput.Closed) -> None:
+        self.query_one("#choices", OptionList).focus()
 
     def action_show_log(self) -> None:
         from ui.app.screens.dialogs import LogScreen

@@ -1,0 +1,64 @@
+"""Table chat in the terminal UI (#15): key t, a line typed, shown in the log pane as
+"name: text", stored with the game; peer text escaped."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from textual.widgets import RichLog
+
+from p2p.net.chatlink import ChatShown
+from p2p.net.games import PeerOptions
+from p2p.storage.chatlog import load_chat
+from ui.app.app import SolsticeApp
+from ui.app.chat import ChatInput, chat_line
+from ui.app.netgame import NetSetup
+from ui.app.screens.game import GameScreen
+from ui.app.screens.summary import RoundSummaryScreen
+
+
+def test_a_chat_line_is_shown_as_name_and_text_with_peer_characters_escaped() -> None:
+    line = chat_line(ChatShown("bob\x1b[2J", "gg\x1b[1A\u202e"))
+    assert line.plain == "bob\\x1b[2J: gg\\x1b[1A\\u202e"
+    assert chat_line(ChatShown(None, "chat: too fast")).plain == "chat: too fast"
+
+
+def test_typing_a_chat_line_in_the_game_shows_it_in_the_log_and_keeps_it(
+        tmp_path: Path) -> None:
+    options = PeerOptions(home=tmp_path, name="tester", bind="127.0.0.1", port=0)
+    setup = NetSetup("play", options, players=2, bots=("random",), seed="chat")
+
+    async def scenario() -> None:
+        app = SolsticeApp(setup)
+        async with app.run_test(size=(140, 40)) as pilot:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                if isinstance(app.screen, GameScreen) and app.screen.ask is not None:
+                    break
+                await pilot.pause(0.05)
+            screen = app.screen
+            assert isinstance(screen, GameScreen) and screen.ask is not None
+            await pilot.press("t")
+            chat = screen.query_one(ChatInput)
+            assert chat.display and chat.has_focus
+            await pilot.press(*"quick, gl")  # q and l: text here, not Quit or Log
+            await pilot.press("enter")
+            deadline = time.monotonic() + 10
+            while "tester: quick, gl" not in screen.log_lines and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert "tester: quick, gl" in screen.log_lines
+            logged = [str(strip.text) for strip in screen.query_one("#log", RichLog).lines]
+            assert any("tester: quick, gl" in text for text in logged)
+            assert app.screen is screen and not chat.display  # no leave dialog, input closed
+            assert screen.ask is not None and not app.answers  # still our move, untouched
+            assert app.game_id is not None
+            kept = load_chat(tmp_path / "games" / app.game_id)
+            assert [line.text for line in kept] == ["quick, gl"]
+            # Esc closes the input without sending; the choices have the focus again.
+            await pilot.press("t", "x", "escape")
+            assert not chat.display and chat.value == ""
+            assert not isinstance(app.screen, RoundSummaryScreen)
+
+    asyncio.run(scenario())
