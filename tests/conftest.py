@@ -12,9 +12,12 @@ import os
 import pytest
 
 from p2p.net.discovery import INTERFACE_ENV
+from ui.app.pacing import PACE_ENV
 
 LOOPBACK = "127.0.0.1"
 os.environ[INTERFACE_ENV] = LOOPBACK
+# The UI reveals a round's resolution step by step; tests that are not about it run unpaced.
+os.environ[PACE_ENV] = "0"
 
 
 @pytest.fixture(autouse=True)

@@ -38,6 +38,7 @@ from ui.app.messages import (
     RosterLine,
 )
 from ui.app.netgame import NetSetup, run_network
+from ui.app.pacing import RESOLVE_START, Pacer, pace_from_env
 from ui.app.render import scores_line
 from ui.app.screens.dialogs import HelpScreen, LeaveScreen
 from ui.app.screens.game import GameScreen
@@ -47,7 +48,7 @@ from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lin
 from ui.app.wording import readable
 
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
-SUMMARY_PACE = 0.6  # seconds between the lines of a round's resolution
+SUMMARY_PACE = 0.6  # seconds between the lines of a round's summary (narrow terminals)
 NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
                "over": "bold #7ee787", "transcript": "dim"}
 
@@ -111,6 +112,11 @@ class SolsticeApp(App[int]):
         self.game_id: str | None = None
         self.started = False  # the session exists, so the game is stored and resumable
         self.summary_pace = SUMMARY_PACE
+        # A round's resolution is revealed step by step in the log pane (``ui.app.pacing``);
+        # where the pane is hidden (narrow), the round summary reveals it instead.
+        self.reveal_pace = pace_from_env()  # seconds per step ($SOLSTICE_PACE; 0: no pacing)
+        self.pacer: Pacer[NetNote] = Pacer(self._show_note, self.set_timer, 0.0,
+                                           self._reveal_done)
         self.answers: list[Action] = []  # what the human chose, in order (tests read it)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -189,10 +195,34 @@ class SolsticeApp(App[int]):
             return  # a resent message we already hold: normal after a resync, not news
         if note.kind in ("roster", "seats"):
             self.started = True  # the session runs: it is in the store from now on
+        if note.kind == "aborted":
+            self.pacer.skip()  # a stop is news now
+        # Only the game's own lines, once a board is shown (a resumed game's old rounds are
+        # not paced), mark where a resolution starts and ends.
+        line = readable(note.text) if note.kind == "log" and self.view is not None else None
+        self.pacer.pace = self.reveal_pace if self._paced() else 0.0
+        self.pacer.push(note, line)
+
+    def _paced(self) -> bool:
+        """Resolutions are paced in the log pane (shown only in wide terminals)."""
+        return (self.reveal_pace > 0 and self.game is not None
+                and not self.game.has_class("narrow"))
+
+    def action_skip_reveal(self) -> None:
+        self.pacer.skip()
+
+    def _reveal_done(self) -> None:
+        if (self.ended is not None and not self.left
+                and not isinstance(self.screen, RoundSummaryScreen | EndScreen)):
+            self._push_end()
+
+    def _show_note(self, note: NetNote) -> None:
         text = readable(note.text)
         self.log_lines.append(text)
         if self.game is not None:
             self.game.add_log(text, NOTE_STYLES.get(note.kind, ""))
+            if text == RESOLVE_START and self._paced() and self.view is not None:
+                self.game.add_log("(space: the whole resolution at once)", "dim")
         else:
             self.lobby.show_status(text)
         if note.kind == "aborted":
@@ -207,7 +237,8 @@ class SolsticeApp(App[int]):
             lines = resolution_lines(self.game_log)
             scores = scores_line(self.view, self.names)
             self._close_modals()
-            self.push_screen(RoundSummaryScreen(round_number, lines, scores, self.summary_pace),
+            pace = 0.0 if self._paced() else self.summary_pace  # watched in the pane already
+            self.push_screen(RoundSummaryScreen(round_number, lines, scores, pace),
                              self._summary_closed)
 
     def _chat(self, shown: ChatShown) -> None:
@@ -232,8 +263,10 @@ class SolsticeApp(App[int]):
         if self.ended is not None or self.left:
             return
         self.ended = ended
-        if isinstance(self.screen, RoundSummaryScreen):
-            return  # the end screen follows when the player closes the last round's summary
+        if isinstance(self.screen, RoundSummaryScreen) or self.pacer.busy:
+            # The end screen follows when the player closes the last round's summary, which
+            # opens when the reveal of its resolution is done.
+            return
         self._push_end()
 
     def _push_end(self) -> None:

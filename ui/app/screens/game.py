@@ -47,6 +47,7 @@ class GameScreen(Screen[None]):
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("l", "show_log", "Log"),
         Binding("t", "chat", "Chat"),
+        Binding("space", "app.skip_reveal", "Show all", show=False),  # a paced resolution
         Binding("pageup", "scroll_board(-1)", "Board ↑", show=False),
         Binding("pagedown", "scroll_board(1)", "Board ↓", show=False),
         Binding("left_square_bracket", "scroll_board(-1)", "Scroll board", key_display="[ ]"),
