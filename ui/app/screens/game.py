@@ -46,7 +46,7 @@ class GameScreen(Screen[None]):
         Binding("f1", "app.help", "Help"),
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("l", "show_log", "Log"),
-        Binding("t", "chat", "Chat"),
+        Binding("t", "chat", "Chat", show=False),  # in F1 help and README (footer kept)
         Binding("space", "app.skip_reveal", "Show all", show=False),  # a paced resolution
         Binding("pageup", "scroll_board(-1)", "Board ↑", show=False),
         Binding("pagedown", "scroll_board(1)", "Board ↓", show=False),
