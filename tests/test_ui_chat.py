@@ -62,3 +62,31 @@ def test_typing_a_chat_line_in_the_game_shows_it_in_the_log_and_keeps_it(
             assert not isinstance(app.screen, RoundSummaryScreen)
 
     asyncio.run(scenario())
+
+
+def test_a_question_arriving_while_typing_leaves_the_keys_in_the_chat_line(
+        tmp_path: Path) -> None:
+    from test_ui_feedback import _app, _state, run
+
+    from engine import legal_actions, to_move
+    from engine.view import view
+    from ui.app.messages import AskHuman, BoardChanged
+
+    s = _state()
+    seat = to_move(s)[0]
+
+    async def scenario() -> None:
+        app = _app("play", tmp_path)
+        async with app.run_test(size=(140, 40)) as pilot:
+            app.deliver(BoardChanged(view(s, seat)))
+            await pilot.pause()
+            await pilot.press("t", "h", "i")
+            app.deliver(AskHuman(1, view(s, seat), tuple(legal_actions(s, seat))))
+            await pilot.pause()
+            chat = app.screen.query_one(ChatInput)
+            assert chat.has_focus and chat.value == "hi"
+            await pilot.press("enter")  # sends the line; it does not choose a card
+            await pilot.pause()
+            assert not app.answers and not chat.display
+
+    run(scenario)

@@ -146,7 +146,8 @@ class GameScreen(Screen[None]):
         self.marked = []
         self.step = ("card",) if kind == "dispatch" else ()
         self._refresh_panel()
-        self.query_one("#choices", OptionList).focus()
+        if not self.query_one(ChatInput).display:  # never pull the keys away from a chat line
+            self.query_one("#choices", OptionList).focus()
 
     def add_log(self, line: str | Text, style: str = "") -> None:
         """A line for the log pane (a ``Text`` is shown as it is: a chat line)."""
