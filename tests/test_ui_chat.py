@@ -7,13 +7,17 @@ import asyncio
 import time
 from pathlib import Path
 
+from test_ui_feedback import _app, _state, run
 from textual.widgets import RichLog
 
+from engine import legal_actions, to_move
+from engine.view import view
 from p2p.net.chatlink import ChatShown
 from p2p.net.games import PeerOptions
 from p2p.storage.chatlog import load_chat
 from ui.app.app import SolsticeApp
 from ui.app.chat import ChatInput, chat_line
+from ui.app.messages import AskHuman, BoardChanged
 from ui.app.netgame import NetSetup
 from ui.app.screens.game import GameScreen
 from ui.app.screens.summary import RoundSummaryScreen
@@ -66,12 +70,6 @@ def test_typing_a_chat_line_in_the_game_shows_it_in_the_log_and_keeps_it(
 
 def test_a_question_arriving_while_typing_leaves_the_keys_in_the_chat_line(
         tmp_path: Path) -> None:
-    from test_ui_feedback import _app, _state, run
-
-    from engine import legal_actions, to_move
-    from engine.view import view
-    from ui.app.messages import AskHuman, BoardChanged
-
     s = _state()
     seat = to_move(s)[0]
 
