@@ -101,25 +101,30 @@ def test_the_pace_comes_from_the_environment(monkeypatch) -> None:
         assert pace_from_env(0.6) == 0.6
 
 
+async def board_shown(app: Any, pilot: Any, s: Any) -> GameScreen:
+    """The game screen, wide enough for the log pane, showing ``s`` as seat 0 sees it."""
+    app.deliver(BoardChanged(view(s, 0)))
+    await pilot.pause()
+    assert isinstance(app.screen, GameScreen)
+    return app.screen
+
+
 def test_the_log_pane_shows_the_first_effect_before_the_later_ones_and_space_shows_all(
         tmp_path: Path) -> None:
     s = _state()
 
     async def scenario() -> None:
         app = _app("play", tmp_path)
-        app.reveal_pace = 0.4
+        app.reveal_pace = 1.0
         async with app.run_test(size=(140, 40)) as pilot:
-            app.deliver(BoardChanged(view(s, 0)))
-            await pilot.pause()
-            game = app.screen
-            assert isinstance(game, GameScreen)
+            game = await board_shown(app, pilot, s)
             for line in [*RESOLVE, SCORES]:
                 app.deliver(NetNote("log", line))
             await pilot.pause()
             assert "Resolve planets" in game.log_lines
             assert not any("scores 3 VP" in line for line in game.log_lines)
             assert not isinstance(app.screen, RoundSummaryScreen)  # the summary comes after
-            await pilot.pause(0.5)
+            await pilot.pause(1.3)  # one step: the first planet, not yet the third line
             assert any(line.startswith("Desert") for line in game.log_lines)
             assert not any("scores 3 VP" in line for line in game.log_lines)
             await pilot.press("space")
@@ -136,10 +141,9 @@ def test_the_end_screen_waits_for_the_last_reveal_and_its_summary(tmp_path: Path
 
     async def scenario() -> None:
         app = _app("play", tmp_path)
-        app.reveal_pace = 0.4
+        app.reveal_pace = 1.0
         async with app.run_test(size=(140, 40)) as pilot:
-            app.deliver(BoardChanged(view(s, 0)))
-            await pilot.pause()
+            await board_shown(app, pilot, s)
             for line in [*RESOLVE, "Scores after round 5: white 16 VP", "Game over: white"]:
                 app.deliver(NetNote("log", line))
             app.deliver(GameEnded(_result(s), transcript=None))
