@@ -9,4 +9,6 @@
 - ``shortcode``, ``discovery``: 8-character short codes and the mDNS advertisement of a
   hosted game (python-zeroconf); ``observers``: the host's spectator links; ``watch``: a
   spectator; ``rematch``: the same table again.
+- ``chat``, ``chatlink``: the table chat (signed lines outside the game's lockstep) and the
+  player's link to it.
 """

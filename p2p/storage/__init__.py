@@ -1,1 +1,2 @@
-"""What a peer keeps on disk: the per-game store (secret, message log) and transcripts."""
+"""What a peer keeps on disk: the per-game store (secret, message log), its chat lines
+(``chatlog``) and transcripts."""
