@@ -31,6 +31,7 @@ from p2p.net.chatlink import ChatLink, ChatShown
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.session.envelope import MSG_DOMAIN
 from p2p.storage.chatlog import append_chat, load_chat
+from p2p.storage.rebuild import rebuild_transcript
 from p2p.storage.transcript import verify_transcript
 from ui.cli.headless import LogPrinter
 
@@ -300,3 +301,12 @@ def test_a_transcript_whose_chat_was_altered_keeps_its_verdict(chatted, tmp_path
     assert run.returncode == 0, run.stderr
     assert "chat: 1 line(s), 1 do not check" in run.stdout
     assert "chat 0 does not check (bad signature" in run.stdout
+
+
+@pytest.mark.slow
+def test_a_rebuilt_transcript_keeps_the_chat(chatted, tmp_path: Path) -> None:
+    peers, _ = chatted
+    game_dir = peers[0].transcript.parent
+    rebuilt = rebuild_transcript(game_dir.parent.parent, game_dir.name, tmp_path / "again.json")
+    verdict = verify_transcript(rebuilt)
+    assert verdict.ok and verdict.chat.count == 1 and verdict.chat.problems == ()
