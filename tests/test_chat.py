@@ -301,6 +301,9 @@ def test_a_transcript_whose_chat_was_altered_keeps_its_verdict(chatted, tmp_path
     assert run.returncode == 0, run.stderr
     assert "chat: 1 line(s), 1 do not check" in run.stdout
     assert "chat 0 does not check (bad signature" in run.stdout
+    as_json = subprocess.run([str(Path(sys.executable).parent / "solstice"), "verify", "--json",
+                              str(altered)], capture_output=True, text=True, timeout=60)
+    assert json.loads(as_json.stdout)["chat"]["messages"] == 1 and as_json.returncode == 0
 
 
 @pytest.mark.slow

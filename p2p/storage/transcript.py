@@ -67,7 +67,8 @@ class Verdict:
         else:
             data.update({"error": self.summary, "blame": self.blame_name,
                          "blame_peer": self.blame, "message": self.message})
-        data["chat"] = {"messages": self.chat.count, "problems": list(self.chat.problems)}
+        if self.chat.count or self.chat.problems:  # a game without chat reads as before
+            data["chat"] = {"messages": self.chat.count, "problems": list(self.chat.problems)}
         return data
 
 
