@@ -42,7 +42,9 @@ from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import verify_transcript
 from ui.app import widgets
-from ui.app.messages import BoardChanged, GameEnded
+from ui.app.app import SolsticeApp
+from ui.app.messages import BoardChanged, GameEnded, NetNote
+from ui.app.screens.game import GameScreen
 from ui.app.spectate import EXIT_FAIR, EXIT_LEFT, SpectateApp, SpectateScreen
 from ui.app.watchgame import public_view
 
@@ -270,3 +272,20 @@ class SpectateFixture(App[None]):
 def test_snapshot_spectator_80x24(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(widgets, "now", lambda: 1000.0)
     assert snap_compare(SpectateFixture(), terminal_size=(80, 24))
+
+
+def test_a_players_ui_shows_who_watches() -> None:
+    board = view(_fixture_state(), 0)
+
+    async def scenario() -> None:
+        app = SolsticeApp()  # no network side: the test delivers what it would post
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.deliver(BoardChanged(board, (), ("alice", "bob", "carol")))
+            app.deliver(NetNote("watchers", "watching: dora, \x1b[2Jeve"))
+            await pilot.pause()
+            assert isinstance(app.screen, GameScreen)
+            assert "watching: dora, \\x1b[2Jeve" in app.screen.log_lines
+            shown = [n.message for n in app._notifications]
+            assert shown == ["watching: dora, \\x1b[2Jeve"]
+
+    asyncio.run(scenario())

@@ -32,7 +32,6 @@ from ui.app.wording import readable
 
 EXIT_FAIR, EXIT_NOT_FAIR, EXIT_LEFT = 0, 1, 130
 NARROW = 110  # below this width the log goes under the board
-WATCH_STYLES = {**NOTE_STYLES, "watchers": "bold #9ecbff"}
 
 
 def verdict_text(ended: GameEnded) -> Text:
@@ -159,7 +158,7 @@ class SpectateApp(App[int]):
             screen.show_board(item.view, item.names)
         elif isinstance(item, NetNote):
             if item.kind != "input":
-                screen.add_log(item.text, WATCH_STYLES.get(item.kind, ""))
+                screen.add_log(item.text, NOTE_STYLES.get(item.kind, ""))
         elif isinstance(item, GameEnded):
             self._end(item)
         elif isinstance(item, BridgeFinished) and self.ended is None:
