@@ -47,6 +47,7 @@ from ui.app.messages import BoardChanged, GameEnded, NetNote
 from ui.app.screens.game import GameScreen
 from ui.app.spectate import EXIT_FAIR, EXIT_LEFT, SpectateApp, SpectateScreen
 from ui.app.watchgame import public_view
+from ui.app.widgets import PhaseBar
 
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=10.0,
@@ -130,18 +131,29 @@ def _log(app: SpectateApp) -> list[str]:
     return app.watch_screen.log_lines
 
 
+def _watcher(tmp_path: Path, pace: float = 0.0) -> tuple[BotTable, RecordingApp]:
+    table = BotTable(tmp_path, pace)
+    return table, RecordingApp(table.start(), _options(tmp_path, "dora"))
+
+
+async def _players_come(app: RecordingApp, table: BotTable, pilot: Any) -> None:
+    """Once the host has welcomed the spectator, the other players join."""
+    await _until(pilot, lambda: any("watching;" in t for t in _log(app)), 15)
+    table.go.set()
+
+
 @pytest.mark.slow
 def test_a_spectator_watches_a_bot_game_live_and_sees_its_own_verdict(tmp_path: Path) -> None:
-    table = BotTable(tmp_path)
-    code = table.start()
-    app = RecordingApp(code, _options(tmp_path, "dora"))
+    table, app = _watcher(tmp_path)
 
     async def scenario() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
-            await _until(pilot, lambda: any("watching;" in t for t in _log(app)), 15)
-            table.go.set()
+            await _players_come(app, table, pilot)
             await _until(pilot, lambda: app.ended is not None, 120)
             await pilot.pause(0.2)
+            assert app.watch_screen.boards == len(app.boards)  # each one was drawn
+            assert f"Round {app.boards[-1]['round']}" in str(
+                app.watch_screen.query_one(PhaseBar).render())
             verdict = str(app.watch_screen.query_one("#verdict", Static).render())
             assert "Your audit: FAIR" in verdict and "watch-transcript.json" in verdict
             await pilot.press("q")
@@ -164,14 +176,11 @@ def test_a_spectator_watches_a_bot_game_live_and_sees_its_own_verdict(tmp_path: 
 
 @pytest.mark.slow
 def test_q_leaves_and_the_game_goes_on_without_the_spectator(tmp_path: Path) -> None:
-    table = BotTable(tmp_path, pace=0.1)  # the game lasts well beyond the spectator's stay
-    code = table.start()
-    app = RecordingApp(code, _options(tmp_path, "dora"))
+    table, app = _watcher(tmp_path, pace=0.1)  # the game outlasts the spectator's stay
 
     async def scenario() -> None:
         async with app.run_test(size=(100, 30)) as pilot:
-            await _until(pilot, lambda: any("watching;" in t for t in _log(app)), 15)
-            table.go.set()
+            await _players_come(app, table, pilot)
             await _until(pilot, lambda: len(app.boards) > 2, 60)
             assert app.ended is None
             await pilot.press("q")
