@@ -84,6 +84,18 @@ def test_a_notice_for_another_game_or_with_too_many_names_is_refused() -> None:
     assert len(listed) == MAX_LISTED  # the host never names more; a longer list is refused
 
 
+@pytest.mark.parametrize("frame", [
+    b"W", b"Wnot json", b"W" + b"[" * 5000, b'W{"notice": 1, "sig": "zz"}',
+    b'W{"notice": {"type": "watchers", "game": "g", "seq": 1.5, "watchers": []}, "sig": "00"}',
+    b"W" + b" " * 9000,
+], ids=["empty", "not-json", "deep", "bad-shape", "float", "too-long"])
+def test_a_malformed_notice_is_ignored_with_a_warning(frame: bytes) -> None:
+    heard = HeardWatchers(_roster())
+    (event,) = heard.receive(0, frame)
+    assert event.kind == "rejected" and "watchers notice" in event.text
+    assert heard.watchers == () and heard.seq == 0
+
+
 def test_a_name_that_could_drive_the_terminal_is_refused_even_from_the_host() -> None:
     roster = _roster()
     evil = Watcher(DORA.peer_id, "dora\x1b[2J\u202e")

@@ -22,7 +22,7 @@ from p2p.identity import Identity, short_id
 from p2p.net.lobby import PROTOCOL_VERSION, LobbyRefused, decode_control, encode_control
 from p2p.net.roster import Roster, valid_name
 from p2p.net.transport import Connection
-from p2p.net.watchers import Watcher, watchers_frame
+from p2p.net.watchers import Watcher, by_name, watchers_frame
 from p2p.session.envelope import SignedMessage
 from p2p.session.machine import FRAME_MESSAGE
 
@@ -100,7 +100,8 @@ class ObserverHub:
                 await self._changed.wait()
 
     def current(self) -> tuple[Watcher, ...]:
-        return tuple(sorted(Watcher(peer, name) for peer, name in self.watchers.items()))
+        return tuple(sorted((Watcher(peer, name) for peer, name in self.watchers.items()),
+                            key=by_name))
 
     async def announce(self, send: Callable[[bytes], Awaitable[None]], host: Identity,
                        on_change: Callable[[tuple[Watcher, ...]], None]) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.canonical import canonical_json
+from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.errors import RemoteProtocolError
 from p2p.identity import Identity, is_peer_id, short_id, verify_signature
 from p2p.net.roster import Roster, valid_name
@@ -32,13 +32,17 @@ class BadWatchersNotice(RemoteProtocolError):
     """A "watchers" frame that is not the host's valid notice for this game."""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Watcher:
     peer_id: str
     name: str
 
     def to_json(self) -> dict[str, str]:
         return {"id": self.peer_id, "name": self.name}
+
+
+def by_name(watcher: Watcher) -> tuple[str, str]:
+    return watcher.name, watcher.peer_id
 
 
 def _signing_bytes(body: dict[str, Any]) -> bytes:
@@ -48,7 +52,7 @@ def _signing_bytes(body: dict[str, Any]) -> bytes:
 def watchers_frame(host: Identity, game_id: str, seq: int,
                    watchers: Iterable[Watcher]) -> bytes:
     """The host's notice number ``seq`` that ``watchers`` (all of them) watch now."""
-    listed = sorted(watchers, key=lambda w: (w.name, w.peer_id))[:MAX_LISTED]
+    listed = sorted(watchers, key=by_name)[:MAX_LISTED]
     body = {"type": "watchers", "game": game_id, "seq": seq,
             "watchers": [w.to_json() for w in listed]}
     signed = {"notice": body, "sig": host.sign(_signing_bytes(body)).hex()}
@@ -72,7 +76,7 @@ def check_notice(roster: Roster, sender: int, frame: bytes) -> tuple[int, tuple[
         raise BadWatchersNotice(sender, "not a watchers notice (or too long)")
     try:
         obj = json.loads(frame[1:])
-    except ValueError:
+    except (ValueError, RecursionError):
         raise BadWatchersNotice(sender, "a watchers notice that is not JSON") from None
     if not isinstance(obj, dict) or set(obj) != {"notice", "sig"}:
         raise BadWatchersNotice(sender, "a watchers notice must have 'notice' and 'sig'")
@@ -81,9 +85,10 @@ def check_notice(roster: Roster, sender: int, frame: bytes) -> tuple[int, tuple[
         raise BadWatchersNotice(sender, "a watchers notice has the wrong fields")
     try:
         signature = bytes.fromhex(sig) if isinstance(sig, str) else b""
-    except ValueError:
-        signature = b""
-    if not verify_signature(roster.players[0].key, signature, _signing_bytes(body)):
+        signed = _signing_bytes(body)
+    except (ValueError, CanonicalEncodingError):
+        raise BadWatchersNotice(sender, "a watchers notice with a malformed value") from None
+    if not verify_signature(roster.players[0].key, signature, signed):
         raise BadWatchersNotice(sender, "a watchers notice not signed by the host")
     seq, listed = body["seq"], body["watchers"]
     if body["type"] != "watchers" or body["game"] != roster.game_id:
