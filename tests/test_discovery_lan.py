@@ -162,8 +162,8 @@ def test_games_lists_both_hosts_and_join_and_watch_by_short_code(tmp_path: Path)
 
         proc, short = hosts[0]
         watcher = subprocess.Popen(
-            [str(SOLSTICE), "watch", short, "--home", str(tmp_path / "watcher"), "--name",
-             "dora", "--transcript", str(tmp_path / "watched.json")],
+            [str(SOLSTICE), "watch", short, "--headless", "--home", str(tmp_path / "watcher"),
+             "--name", "dora", "--transcript", str(tmp_path / "watched.json")],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert watcher.stdout is not None
         lines = [watcher.stdout.readline() for _ in range(3)]  # looking, found, watching

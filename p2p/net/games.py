@@ -33,6 +33,7 @@ from p2p.net.observers import MAX_OBSERVERS, ObserverHub
 from p2p.net.roster import Roster, RosterEntry
 from p2p.net.runner import Chooser, EventSink, RunOptions, open_session, run_session
 from p2p.net.transport import NetConfig
+from p2p.net.watchers import watchers_event
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import Event
 from p2p.session.machine import GameSession
@@ -186,6 +187,9 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
                                    lambda text: on_event(Event("log", text)))
             mesh = await _start(lambda: _gather(lobby, fill_within), lobby.code.game_id,
                                 options)
+            if node.observers is not None:
+                nursery.start_soon(node.observers.announce, mesh.broadcast, identity,
+                                   lambda now: on_event(watchers_event(now)))
             session = await _play(node, mesh, choose, on_event, options)
             nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
         return session

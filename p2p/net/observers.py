@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
 
 from p2p.errors import P2PError, RemoteProtocolError
-from p2p.identity import short_id
+from p2p.identity import Identity, short_id
 from p2p.net.lobby import PROTOCOL_VERSION, LobbyRefused, decode_control, encode_control
 from p2p.net.roster import Roster, valid_name
 from p2p.net.transport import Connection
+from p2p.net.watchers import Watcher, by_name, watchers_frame
 from p2p.session.envelope import SignedMessage
 from p2p.session.machine import FRAME_MESSAGE
 
@@ -97,6 +98,24 @@ class ObserverHub:
         with trio.move_on_after(timeout):
             while self.watchers:
                 await self._changed.wait()
+
+    def current(self) -> tuple[Watcher, ...]:
+        return tuple(sorted((Watcher(peer, name) for peer, name in self.watchers.items()),
+                            key=by_name))
+
+    async def announce(self, send: Callable[[bytes], Awaitable[None]], host: Identity,
+                       on_change: Callable[[tuple[Watcher, ...]], None]) -> None:
+        """Tell the players who watches: a signed notice through ``send`` (the mesh's
+        broadcast) each time the set of watchers changes, until the game is over."""
+        seq = 0
+        told: tuple[Watcher, ...] = ()
+        while not self.finished:
+            now = self.current()
+            if now != told:
+                seq, told = seq + 1, now
+                await send(watchers_frame(host, self.game_id, seq, now))
+                on_change(now)
+            await self._changed.wait()
 
     # ---- one observer's link
 

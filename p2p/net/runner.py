@@ -41,6 +41,7 @@ from p2p.net.mesh import (
 )
 from p2p.net.resync import FRAME_FINISHED, FRAME_SYNC_DONE, Resync, names_of, who
 from p2p.net.roster import Roster
+from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
 from p2p.session.events import STOPPED, Aborted, Event
 from p2p.session.inbox import FRAME_SYNC
 from p2p.session.machine import GameSession
@@ -136,6 +137,7 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
     if options.timing is not None and not session.msglog.messages:
         session.timing = session.clock.timing = options.timing
     resync = Resync(session, others, held=resumed)
+    heard_watchers = HeardWatchers(roster)  # the host's notices of who watches
     finished_on_replay = session.finished
     sync_budget = _SyncBudget(len(names))
     ask_scope: trio.CancelScope | None = None
@@ -253,6 +255,9 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                     resync.finished_peers.add(index)
                 elif tag == FRAME_CHAT:  # never part of the game's lockstep
                     hear_chat(index, payload)
+                elif tag == FRAME_WATCHERS:
+                    for event in heard_watchers.receive(index, payload):
+                        on_event(event)
                 else:
                     session.receive(index, payload)  # any other tag is rejected there
             elif kind == "tick":

@@ -60,7 +60,10 @@ async def watch_game(code: JoinCode, on_event: EventSink, options: PeerOptions) 
                                          blame=0)
         if roster.game_id != code.game_id:
             raise RemoteProtocolError(0, "the roster is for another game")
-        session = await _follow(conn, roster, on_event, cfg.idle_timeout)
+        session = GameSession(roster.game_id, [p.key for p in roster.players])  # keyless
+        if options.on_session is not None:
+            options.on_session(session)  # a UI shows the board from it as the game goes
+        await _follow(conn, roster, session, on_event, cfg.idle_timeout)
     finally:
         await conn.aclose()
     names = [p.name for p in roster.players]
@@ -70,10 +73,9 @@ async def watch_game(code: JoinCode, on_event: EventSink, options: PeerOptions) 
     return session
 
 
-async def _follow(conn: Connection, roster: Roster, on_event: EventSink,
-                  idle_timeout: float) -> GameSession:
+async def _follow(conn: Connection, roster: Roster, session: GameSession, on_event: EventSink,
+                  idle_timeout: float) -> None:
     names = [p.name for p in roster.players]
-    session = GameSession(roster.game_id, [p.key for p in roster.players])  # keyless
     on_event(Event("roster", "Players: " + ", ".join(names), list(names)))
     seen, seats_announced = 0, False
     while not session.finished:
@@ -94,4 +96,3 @@ async def _follow(conn: Connection, roster: Roster, on_event: EventSink,
         if not seats_announced and session.config is not None:
             seats_announced = True
             on_event(seats_event(session, names))
-    return session

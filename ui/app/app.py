@@ -50,7 +50,7 @@ from ui.app.wording import readable
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
 SUMMARY_PACE = 0.6  # seconds between the lines of a round's summary (narrow terminals)
 NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
-               "over": "bold #7ee787", "transcript": "dim"}
+               "over": "bold #7ee787", "transcript": "dim", "watchers": "bold #9ecbff"}
 
 
 NAME_LIMIT = 4 * MAX_NAME_LEN  # room for a few escapes, never a screenful
@@ -227,6 +227,8 @@ class SolsticeApp(App[int]):
             self.lobby.show_status(text)
         if note.kind == "aborted":
             self.notify(text, severity="error", timeout=10)
+        if note.kind == "watchers":  # the host's signed notice of who watches us play
+            self.notify(text, timeout=8)
         if note.kind != "log":
             return
         self.game_log.append(text)

@@ -19,15 +19,25 @@ def watch(
                                            "transcript (default: in the game's directory)."),
     discovery_interface: str | None = INTERFACE_OPTION,
     no_discovery: bool = NO_DISCOVERY_OPTION,
+    headless: bool = typer.Option(False, "--headless", help="Print the game as a plain log "
+                                  "instead of opening the terminal UI."),
 ) -> None:
-    """Watch a game as a spectator: its public moves as they happen, your own audit at the
-    end (exit 0 if fair, 1 if not or if the game stopped) and your own transcript."""
+    """Watch a game as a spectator: its public moves as they happen (in the terminal UI, or
+    as a log with --headless), your own audit at the end (exit 0 if fair, 1 if not or if
+    the game stopped, 130 if you left) and your own transcript."""
     from p2p.net.games import PeerOptions
     from p2p.net.watch import watch_game
     from ui.cli.headless import LogPrinter
 
     target = join_target("".join(code), discovery_interface, not no_discovery, watch=True)
     options = PeerOptions(home=home, name=name, transcript=transcript)
+    if not headless:
+        try:
+            from ui.app.spectate import run_watch_ui
+        except ImportError:
+            typer.echo("error: the terminal UI is not available; use --headless", err=True)
+            raise typer.Exit(2) from None
+        raise typer.Exit(run_watch_ui(target, options))
     session = run_game(watch_game(target, LogPrinter(), options))
     raise typer.Exit(0 if session.result is not None and session.result["ok"] else 1)
 

@@ -1,0 +1,111 @@
+"""The trio side of the spectator's UI (``solstice watch``): follow the game, post its public
+board.
+
+Runs in the bridge's trio thread (``ui.app.bridge``), like ``ui.app.netgame`` does for a
+player, but with no seat and no chooser: ``p2p.net.watch.watch_game`` replays the host's feed
+through a keyless session, and this posts what everybody may know of it (``public_view``) on
+every event and from a short poll. The session is only read in this thread, between
+``watch_game``'s awaits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import trio
+
+from engine.state import GameState
+from engine.view import redact, view
+from p2p.errors import P2PError
+from p2p.net.games import PeerOptions
+from p2p.net.joincode import JoinCode
+from p2p.net.watch import watch_game
+from p2p.session.events import Event
+from p2p.session.machine import GameSession
+from ui.app.bridge import TrioSide
+from ui.app.messages import BoardChanged, GameEnded, NetNote
+from ui.app.netgame import POLL_SECONDS, _plain, failure_reason
+
+SEAT_ONLY: dict[str, Any] = {"hand": [], "drafted": [], "prisoner": None, "decision": None,
+                             "legal": [], "pick_count": 0}
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    """The board as a spectator may see it: only what every player knows (no hand, no
+    face-down card, no pick), with ``spectator`` set so that no seat is called "you"."""
+    board = view(redact(state, None), 0)
+    board.update(SEAT_ONLY)
+    board["spectator"] = True
+    return board
+
+
+class WatchedGame:
+    """One game followed by a spectator, posting to the UI through ``side``."""
+
+    def __init__(self, code: JoinCode, options: PeerOptions, side: TrioSide) -> None:
+        self.code = code
+        self.options = options
+        self.side = side
+        self.session: GameSession | None = None
+        self.names: list[str] = []  # by roster index
+        self.transcript: str | None = None
+        self._last_key: Any = None
+
+    def seat_names(self) -> tuple[str, ...]:
+        s = self.session
+        if s is None or not s.peer_of_seat:
+            return ()
+        return tuple(self.names[p] if p < len(self.names) else "" for p in s.peer_of_seat)
+
+    def post_board(self) -> None:
+        s = self.session
+        if s is None or s.engine is None:
+            return
+        key = (s.stage_index, len(s.engine.log), s.engine.phase, s.finished)
+        if key == self._last_key:
+            return
+        self._last_key = key
+        self.side.post(BoardChanged(public_view(s.engine), (), self.seat_names()))
+
+    def on_event(self, event: Event) -> None:
+        if event.kind == "roster" and isinstance(event.data, list):
+            self.names = [str(name) for name in event.data]
+        elif event.kind == "transcript":
+            self.transcript = str(event.data)
+        self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
+        self.post_board()
+
+    def _open(self, session: GameSession) -> None:
+        self.session = session
+
+    async def _poll(self) -> None:
+        while True:
+            await trio.sleep(POLL_SECONDS)
+            self.post_board()
+
+    async def run(self) -> GameEnded:
+        options = dataclasses.replace(self.options, on_session=self._open)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._poll)
+                session = await watch_game(self.code, self.on_event, options)
+                nursery.cancel_scope.cancel()
+        except (P2PError, OSError, trio.TooSlowError, BaseExceptionGroup) as exc:
+            return self._ended(None, failure_reason(exc))
+        self.post_board()
+        if session.result is not None:
+            return self._ended(dict(session.result), "")
+        return self._ended(None, session.aborted.reason if session.aborted is not None
+                           else "the game stopped")
+
+    def _ended(self, result: dict[str, Any] | None, reason: str) -> GameEnded:
+        return GameEnded(result, reason, self.transcript, self.code.game_id,
+                         str(self.options.home_dir))
+
+
+async def run_watch(code: JoinCode, options: PeerOptions, side: TrioSide) -> GameEnded:
+    """The bridge's trio program: watch the game, then tell the UI how it ended."""
+    ended = await WatchedGame(code, options, side).run()
+    side.post(ended)
+    return ended
