@@ -27,16 +27,14 @@ from pathlib import Path
 from typing import Any
 
 
-def _tree_from_argv(argv: list[str]) -> Path:
-    for i, arg in enumerate(argv):
-        if arg == "--tree" and i + 1 < len(argv):
-            return Path(argv[i + 1]).resolve()
-        if arg.startswith("--tree="):
-            return Path(arg.split("=", 1)[1]).resolve()
-    return Path(__file__).resolve().parent.parent
+def _checkout() -> Path:
+    """The checkout to measure: ``--tree PATH`` (read before the imports below need it)."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--tree", type=Path, default=Path(__file__).resolve().parent.parent)
+    return early.parse_known_args()[0].tree.resolve()
 
 
-TREE = _tree_from_argv(sys.argv)
+TREE = _checkout()
 sys.path.insert(0, str(TREE))
 
 import p2p.session.audit as session_audit  # noqa: E402
@@ -71,10 +69,20 @@ timed(envelope.SignedMessage, "verify", "signature checks")
 def seeded(game: int) -> random.Random:
     """Keys and master secrets of game ``game`` from a seeded generator (a benchmark only)."""
     keys = random.Random(1000 + game)
-    loopback.secrets.token_bytes = lambda k: keys.randbytes(k)  # type: ignore[attr-defined]
-    Identity.generate = classmethod(  # type: ignore[method-assign,assignment]
-        lambda cls: cls.from_private_bytes(keys.randbytes(32)))
+
+    def token_bytes(size: int | None = None) -> bytes:
+        return keys.randbytes(32 if size is None else size)
+
+    def generate(cls: type[Identity]) -> Identity:
+        return cls.from_private_bytes(keys.randbytes(32))
+
+    setattr(loopback.secrets, "token_bytes", token_bytes)  # noqa: B010 (a patch, on purpose)
+    setattr(Identity, "generate", classmethod(generate))  # noqa: B010
     return random.Random(game)
+
+
+def _choose(rng: random.Random, session: Any, legal: list[Any]) -> Any:
+    return rng.choice(legal)
 
 
 def main() -> None:
@@ -89,7 +97,7 @@ def main() -> None:
         choices = seeded(g)
         game = loopback.LoopbackGame(args.players, game_id=f"{g:032x}")
         start = time.process_time()
-        game.play(lambda session, legal, rng=choices: rng.choice(legal))
+        game.play(functools.partial(_choose, choices))
         cpu += time.process_time() - start
         session = game.sessions[0]
         if session.result is None or session.engine is None:
