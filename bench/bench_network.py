@@ -24,6 +24,7 @@ import argparse
 import cProfile
 import io
 import pstats
+import re
 import sys
 import tempfile
 import time
@@ -107,6 +108,12 @@ async def one_game(root: Path, n: int) -> dict[str, Any]:
             "aborted": aborted[:1]}
 
 
+def _rounds(summary: str) -> int:
+    """The number of rounds in a verdict summary ("audit passed: 4 rounds; ..."), or 0."""
+    found = re.search(r"(\d+) rounds", summary)
+    return int(found.group(1)) if found else 0
+
+
 def categorize(filename: str, function: str) -> str:
     f = filename.replace("\\", "/")
     if "select.epoll" in function or "/selectors.py" in f:
@@ -156,6 +163,11 @@ def main() -> None:
         if walls:
             print(f"median wall over {len(walls)} good run(s): {walls[len(walls) // 2]:.2f} s "
                   f"(goal: under 10 s)")
+            # Games last 2 to 6 rounds: per round compares runs (and checkouts) fairly.
+            per_round = sorted(r["wall"] / rounds for r in results
+                               if r["ok"] and (rounds := _rounds(r["summary"])))
+            if per_round:
+                print(f"median wall per round: {per_round[len(per_round) // 2]:.2f} s")
         if args.no_profile:
             return
         profile = cProfile.Profile()

@@ -8,6 +8,7 @@ peers compare it at every stage.
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from engine.canonical import canonical_json
@@ -67,6 +68,26 @@ def state_bytes(s: GameState) -> bytes:
     return canonical_json(state_to_dict(s))
 
 
+# Per-slot lists: one entry per slot ever used (retired slots included), so they grow all game
+# while a stage changes few of them. Their JSON text is kept with a private copy of the list
+# it encodes, and reused while the list is equal to that copy (the bytes are the same either
+# way; comparing is much cheaper than encoding). Every entry is a flat scalar.
+_PER_SLOT = frozenset(("known", "face_up", "dispatcher", "claim", "claim_vision", "controller",
+                       "resolved", "claimer"))
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                           allow_nan=False).encode
+_slot_text: dict[str, tuple[list, str]] = {}
+
+
+def _per_slot_text(name: str, value: list) -> str:
+    known = _slot_text.get(name)
+    if known is not None and known[0] == value:
+        return known[1]
+    text = _encode(value)
+    _slot_text[name] = (value[:], text)
+    return text
+
+
 def public_hash(s: GameState) -> str:
     """SHA-256 (hex) of the public part of the state: everything but the card values and the
     pending secret draft picks. Peers who know different cards agree on it; the card values
@@ -75,4 +96,10 @@ def public_hash(s: GameState) -> str:
     public = state_to_dict(s)
     for name in ("card_of", "omniscient", "picks"):
         public.pop(name)
-    return hashlib.sha256(b"solstice/state/v1\x00" + canonical_json(public)).hexdigest()
+    # The bytes of ``canonical_json(public)``, written key by key (sorted) without its type
+    # check: a state holds only integers, strings, booleans, None and lists, and this runs at
+    # every stage of a networked game on every peer.
+    text = ",".join(
+        f"{_encode(name)}:{_per_slot_text(name, value) if name in _PER_SLOT else _encode(value)}"
+        for name, value in sorted(public.items()))
+    return hashlib.sha256(b"solstice/state/v1\x00{" + text.encode() + b"}").hexdigest()

@@ -159,3 +159,35 @@ def test_keys_used_in_live_play_are_the_committed_ones():
     x = table.keys[0].shuffle_key(0)
     first_point = table.decks[0].batch_records()[0].steps[0].points[0]
     assert mul(scalar_invert(x), first_point) in set(card_points("audit", 16))
+
+
+@pytest.mark.parametrize("own", [0, 1, 2])
+def test_a_player_auditing_its_own_game_follows_its_layers_to_the_same_cards(own):
+    table = LoopbackTable("audit", 3, 20)
+    table.setup()
+    for slot in range(6):
+        table.open_to(slot, slot % 3)
+    fresh = table.remask(1, [1, 4])  # seat 1 moves its two cards to fresh slots
+    table.open_remasked_to(fresh[0], 2)
+    table.add_batch([0, 2, 3, fresh[1]])  # a hidden reshuffle: blinding layers too
+    full = run_audit(table, openings(table)).slot_cards
+    followed = audit_deck(table.game_id, 3, 20, table.decks[own].public_transcript,
+                          openings(table), own=own).slot_cards
+    assert followed == full
+
+
+@pytest.mark.parametrize("own", [0, 2])
+def test_a_player_following_its_own_layers_still_names_another_seats_bad_shuffle(own):
+    def swap(seat, message):
+        if seat == 1 and message["type"] == "deck/shuffle":
+            points = list(message["points"])
+            points[0], points[1] = points[1], points[0]
+            return message | {"points": points}
+        return message
+
+    table = LoopbackTable("audit", 3, 16, swap)
+    table.setup()
+    with pytest.raises(StepMismatch) as info:
+        audit_deck(table.game_id, 3, 16, table.decks[own].public_transcript, openings(table),
+                   own=own)
+    assert info.value.seat == 1

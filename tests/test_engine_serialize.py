@@ -71,3 +71,29 @@ def test_state_bytes_are_canonical_json() -> None:
     s = game(n=4)
     raw = state_bytes(s)
     assert raw == canonical_json(json.loads(raw))
+
+
+def _hash_by_definition(s) -> str:
+    import hashlib
+
+    public = state_to_dict(s)
+    for name in ("card_of", "omniscient", "picks"):
+        public.pop(name)
+    return hashlib.sha256(b"solstice/state/v1\x00" + canonical_json(public)).hexdigest()
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_public_hash_is_the_hash_of_the_canonical_public_dict_in_every_state(n: int) -> None:
+    """The fast hash (per-slot lists' text reused while unchanged) gives the defined bytes."""
+    for s in sampled(n, 4, 1):
+        assert public_hash(s) == _hash_by_definition(s)
+
+
+def test_public_hash_sees_a_per_slot_list_changed_in_place_and_back() -> None:
+    s = game(n=3)
+    draft(s)
+    before = public_hash(s)
+    s.known[0] ^= 1  # the same list object, one entry changed
+    assert public_hash(s) == _hash_by_definition(s) != before
+    s.known[0] ^= 1
+    assert public_hash(s) == before

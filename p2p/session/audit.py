@@ -52,7 +52,7 @@ def audit_game(session: GameSession) -> dict[str, Any]:
             raise RemoteProtocolError(seat, "audit message lacks its deck key opening")
         deck_openings[seat] = opening["deck"]
     slot_cards = audit_deck(session.game_id, n, len(session.card_ids), deck.public_transcript,
-                            deck_openings).slot_cards
+                            deck_openings, own=session.my_seat).slot_cards
     seat_keys = open_seats(session.game_id, deck, deck_openings)
     _check_private_keys(session, seat_keys)
     replay = _replay(session, slot_cards, seat_keys)

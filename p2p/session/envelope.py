@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
@@ -68,7 +69,13 @@ class Message:
         }
 
     def signing_bytes(self) -> bytes:
-        return MSG_DOMAIN + canonical_json(self.to_json())
+        return MSG_DOMAIN + self.canonical
+
+    @cached_property
+    def canonical(self) -> bytes:
+        """``canonical_json`` of the message, computed once (a message is never changed
+        after it is made; ``dataclasses.replace`` makes a new one)."""
+        return canonical_json(self.to_json())
 
     @classmethod
     def from_json(cls, obj: object, blame: int | None = None) -> Message:
@@ -102,12 +109,18 @@ class SignedMessage:
         return {"msg": self.msg.to_json(), "sig": self.sig.hex()}
 
     def encode(self) -> bytes:
-        return canonical_json(self.to_json())
+        return self.wire
 
-    @property
+    @cached_property
+    def wire(self) -> bytes:
+        """The wire form, computed once: a message is encoded for every frame, relay and
+        hash, and hashed for every message after it."""
+        return b'{"msg":' + self.msg.canonical + b',"sig":"' + self.sig.hex().encode() + b'"}'
+
+    @cached_property
     def hash(self) -> str:
         """Hex SHA-256 of the wire form: what ``prev`` of later messages refers to."""
-        return hashlib.sha256(self.encode()).hexdigest()
+        return hashlib.sha256(self.wire).hexdigest()
 
     def verify(self, public_key: bytes) -> bool:
         return verify_signature(public_key, self.sig, self.msg.signing_bytes())

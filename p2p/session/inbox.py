@@ -9,6 +9,7 @@ bounded (messages queued ahead, messages held ahead of a gap, rejections reporte
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from typing import Any
 
@@ -59,6 +60,9 @@ class Inbox:
         tag, payload = frame[:1], frame[1:]
         if tag != FRAME_MESSAGE:
             self._reject(from_peer, f"unknown frame tag {tag!r}")
+            return
+        if self.msglog.get_by_hash(hashlib.sha256(payload).hexdigest()) is not None:
+            # A byte-exact copy of a message we hold (a relay): nothing to parse or verify.
             return
         try:
             signed = SignedMessage.decode(payload, from_peer)
