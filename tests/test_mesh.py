@@ -230,7 +230,8 @@ async def test_join_errors(tmp_path: Path) -> None:
             async with trio.open_nursery() as formation:
                 formation.start_soon(lobby.wait_mesh)
                 formation.start_soon(lambda: joiner.node.join(code, name="joiner"))
-            with pytest.raises(LobbyRefused, match="no lobby is open"):
+            # The game has started: a peer its roster does not list is refused, clearly.
+            with pytest.raises(LobbyRefused, match="has started without you"):
                 await late.node.join(code, name="late")
             nursery.cancel_scope.cancel()
 
