@@ -27,7 +27,7 @@ from p2p.net.lobby import (
 from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
 from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
-from p2p.net.transport import Connection, NetConfig, dial, serve
+from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial, serve
 from p2p.storage.durable import make_dirs, write_durably
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,7 @@ class HostedLobby:
         # Told of every joiner admitted (True) or gone before the roster (False), as it happens.
         self.on_change: Callable[[RosterEntry, bool], None] | None = None
         self._changed = trio.Event()  # set (and replaced) whenever the table changes
+        self.failure: LocalFileError | None = None  # the roster could not be stored
 
     def _table_changed(self) -> None:
         """Wake every waiting joiner's task: it sends a lobby update (or the roster)."""
@@ -95,7 +96,15 @@ class HostedLobby:
         self._changed = trio.Event()
 
     def _make_roster(self) -> None:
-        self.roster = self.lobby.roster(self._node.identity)
+        """Sign the roster and store it (fsynced) before any joiner is sent it: a host killed
+        right after sending it resumes the game like everyone else."""
+        roster = self.lobby.roster(self._node.identity)
+        try:
+            save_roster(self._node.home, roster)
+        except LocalFileError as exc:
+            self.failure = exc  # raised by wait_mesh; nobody is sent an unstored roster
+        else:
+            self.roster = roster
         self.roster_ready.set()
         self._table_changed()
 
@@ -106,13 +115,15 @@ class HostedLobby:
         """Wait until the lobby is full, then until the full mesh is connected."""
         with trio.fail_after(self._node.config.lobby_timeout):
             await self.roster_ready.wait()
+        if self.failure is not None:
+            raise self.failure
         assert self.roster is not None
         return await self._node.start_mesh(self.roster)
 
     def close_early(self) -> bool:
         """Start with whoever has joined (a rematch's time limit ran out); False if that is
         fewer than two players (the lobby then stays open)."""
-        if self.roster is not None:
+        if self.roster is not None or self.failure is not None:
             return True
         if len(self.lobby.joined) < MIN_PLAYERS:
             return False
@@ -190,7 +201,10 @@ class Node:
             joiner.on_welcome(await conn.receive_first_frame())
             with trio.fail_after(self.config.lobby_timeout):
                 while True:
-                    frame = await conn.receive_frame()
+                    try:
+                        frame = await conn.receive_frame()
+                    except ConnectionLost:
+                        frame = None  # a host gone without a clean close (killed) says the same
                     if frame is None:
                         raise RemoteProtocolError(
                             0, "the host closed the lobby before the game started")
