@@ -223,13 +223,13 @@ async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
 def lobby_reporter(identity: Identity, on_event: EventSink) -> Callable[[LobbyUpdate], None]:
     """A joiner's log lines as the table fills up; each event carries the whole table
     (``LobbyUpdate.to_json``) for a screen that lists it."""
-    shown: list[LobbyUpdate] = []
+    last: LobbyUpdate | None = None
 
     def report(update: LobbyUpdate) -> None:
-        before = shown[-1] if shown else None
-        for line in lobby_changes(before, update, identity.peer_id):
+        nonlocal last
+        for line in lobby_changes(last, update, identity.peer_id):
             on_event(Event("log", line, update.to_json()))
-        shown[:] = [update]
+        last = update
 
     return report
 

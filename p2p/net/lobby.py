@@ -1,9 +1,10 @@
 """Sans-IO lobby: the control messages of the lobby and of the mesh handshake.
 
 Control messages are canonical-JSON objects with a ``"type"``, one per frame, exchanged only
-at the start of a connection (the channel is already authenticated by TLS pinning, so they need
-no signature). The roster is different: every peer keeps it and a restarted peer reloads it,
-so the host signs it. See protocol.md, "Lobby and join codes" and "Mesh and reconnects".
+in the lobby and at the start of a mesh connection (the channel is already authenticated by TLS
+pinning, so they need no signature). The roster is different: every peer keeps it and a
+restarted peer reloads it, so the host signs it. See protocol.md, "Lobby and join codes"
+and "Mesh and reconnects".
 """
 
 from __future__ import annotations
