@@ -21,8 +21,16 @@ from p2p.net.lobby import (
     mesh_hello,
 )
 from p2p.net.mesh import Mesh, MeshEvent, PeerDisconnected, PeerLost, PeerReconnected
-from p2p.net.node import HostedLobby, Node, load_roster, open_node, roster_path, saved_games
-from p2p.net.roster import Roster
+from p2p.net.node import (
+    HostedLobby,
+    Node,
+    load_roster,
+    open_node,
+    roster_path,
+    save_roster,
+    saved_games,
+)
+from p2p.net.roster import Roster, RosterEntry
 from p2p.net.tls import PeerIdentityMismatch
 from p2p.net.transport import NetConfig, dial
 
@@ -329,6 +337,26 @@ async def test_the_host_sends_no_roster_it_could_not_store(tmp_path: Path) -> No
                 await trio.sleep(0.01)
             assert "closed the lobby before the game started" in str(errors[0])
             assert saved_games(ann.home) == []  # nobody got a roster the host does not have
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_roster_other_than_the_stored_one_is_refused(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            host, ann = Peer(tmp_path / "host"), Peer(tmp_path / "ann")
+            for peer in (host, ann):
+                await nursery.start(peer.run)
+            assert host.node is not None and ann.node is not None
+            lobby = host.node.host(players=2, name="host")
+            # Ann holds a roster of this game already, with her on another port (signed by the
+            # host: a second roster for one game).
+            me = RosterEntry(1, "ann", ann.identity.public_bytes, LOOPBACK, 1)
+            first = Roster(lobby.code.game_id, (lobby.joined()[0], me)).sign(host.identity)
+            save_roster(ann.home, first)
+            nursery.start_soon(lobby.wait_mesh)
+            with pytest.raises(RemoteProtocolError, match="other than the one stored"):
+                await ann.node.join(lobby.code, name="ann")
+            assert load_roster(ann.home, lobby.code.game_id) == first
             nursery.cancel_scope.cancel()
 
 

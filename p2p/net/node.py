@@ -215,6 +215,9 @@ class Node:
                         on_update(got)
         finally:
             await conn.aclose()
+        if got.game_id in saved_games(self.home) and load_roster(self.home, got.game_id) != got:
+            raise RemoteProtocolError(0, f"the host sent a roster of game {got.game_id} other "
+                                         f"than the one stored in {self.home}")
         save_roster(self.home, got)  # fsynced: a crash from now on resumes with it
         if on_update is not None:
             on_update(LobbyUpdate.from_roster(got))
