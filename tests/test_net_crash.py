@@ -1,6 +1,8 @@
 """Four real ``solstice`` processes (random bots, separate homes, 127.0.0.1); one is killed
 with SIGKILL at a moment of a phase and restarted with the same home. Every process exits 0
-and the four transcripts verify and agree. ``bench/bench_crash.py`` runs many more trials."""
+and the four transcripts verify and agree. ``bench/bench_crash.py`` runs many more trials.
+The lobby race (a joiner killed after the host sent the roster, before it stored it) is also
+played in one process with the crash placed exactly, no timing involved."""
 
 from __future__ import annotations
 
