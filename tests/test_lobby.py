@@ -380,7 +380,7 @@ def _update(**change: object) -> bytes:
     (_update(seated=[{"name": "host", "peer": HOST.peer_id},
                      {"name": "bob", "peer": BOB.peer_id}]), "does not list us"),
     (_update(padding="x" * 9000), "bytes"),
-])
+], ids=lambda value: value if isinstance(value, str) else "update")
 def test_a_joiner_refuses_a_malformed_lobby_update(data: bytes, message: str) -> None:
     joiner = JoinerLobby(JoinCode("127.0.0.1", 4000, GAME, HOST.peer_id), ALICE, "alice", 5001)
     assert isinstance(joiner.on_message(_update()), LobbyUpdate)
