@@ -310,15 +310,21 @@ async def test_a_waiting_joiner_sees_the_table_fill_up_one_by_one(tmp_path: Path
             nursery.cancel_scope.cancel()
 
 
+async def host_and_ann(nursery: trio.Nursery, tmp_path: Path) -> tuple[Peer, Peer, Node]:
+    """Two running peers; returns them and the host's node."""
+    host, ann = Peer(tmp_path / "host"), Peer(tmp_path / "ann")
+    for peer in (host, ann):
+        await nursery.start(peer.run)
+    assert host.node is not None and ann.node is not None
+    return host, ann, host.node
+
+
 async def test_the_host_sends_no_roster_it_could_not_store(tmp_path: Path) -> None:
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            host, ann = Peer(tmp_path / "host"), Peer(tmp_path / "ann")
-            for peer in (host, ann):
-                await nursery.start(peer.run)
-            assert host.node is not None and ann.node is not None
+            host, ann, node = await host_and_ann(nursery, tmp_path)
             (host.home / "games").write_text("a file where the games directory goes")
-            lobby = host.node.host(players=2, name="host")
+            lobby = node.host(players=2, name="host")
             errors: list[Exception] = []
 
             async def join() -> None:
@@ -343,11 +349,8 @@ async def test_the_host_sends_no_roster_it_could_not_store(tmp_path: Path) -> No
 async def test_a_roster_other_than_the_stored_one_is_refused(tmp_path: Path) -> None:
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            host, ann = Peer(tmp_path / "host"), Peer(tmp_path / "ann")
-            for peer in (host, ann):
-                await nursery.start(peer.run)
-            assert host.node is not None and ann.node is not None
-            lobby = host.node.host(players=2, name="host")
+            host, ann, node = await host_and_ann(nursery, tmp_path)
+            lobby = node.host(players=2, name="host")
             # Ann holds a roster of this game already, with her on another port (signed by the
             # host: a second roster for one game).
             me = RosterEntry(1, "ann", ann.identity.public_bytes, LOOPBACK, 1)
