@@ -1,7 +1,8 @@
 """Crash trials: 4 real ``solstice`` processes (random bots, 127.0.0.1, separate homes); one
 peer, chosen at random, is killed with SIGKILL at a random moment of a random phase (lobby,
-setup, draft, dispatch, resolution, audit) and restarted with the same home. A trial passes
-when every process exits 0 and the four transcripts verify and agree.
+roster: just after the host sent it, setup, draft, dispatch, resolution, audit) and restarted
+with the same home. A trial passes when every process exits 0 and the four transcripts verify
+and agree.
 
     python bench/bench_crash.py [TRIALS] [SEED]     (default 6 trials, seed 1; each trial
                                                      is a whole game, about 20-40 s)

@@ -21,9 +21,11 @@ LOOPBACK = "127.0.0.1"
 BOT = ["--bot", "random", "--bind", LOOPBACK]
 
 # The log line that starts each phase (seen by the victim); "lobby" kills a joiner soon after
-# it starts, before or while it joins.
+# it starts, before or while it joins; "roster" kills it as soon as the host shows the table
+# full: the roster is made and on its way, and the victim has most likely not stored it yet.
 PHASES: dict[str, str | None] = {
     "lobby": None,
+    "roster": None,
     "setup": "Players:",
     "draft": "draft passes",
     "dispatch": "Dispatch:",
@@ -41,6 +43,7 @@ class Trial:
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     code: str = ""
     killed_at: str = ""
+    roster_stored: bool = False  # the victim had stored the roster when it was killed
 
     def start(self, index: int, args: list[str]) -> None:
         handle = self.logs[index].open("ab")
@@ -88,12 +91,15 @@ def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players
         for i in range(1, players):
             trial.start(i, ["join", trial.code, "--home", str(trial.homes[i]), *BOT])
         marker = PHASES[phase]
-        if marker is not None:
+        if phase == "roster":
+            trial.wait_for(0, f"joined, {players}/{players}", timeout)
+        elif marker is not None:
             trial.wait_for(victim, marker, timeout)
         time.sleep(delay)
         trial.procs[victim].send_signal(signal.SIGKILL)
         trial.procs[victim].wait(10)
         trial.killed_at = trial.log(victim)
+        trial.roster_stored = any(trial.homes[victim].glob("games/*/roster.json"))
         with trial.logs[victim].open("a") as handle:
             handle.write("\n--- restarted ---\n")
         if victim == 0:  # killed at the very end its game is finished: name it
@@ -131,8 +137,8 @@ def random_trial(root: Path, rng: random.Random, phase: str | None = None,
                  players: int = 4) -> tuple[str, int, float, Trial]:
     """One trial at a random phase (or ``phase``), victim and delay; checked."""
     phase = phase or rng.choice(list(PHASES))
-    victim = rng.randrange(1 if phase == "lobby" else 0, players)
-    delay = rng.uniform(0.0, 1.5 if phase in ("lobby", "audit") else 1.0)
+    victim = rng.randrange(1 if phase in ("lobby", "roster") else 0, players)
+    delay = rng.uniform(0.0, {"lobby": 1.5, "audit": 1.5, "roster": 0.05}.get(phase, 1.0))
     trial = play_with_a_crash(root, victim, phase, delay, players)
     check_trial(trial)
     return phase, victim, delay, trial

@@ -1,4 +1,5 @@
-"""The headless host's lobby: every arrival is printed as it happens ("NAME (id) joined, 2/3")."""
+"""The headless lobby: the host prints every arrival as it happens ("NAME (id) joined, 2/3"),
+and so does a joiner waiting for the table to fill up."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ LOOPBACK = ["--bind", "127.0.0.1", "--no-discovery", "--bot", "random"]
 @pytest.mark.slow
 def test_the_headless_host_prints_each_arrival_with_the_count_so_far(tmp_path: Path) -> None:
     joiners = {name: Identity.load_or_create(tmp_path / name).short_id for name in ("ann", "bob")}
-    host = subprocess.Popen([str(SOLSTICE), "host", "--players", "3", "--home",
+    host = subprocess.Popen([str(SOLSTICE), "host", "--players", "3", "--name", "hal", "--home",
                              str(tmp_path / "host"), *LOOPBACK], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     procs = [host]
@@ -31,9 +32,10 @@ def test_the_headless_host_prints_each_arrival_with_the_count_so_far(tmp_path: P
                 break
         code = lines[-1].split(": ", 1)[1].strip()
         for name in joiners:  # one after the other: the arrival order is fixed
-            procs.append(subprocess.Popen([str(SOLSTICE), "join", code, "--name", name,
-                                           "--home", str(tmp_path / name), *LOOPBACK],
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            with (tmp_path / f"{name}.log").open("w") as out:
+                procs.append(subprocess.Popen([str(SOLSTICE), "join", code, "--name", name,
+                                               "--home", str(tmp_path / name), *LOOPBACK],
+                                              stdout=out, stderr=subprocess.STDOUT))
             for line in host.stdout:
                 lines.append(line)
                 if f"{name} (" in line:
@@ -50,3 +52,9 @@ def test_the_headless_host_prints_each_arrival_with_the_count_so_far(tmp_path: P
     assert arrivals == [f"ann ({joiners['ann']}) joined, 2/3",
                         f"bob ({joiners['bob']}) joined, 3/3"], out
     assert host.returncode == 0, out
+    # The first joiner saw the table so far, then the last arrival (the roster's table).
+    host_id = Identity.load_or_create(tmp_path / "host").short_id
+    ann = (tmp_path / "ann.log").read_text()
+    lobby = re.findall(r"\] (at the table: .*|\w+ \(\w+\) joined, .*)", ann)
+    assert lobby == [f"at the table: hal ({host_id}), ann ({joiners['ann']}, you); 2/3, "
+                     "waiting for 1 more", f"bob ({joiners['bob']}) joined, 3/3"], ann

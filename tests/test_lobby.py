@@ -12,9 +12,13 @@ from p2p.net.lobby import (
     HostLobby,
     JoinerLobby,
     LobbyRefused,
+    LobbySeat,
+    LobbyUpdate,
+    answer_rejoin,
     check_mesh_hello,
     check_mesh_welcome,
     encode_control,
+    lobby_changes,
     mesh_hello,
     mesh_welcome,
     refuse,
@@ -185,15 +189,17 @@ def test_joiner_rejects_bad_rosters() -> None:
     )
     with pytest.raises(RemoteProtocolError, match="signature"):
         joiner.on_roster(_signed_roster_message(tampered))
-    # Another game, or not listing us, or listing us with another port.
+    # Another game (an old roster of this host replayed), or not listing us.
     with pytest.raises(RemoteProtocolError, match="another game"):
         joiner.on_roster(_signed_roster_message(Roster(new_game_id(), entries).sign(HOST)))
     others = (entries[0], RosterEntry(1, "bob", BOB.public_bytes, "127.0.0.1", 5001))
     with pytest.raises(RemoteProtocolError, match="does not list us"):
         joiner.on_roster(_signed_roster_message(Roster(game_id, others).sign(HOST)))
-    moved = (entries[0], RosterEntry(1, "alice", ALICE.public_bytes, "127.0.0.1", 6000))
-    with pytest.raises(RemoteProtocolError, match="another name or port"):
-        joiner.on_roster(_signed_roster_message(Roster(game_id, moved).sign(HOST)))
+    # Listing us on another port: the roster made before we restarted, sent again; taken as
+    # it is (we then listen on its port).
+    moved = Roster(game_id, (entries[0], RosterEntry(1, "alice", ALICE.public_bytes,
+                                                     "127.0.0.1", 6000))).sign(HOST)
+    assert joiner.on_roster(_signed_roster_message(moved)) == moved
     # Structural problems.
     dup = (entries[0], entries[1], RosterEntry(2, "again", ALICE.public_bytes, "127.0.0.1", 1))
     with pytest.raises(RemoteProtocolError, match="twice"):
@@ -243,3 +249,140 @@ def test_mesh_hello_checks() -> None:
         check_mesh_welcome(encode_control(refuse("go away")), roster, 1)
     with pytest.raises(RemoteProtocolError, match="mesh-welcome"):
         check_mesh_welcome(encode_control(mesh_welcome(roster.game_id, 0)), roster, 1)
+
+
+# ---------------------------------------------------------------- the roster again, after a crash
+
+
+def test_a_joiner_killed_before_storing_the_roster_gets_the_same_roster_again() -> None:
+    game_id = new_game_id()
+    code = JoinCode("127.0.0.1", 4000, game_id, HOST.peer_id)
+    host = host_lobby(3, game_id)
+    for ident, name, port in ((ALICE, "alice", 5001), (BOB, "bob", 5002)):
+        host.on_hello(ident.public_bytes, "127.0.0.2",
+                      encode_control(JoinerLobby(code, ident, name, port).hello()))
+    roster = host.roster(HOST)
+    _sent_to_bob = encode_control(HostLobby.roster_message(roster))  # bob dies before storing it
+    # Bob restarts with nothing stored: another port, and even another name.
+    again = JoinerLobby(code, BOB, "robert", 6002)
+    welcome, resent = (encode_control(m) for m in
+                       answer_rejoin(roster, BOB.public_bytes, encode_control(again.hello())))
+    again.on_welcome(welcome)
+    got = again.on_message(resent)
+    assert got == roster and isinstance(got, Roster) and got.hash == roster.hash
+    assert got.players[2].port == 5002 and got.players[2].name == "bob"  # the roster's, kept
+
+
+def test_after_the_lobby_closed_a_peer_not_in_the_roster_is_refused() -> None:
+    roster = three_roster()
+    code = JoinCode("127.0.0.1", 4000, roster.game_id, HOST.peer_id)
+    hello = encode_control(JoinerLobby(code, MALLORY, "alice", 5001).hello())
+    with pytest.raises(LobbyRefused, match="has started without you.*does not list your peer id "
+                                           + MALLORY.short_id):
+        answer_rejoin(roster, MALLORY.public_bytes, hello)  # a listed name does not help
+    other = JoinCode("127.0.0.1", 4000, new_game_id(), HOST.peer_id)
+    with pytest.raises(LobbyRefused, match="not the game"):
+        answer_rejoin(roster, ALICE.public_bytes,
+                      encode_control(JoinerLobby(other, ALICE, "a", 1).hello()))
+
+
+def test_a_roster_sent_again_is_checked_like_the_first() -> None:
+    roster = three_roster()
+    code = JoinCode("127.0.0.1", 4000, roster.game_id, HOST.peer_id)
+    joiner = JoinerLobby(code, BOB, "b", 7000)
+    # Altered on the way (bob moved to another address): the signature no longer holds.
+    obj = roster.signed_json()
+    obj["roster"]["players"][2]["address"] = "10.0.0.66"
+    with pytest.raises(RemoteProtocolError, match="signature"):
+        joiner.on_message(encode_control({"type": "roster", "roster": obj}))
+    # Replayed: the genuine roster of another game of the same host and players.
+    older = Roster(new_game_id(), roster.players).sign(HOST)
+    with pytest.raises(RemoteProtocolError, match="another game"):
+        joiner.on_message(encode_control(HostLobby.roster_message(older)))
+    # Re-signed by someone else than the code's host.
+    forged = Roster(roster.game_id, (RosterEntry(0, "h", MALLORY.public_bytes, "127.0.0.1",
+                                                 4000), *roster.players[1:])).sign(MALLORY)
+    with pytest.raises(RemoteProtocolError, match="not the host"):
+        joiner.on_message(encode_control(HostLobby.roster_message(forged)))
+
+
+# ---------------------------------------------------------------- lobby updates
+
+
+def test_each_admitted_joiner_is_told_who_is_at_the_table() -> None:
+    game_id = new_game_id()
+    code = JoinCode("127.0.0.1", 4000, game_id, HOST.peer_id)
+    host = host_lobby(4, game_id)
+    alice = JoinerLobby(code, ALICE, "alice", 5001)
+    seen = []
+    for ident, name in ((ALICE, "alice"), (BOB, "player"), (MALLORY, "player")):
+        host.on_hello(ident.public_bytes, "127.0.0.2",
+                      encode_control(JoinerLobby(code, ident, name, 1).hello()))
+        update = alice.on_message(encode_control(host.update()))
+        assert isinstance(update, LobbyUpdate)
+        seen.append(update)
+    assert [[s.name for s in u.seated] for u in seen] == [
+        ["host", "alice"], ["host", "alice", "player"], ["host", "alice", "player", "player"]]
+    assert {u.players for u in seen} == {4}
+    # Two players called "player" are told apart by their ids.
+    labels = [s.label(ALICE.peer_id) for s in seen[-1].seated]
+    assert labels == [f"host ({HOST.short_id})", f"alice ({ALICE.short_id}, you)",
+                      f"player ({BOB.short_id})", f"player ({MALLORY.short_id})"]
+
+
+def test_what_a_joiner_is_told_as_the_table_changes() -> None:
+    host_seat, alice, bob, carol = (LobbySeat(n, i.peer_id) for n, i in
+                                    (("host", HOST), ("alice", ALICE), ("bob", BOB),
+                                     ("carol", MALLORY)))
+    two = LobbyUpdate(4, (host_seat, alice))
+    three = LobbyUpdate(4, (host_seat, alice, bob))
+    assert lobby_changes(None, two, ALICE.peer_id) == [
+        f"at the table: host ({HOST.short_id}), alice ({ALICE.short_id}, you); 2/4, "
+        "waiting for 2 more"]
+    assert lobby_changes(two, three, ALICE.peer_id) == [f"bob ({BOB.short_id}) joined, 3/4"]
+    assert lobby_changes(three, three, ALICE.peer_id) == []
+    swapped = LobbyUpdate(4, (host_seat, alice, carol))
+    assert lobby_changes(three, swapped, ALICE.peer_id) == [
+        f"bob ({BOB.short_id}) left the lobby, 3/4", f"carol ({MALLORY.short_id}) joined, 3/4"]
+
+
+GAME = new_game_id()
+
+
+def _update(**change: object) -> bytes:
+    """A lobby update for alice in GAME, with ``change`` made to it."""
+    obj: dict[str, object] = {"type": "lobby", "game": GAME, "players": 3, "seated": [
+        {"name": "host", "peer": HOST.peer_id}, {"name": "alice", "peer": ALICE.peer_id}]}
+    obj.update(change)
+    return encode_control(obj)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (_update(game=new_game_id()), "malformed"),
+    (_update(extra=1), "malformed"),
+    (_update(players=5), "player count"),
+    (_update(players=True), "player count"),
+    (_update(seated=[]), "player count"),
+    (_update(players=2, seated=[{"name": "host", "peer": HOST.peer_id},
+                                {"name": "alice", "peer": ALICE.peer_id},
+                                {"name": "bob", "peer": BOB.peer_id}]), "player count"),
+    (_update(seated=[{"name": "host", "peer": HOST.peer_id},
+                     {"name": "evil\x1b[2J", "peer": ALICE.peer_id}]), "bad seat"),
+    (_update(seated=[{"name": "host", "peer": HOST.peer_id},
+                     {"name": "x" * 33, "peer": ALICE.peer_id}]), "bad seat"),
+    (_update(seated=[{"name": "host", "peer": HOST.peer_id},
+                     {"name": "alice", "peer": "zz"}]), "bad seat"),
+    (_update(seated=[{"name": "alice", "peer": ALICE.peer_id},
+                     {"name": "host", "peer": HOST.peer_id}]), "start with the host"),
+    (_update(seated=[{"name": "host", "peer": HOST.peer_id},
+                     {"name": "alice", "peer": ALICE.peer_id},
+                     {"name": "again", "peer": ALICE.peer_id}]), "twice"),
+    (_update(seated=[{"name": "host", "peer": HOST.peer_id},
+                     {"name": "bob", "peer": BOB.peer_id}]), "does not list us"),
+    (_update(padding="x" * 9000), "bytes"),
+], ids=lambda value: value if isinstance(value, str) else "update")
+def test_a_joiner_refuses_a_malformed_lobby_update(data: bytes, message: str) -> None:
+    joiner = JoinerLobby(JoinCode("127.0.0.1", 4000, GAME, HOST.peer_id), ALICE, "alice", 5001)
+    assert isinstance(joiner.on_message(_update()), LobbyUpdate)
+    with pytest.raises(RemoteProtocolError, match=message):
+        joiner.on_message(data)

@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 import trio
 
-from p2p.errors import RemoteProtocolError
+from p2p.errors import LocalFileError, RemoteProtocolError
 from p2p.identity import Identity
+from p2p.net import node as node_module
 from p2p.net.joincode import JoinCode
-from p2p.net.lobby import LobbyRefused, check_mesh_welcome, encode_control, mesh_hello
+from p2p.net.lobby import (
+    LobbyRefused,
+    LobbyUpdate,
+    check_mesh_welcome,
+    encode_control,
+    mesh_hello,
+)
 from p2p.net.mesh import Mesh, MeshEvent, PeerDisconnected, PeerLost, PeerReconnected
-from p2p.net.node import HostedLobby, Node, load_roster, open_node, roster_path, saved_games
+from p2p.net.node import (
+    HostedLobby,
+    Node,
+    load_roster,
+    open_node,
+    roster_path,
+    save_roster,
+    saved_games,
+)
+from p2p.net.roster import Roster, RosterEntry
 from p2p.net.tls import PeerIdentityMismatch
 from p2p.net.transport import NetConfig, dial
 
@@ -230,7 +247,8 @@ async def test_join_errors(tmp_path: Path) -> None:
             async with trio.open_nursery() as formation:
                 formation.start_soon(lobby.wait_mesh)
                 formation.start_soon(lambda: joiner.node.join(code, name="joiner"))
-            with pytest.raises(LobbyRefused, match="no lobby is open"):
+            # The game has started: a peer its roster does not list is refused, clearly.
+            with pytest.raises(LobbyRefused, match="has started without you"):
                 await late.node.join(code, name="late")
             nursery.cancel_scope.cancel()
 
@@ -263,6 +281,145 @@ async def test_a_joiner_who_leaves_the_lobby_is_not_in_the_roster(tmp_path: Path
             names = [p.name for p in mesh.roster.players]
             assert names[0] == "host" and sorted(names[1:]) == ["stayer", "third"]
             assert mesh.roster.index_of(quitter.identity.peer_id) is None
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_waiting_joiner_sees_the_table_fill_up_one_by_one(tmp_path: Path) -> None:
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            peers = [Peer(tmp_path / n) for n in ("host", "ann", "bob", "cid")]
+            for peer in peers:
+                await nursery.start(peer.run)
+            assert peers[0].node is not None
+            lobby = peers[0].node.host(players=4, name="host")
+            seen: list[LobbyUpdate] = []
+            async with trio.open_nursery() as formation:
+                formation.start_soon(lobby.wait_mesh)
+                for i, (peer, name) in enumerate(zip(peers[1:], ("ann", "player", "player"),
+                                                     strict=True)):
+                    while len(seen) < i:  # the next one comes once ann saw the last arrival
+                        await trio.sleep(0.01)
+                    assert peer.node is not None
+                    formation.start_soon(partial(peer.node.join, lobby.code, name=name,
+                                                 on_update=seen.append if i == 0 else None))
+            assert [len(u.seated) for u in seen] == [2, 3, 4]  # the last one: the roster
+            assert {u.players for u in seen} == {4}
+            assert [s.name for s in seen[-1].seated] == ["host", "ann", "player", "player"]
+            # The two "player"s are two peers, shown with their ids.
+            assert [s.peer_id for s in seen[-1].seated] == [p.identity.peer_id for p in peers]
+            nursery.cancel_scope.cancel()
+
+
+async def host_and_ann(nursery: trio.Nursery, tmp_path: Path) -> tuple[Peer, Peer, Node]:
+    """Two running peers; returns them and the host's node."""
+    host, ann = Peer(tmp_path / "host"), Peer(tmp_path / "ann")
+    for peer in (host, ann):
+        await nursery.start(peer.run)
+    assert host.node is not None and ann.node is not None
+    return host, ann, host.node
+
+
+async def test_the_host_sends_no_roster_it_could_not_store(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            host, ann, node = await host_and_ann(nursery, tmp_path)
+            (host.home / "games").write_text("a file where the games directory goes")
+            lobby = node.host(players=2, name="host")
+            errors: list[Exception] = []
+
+            async def join() -> None:
+                assert ann.node is not None
+                try:
+                    await ann.node.join(lobby.code, name="ann")
+                except RemoteProtocolError as exc:
+                    errors.append(exc)
+
+            nursery.start_soon(join)
+            with pytest.raises(LocalFileError, match="cannot write"):
+                await lobby.wait_mesh()
+            assert lobby.roster is None
+            await host.stop()
+            while not errors:
+                await trio.sleep(0.01)
+            assert "closed the lobby before the game started" in str(errors[0])
+            assert saved_games(ann.home) == []  # nobody got a roster the host does not have
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_roster_other_than_the_stored_one_is_refused(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            host, ann, node = await host_and_ann(nursery, tmp_path)
+            lobby = node.host(players=2, name="host")
+            # Ann holds a roster of this game already, with her on another port (signed by the
+            # host: a second roster for one game).
+            me = RosterEntry(1, "ann", ann.identity.public_bytes, LOOPBACK, 1)
+            first = Roster(lobby.code.game_id, (lobby.joined()[0], me)).sign(host.identity)
+            save_roster(ann.home, first)
+            nursery.start_soon(lobby.wait_mesh)
+            with pytest.raises(RemoteProtocolError, match="other than the one stored"):
+                await ann.node.join(lobby.code, name="ann")
+            assert load_roster(ann.home, lobby.code.game_id) == first
+            nursery.cancel_scope.cancel()
+
+
+class Crash(Exception):
+    """Stands for SIGKILL: the process dies on the spot."""
+
+
+async def test_the_last_joiner_killed_before_storing_the_roster_gets_it_again_and_plays(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race of issue #12, without timing: the host sends the roster (its lobby closes),
+    the last joiner dies before the roster is on its disk and restarts with nothing."""
+    real_save = node_module.save_roster
+
+    def save_or_die(home: Path, roster: Roster) -> Path:
+        if Path(home) == tmp_path / "bob":
+            raise Crash
+        return real_save(home, roster)
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            host, ann, bob, eve = (Peer(tmp_path / n) for n in ("host", "ann", "bob", "eve"))
+            for peer in (host, ann, bob, eve):
+                await nursery.start(peer.run)
+            assert host.node and ann.node and bob.node and eve.node
+            lobby = host.node.host(players=3, name="host")
+            meshes: dict[str, Mesh] = {}
+
+            async def form(name: str, wait: Callable[[], Awaitable[Mesh]]) -> None:
+                meshes[name] = await wait()
+
+            nursery.start_soon(form, "host", lobby.wait_mesh)
+            nursery.start_soon(form, "ann", partial(ann.node.join, lobby.code, name="ann"))
+            while len(lobby.joined()) < 2:
+                await trio.sleep(0.01)
+            monkeypatch.setattr(node_module, "save_roster", save_or_die)
+            with pytest.raises(Crash):
+                await bob.node.join(lobby.code, name="bob")
+            monkeypatch.setattr(node_module, "save_roster", real_save)
+            await bob.stop()
+            assert lobby.roster is not None and not roster_path(bob.home, lobby.code.game_id
+                                                                ).exists()
+            # Someone the roster does not list is still refused, with the reason.
+            with pytest.raises(LobbyRefused, match="has started without you"):
+                await eve.node.join(lobby.code, name="bob")
+            # Bob restarts: nothing stored, another port. The host sends the roster again.
+            bob = Peer(tmp_path / "bob")
+            await nursery.start(bob.run)
+            assert bob.node is not None
+            roster = await bob.node.enter_lobby(lobby.code, name="bob")
+            assert roster == lobby.roster
+            assert load_roster(bob.home, roster.game_id) == roster  # stored before use
+            assert not bob.node.listens_for(roster)  # it must listen on the roster's port
+            await bob.stop()
+            bob = Peer(tmp_path / "bob")
+            await nursery.start(bob.run, roster.players[2].port)
+            assert bob.node is not None
+            meshes["bob"] = await bob.node.resume(roster.game_id)
+            while len(meshes) < 3 or any(m.waiting_for() for m in meshes.values()):
+                await trio.sleep(0.01)
+            await exchange({m.my_index: m for m in meshes.values()}, "the game goes on")
             nursery.cancel_scope.cancel()
 
 

@@ -248,6 +248,51 @@ def test_a_joiner_sees_the_roster_when_the_game_forms(tmp_path: Path) -> None:
     assert [line.name for line in rosters[-1].roster] == ["host", "me"]
 
 
+def test_a_joiner_sees_the_table_fill_up_in_the_lobby(tmp_path: Path) -> None:
+    from p2p.identity import Identity
+    from p2p.net.games import lobby_reporter
+    from p2p.net.joincode import JoinCode
+    from p2p.net.lobby import LobbySeat, LobbyUpdate
+
+    host, me, p1, p2 = (Identity.from_private_bytes(bytes([i]) * 32) for i in range(1, 5))
+    seats = [LobbySeat(name, ident.peer_id) for name, ident in
+             (("host", host), ("ann", me), ("player", p1), ("player", p2))]
+    events: list[Event] = []
+    report = lobby_reporter(me, events.append)
+    for size in (2, 3, 4):  # what the node reports: two updates, then the roster's table
+        report(LobbyUpdate(4, tuple(seats[:size])))
+    side = Posts()
+    code = JoinCode("127.0.0.1", 9, "0" * 32, host.peer_id)
+    game = NetGame(NetSetup("join", PeerOptions(home=tmp_path), code=code), side)  # type: ignore[arg-type]
+    for event in events:
+        game.on_event(event)
+    rosters = [x for x in side.items if isinstance(x, RosterChanged)]
+    assert [len(r.roster) for r in rosters] == [2, 3, 4]
+
+    async def scenario() -> None:
+        app = _app("join", tmp_path, code=code)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screens = []
+            for item in side.items:
+                app.deliver(item)
+                if isinstance(item, RosterChanged):
+                    await pilot.pause()
+                    assert isinstance(app.screen, LobbyScreen)
+                    screens.append(_text(app.screen))
+            assert "Players 2/4" in screens[0] and "waiting for 2 more" in screens[0]
+            assert "2. ann" in screens[0] and "3. " not in screens[0]
+            assert "Players 3/4" in screens[1] and "3. player" in screens[1]
+            await pilot.pause()
+            last = _text(app.screen)
+            assert "Players 4/4" in last and "waiting for" not in last
+            # The two players called "player" are told apart by their ids.
+            assert f"3. player  id {p1.peer_id[:12]}" in last
+            assert f"4. player  id {p2.peer_id[:12]}" in last
+            assert f"player ({p2.short_id}) joined, 4/4" in last  # the status line
+
+    run(scenario)
+
+
 def test_two_players_keeping_the_default_name_get_different_names(tmp_path: Path) -> None:
     from ui.cli.net import default_name
 

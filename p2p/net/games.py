@@ -19,6 +19,7 @@ from p2p.identity import Identity, default_home, short_id
 from p2p.net.chatlink import ChatLink
 from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
+from p2p.net.lobby import LobbyUpdate, lobby_changes
 from p2p.net.mesh import Mesh
 from p2p.net.node import (
     HostedLobby,
@@ -215,9 +216,29 @@ async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
     identity = _prepare(options)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
-        mesh = await _start(lambda: node.join(join_code, name=options.name_for(identity)),
-                            game_id, options)
-        return await _play(node, mesh, choose, on_event, options)
+        roster = await node.enter_lobby(join_code, name=options.name_for(identity),
+                                        on_update=lobby_reporter(identity, on_event))
+        if node.listens_for(roster):
+            mesh = await _start(lambda: node.start_mesh(roster), game_id, options)
+            return await _play(node, mesh, choose, on_event, options)
+    # The roster was made before we restarted (we crashed before storing it) and has us on
+    # another port: it is stored now, so the game goes on as any resumed one.
+    on_event(Event("log", "the game started before our restart: resuming it"))
+    return await resume_game(game_id, choose, on_event, options)
+
+
+def lobby_reporter(identity: Identity, on_event: EventSink) -> Callable[[LobbyUpdate], None]:
+    """A joiner's log lines as the table fills up; each event carries the whole table
+    (``LobbyUpdate.to_json``) for a screen that lists it."""
+    last: LobbyUpdate | None = None
+
+    def report(update: LobbyUpdate) -> None:
+        nonlocal last
+        for line in lobby_changes(last, update, identity.peer_id):
+            on_event(Event("log", line, update.to_json()))
+        last = update
+
+    return report
 
 
 def unfinished_games(home: Path) -> list[str]:

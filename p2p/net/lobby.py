@@ -1,21 +1,24 @@
 """Sans-IO lobby: the control messages of the lobby and of the mesh handshake.
 
 Control messages are canonical-JSON objects with a ``"type"``, one per frame, exchanged only
-at the start of a connection (the channel is already authenticated by TLS pinning, so they need
-no signature). The roster is different: every peer keeps it and a restarted peer reloads it,
-so the host signs it. See protocol.md, "Lobby and join codes" and "Mesh and reconnects".
+in the lobby and at the start of a mesh connection (the channel is already authenticated by TLS
+pinning, so they need no signature). The roster is different: every peer keeps it and a
+restarted peer reloads it, so the host signs it. See protocol.md, "Lobby and join codes"
+and "Mesh and reconnects".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
-from p2p.identity import Identity, peer_id_of, short_id
+from p2p.identity import Identity, is_peer_id, peer_id_of, short_id
 from p2p.net.joincode import JoinCode
 from p2p.net.roster import (
+    MAX_NAME_LEN,
     MAX_PLAYERS,
     MIN_PLAYERS,
     Roster,
@@ -24,8 +27,12 @@ from p2p.net.roster import (
     is_port,
     valid_name,
 )
+from p2p.text import printable
 
 PROTOCOL_VERSION = 1
+# A lobby update or a roster is at most a few hundred bytes per player: anything larger from
+# the host is refused before it is parsed.
+MAX_LOBBY_MESSAGE = 8192
 
 
 class LobbyRefused(RemoteProtocolError):
@@ -49,6 +56,71 @@ def decode_control(data: bytes, blame: int | None = None) -> dict[str, Any]:
 
 def refuse(reason: str) -> dict[str, Any]:
     return {"type": "refuse", "reason": reason}
+
+
+@dataclass(frozen=True)
+class LobbySeat:
+    """Someone at the table in the lobby, as the host's lobby updates show them."""
+
+    name: str
+    peer_id: str
+
+    def label(self, me: str | None = None) -> str:
+        """"NAME (short id)": the id tells apart two players who chose the same name."""
+        mine = ", you" if self.peer_id == me else ""
+        return f"{printable(self.name, MAX_NAME_LEN)} ({short_id(self.peer_id)}{mine})"
+
+
+@dataclass(frozen=True)
+class LobbyUpdate:
+    """Who is at the table so far (the host first, then in join order) and how many seats
+    the game has: what a waiting joiner is shown."""
+
+    players: int
+    seated: tuple[LobbySeat, ...]
+
+    @classmethod
+    def of(cls, players: int, entries: tuple[RosterEntry, ...]) -> LobbyUpdate:
+        return cls(players, tuple(LobbySeat(e.name, e.peer_id) for e in entries))
+
+    @classmethod
+    def from_roster(cls, roster: Roster) -> LobbyUpdate:
+        """The full table, once the roster is in."""
+        return cls.of(len(roster.players), roster.players)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"players": self.players,
+                "seated": [{"name": s.name, "peer": s.peer_id} for s in self.seated]}
+
+
+def lobby_changes(before: LobbyUpdate | None, after: LobbyUpdate, me: str) -> list[str]:
+    """What a joiner is told when the table changes from ``before`` to ``after``: the whole
+    table the first time, then one line per arrival or departure (the host's own log says
+    the same: "NAME (id) joined, 2/3")."""
+    count = f"{len(after.seated)}/{after.players}"
+    if before is None:
+        missing = after.players - len(after.seated)
+        waiting = f", waiting for {missing} more" if missing > 0 else ""
+        return [f"at the table: {', '.join(s.label(me) for s in after.seated)}; "
+                f"{count}{waiting}"]
+    lines = [f"{s.label(me)} left the lobby, {count}"
+             for s in before.seated if s not in after.seated]
+    lines += [f"{s.label(me)} joined, {count}" for s in after.seated if s not in before.seated]
+    return lines
+
+
+def check_hello(data: bytes, game_id: str) -> dict[str, Any]:
+    """A joiner's hello for the game ``game_id``; LobbyRefused says what is wrong with it."""
+    obj = decode_control(data)
+    if obj["type"] != "hello" or set(obj) != {"type", "version", "game", "name", "port"}:
+        raise LobbyRefused(None, "expected a hello message")
+    if obj["version"] != PROTOCOL_VERSION:
+        raise LobbyRefused(None, f"protocol version {obj['version']!r} is not supported")
+    if obj["game"] != game_id:
+        raise LobbyRefused(None, "this is not the game of your join code")
+    if not valid_name(obj["name"]) or not is_port(obj["port"]):
+        raise LobbyRefused(None, "bad name or port in hello")
+    return obj
 
 
 def _raise_if_refused(obj: Mapping[str, Any], blame: int | None, who: str) -> None:
@@ -82,15 +154,7 @@ class HostLobby:
         its port the one it announces; its identity comes from its certificate, never from the
         message.
         """
-        obj = decode_control(data)
-        if obj["type"] != "hello" or set(obj) != {"type", "version", "game", "name", "port"}:
-            raise LobbyRefused(None, "expected a hello message")
-        if obj["version"] != PROTOCOL_VERSION:
-            raise LobbyRefused(None, f"protocol version {obj['version']!r} is not supported")
-        if obj["game"] != self.game_id:
-            raise LobbyRefused(None, "this is not the game of your join code")
-        if not valid_name(obj["name"]) or not is_port(obj["port"]):
-            raise LobbyRefused(None, "bad name or port in hello")
+        obj = check_hello(data, self.game_id)
         peer_id = peer_id_of(peer_key)
         if any(e.peer_id == peer_id for e in self._entries):
             raise LobbyRefused(None, f"peer {short_id(peer_id)} has already joined")
@@ -102,6 +166,11 @@ class HostLobby:
 
     def welcome(self, entry: RosterEntry) -> dict[str, Any]:
         return {"type": "welcome", "game": self.game_id, "players": self.players}
+
+    def update(self) -> dict[str, Any]:
+        """The lobby update every admitted joiner gets whenever the table changes."""
+        return {"type": "lobby", "game": self.game_id,
+                **LobbyUpdate.of(self.players, self.joined).to_json()}
 
     def leave(self, peer_id: str) -> None:
         """A joiner left before the roster was sent: drop it and renumber the later ones."""
@@ -118,6 +187,19 @@ class HostLobby:
     @staticmethod
     def roster_message(roster: Roster) -> dict[str, Any]:
         return {"type": "roster", "roster": roster.signed_json()}
+
+
+def answer_rejoin(roster: Roster, peer_key: bytes, data: bytes) -> list[dict[str, Any]]:
+    """A hello for a game whose lobby has closed (the roster is out): a peer the roster lists
+    gets a welcome and the same signed roster again (it crashed before it stored it);
+    anyone else is refused."""
+    check_hello(data, roster.game_id)
+    peer_id = peer_id_of(peer_key)
+    if roster.index_of(peer_id) is None:
+        raise LobbyRefused(None, f"game {roster.game_id[:8]} has started without you: its "
+                                 f"roster does not list your peer id {short_id(peer_id)}")
+    return [{"type": "welcome", "game": roster.game_id, "players": len(roster.players)},
+            HostLobby.roster_message(roster)]
 
 
 class JoinerLobby:
@@ -146,21 +228,50 @@ class JoinerLobby:
         if obj["type"] != "welcome" or obj.get("game") != self.code.game_id:
             raise RemoteProtocolError(None, "host did not answer the hello with a welcome")
 
+    def on_message(self, data: bytes) -> LobbyUpdate | Roster:
+        """What the host sends while we wait: lobby updates, then the roster."""
+        if len(data) > MAX_LOBBY_MESSAGE:
+            raise RemoteProtocolError(0, f"lobby message of {len(data)} bytes (at most "
+                                         f"{MAX_LOBBY_MESSAGE})")
+        obj = decode_control(data, 0)
+        if obj["type"] == "lobby":
+            return self._update(obj)
+        return self.on_roster(data)
+
+    def _update(self, obj: dict[str, Any]) -> LobbyUpdate:
+        if set(obj) != {"type", "game", "players", "seated"} or obj["game"] != self.code.game_id:
+            raise RemoteProtocolError(0, "malformed lobby update")
+        players, seated = obj["players"], obj["seated"]
+        if not (is_index(players) and MIN_PLAYERS <= players <= MAX_PLAYERS
+                and isinstance(seated, list) and 0 < len(seated) <= players):
+            raise RemoteProtocolError(0, "lobby update has a bad player count")
+        seats = []
+        for seat in seated:
+            if not (isinstance(seat, dict) and set(seat) == {"name", "peer"}
+                    and valid_name(seat["name"]) and is_peer_id(seat["peer"])):
+                raise RemoteProtocolError(0, "lobby update has a bad seat")
+            seats.append(LobbySeat(seat["name"], seat["peer"]))
+        peers = [s.peer_id for s in seats]
+        if peers[0] != self.code.host_id or len(set(peers)) != len(peers):
+            raise RemoteProtocolError(0, "lobby update does not start with the host or "
+                                         "lists a peer twice")
+        if self.identity.peer_id not in peers:
+            raise RemoteProtocolError(0, "lobby update does not list us")
+        return LobbyUpdate(players, tuple(seats))
+
     def on_roster(self, data: bytes) -> Roster:
-        """Verify the roster: signed by the code's host, for this game, listing us as we are."""
-        obj = decode_control(data)
+        """Verify the roster: signed by the code's host, for this game, listing us. It may
+        list us with another name or port than ours now: a roster made before we restarted,
+        sent again (the caller then plays under the roster's)."""
+        obj = decode_control(data, 0)
         _raise_if_refused(obj, None, "the host")
         if obj["type"] != "roster" or set(obj) != {"type", "roster"}:
             raise RemoteProtocolError(0, "expected the roster")
         roster = Roster.from_signed_json(obj["roster"], host_id=self.code.host_id, blame=0)
         if roster.game_id != self.code.game_id:
             raise RemoteProtocolError(0, "roster is for another game")
-        index = roster.index_of(self.identity.peer_id)
-        if index is None:
+        if roster.index_of(self.identity.peer_id) is None:
             raise RemoteProtocolError(0, "roster does not list us")
-        me = roster.players[index]
-        if me.port != self.port or me.name != self.name:
-            raise RemoteProtocolError(0, "roster lists us with another name or port")
         return roster
 
 

@@ -18,6 +18,8 @@ from p2p.net.lobby import (
     HostLobby,
     JoinerLobby,
     LobbyRefused,
+    LobbyUpdate,
+    answer_rejoin,
     decode_control,
     encode_control,
     refuse,
@@ -25,7 +27,7 @@ from p2p.net.lobby import (
 from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
 from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
-from p2p.net.transport import Connection, NetConfig, dial, serve
+from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial, serve
 from p2p.storage.durable import make_dirs, write_durably
 
 log = logging.getLogger(__name__)
@@ -38,9 +40,13 @@ def roster_path(home: Path, game_id: str) -> Path:
 def save_roster(home: Path, roster: Roster) -> Path:
     """Store the signed roster so that a restarted peer can re-enter the mesh."""
     path = roster_path(home, roster.game_id)
+    data = roster.encode()
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == data:
+            return path  # stored already (a joiner stores it on receipt, then forms the mesh)
     try:
         make_dirs(path.parent)
-        write_durably(path, roster.encode())  # atomic: a crash never leaves half a roster
+        write_durably(path, data)  # atomic: a crash never leaves half a roster
     except OSError as exc:
         raise LocalFileError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
@@ -81,6 +87,26 @@ class HostedLobby:
         self.allowed: frozenset[str] | None = None  # peer ids a rematch admits (None: anyone)
         # Told of every joiner admitted (True) or gone before the roster (False), as it happens.
         self.on_change: Callable[[RosterEntry, bool], None] | None = None
+        self._changed = trio.Event()  # set (and replaced) whenever the table changes
+        self.failure: LocalFileError | None = None  # the roster could not be stored
+
+    def _table_changed(self) -> None:
+        """Wake every waiting joiner's task: it sends a lobby update (or the roster)."""
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def _make_roster(self) -> None:
+        """Sign the roster and store it (fsynced) before any joiner is sent it: a host killed
+        right after sending it resumes the game like everyone else."""
+        roster = self.lobby.roster(self._node.identity)
+        try:
+            save_roster(self._node.home, roster)
+        except LocalFileError as exc:
+            self.failure = exc  # raised by wait_mesh; nobody is sent an unstored roster
+        else:
+            self.roster = roster
+        self.roster_ready.set()
+        self._table_changed()
 
     def joined(self) -> tuple[RosterEntry, ...]:
         return self.lobby.joined
@@ -89,19 +115,20 @@ class HostedLobby:
         """Wait until the lobby is full, then until the full mesh is connected."""
         with trio.fail_after(self._node.config.lobby_timeout):
             await self.roster_ready.wait()
+        if self.failure is not None:
+            raise self.failure
         assert self.roster is not None
-        return await self._node._start_mesh(self.roster)
+        return await self._node.start_mesh(self.roster)
 
     def close_early(self) -> bool:
         """Start with whoever has joined (a rematch's time limit ran out); False if that is
         fewer than two players (the lobby then stays open)."""
-        if self.roster is not None:
+        if self.roster is not None or self.failure is not None:
             return True
         if len(self.lobby.joined) < MIN_PLAYERS:
             return False
         self.lobby.players = len(self.lobby.joined)
-        self.roster = self.lobby.roster(self._node.identity)
-        self.roster_ready.set()
+        self._make_roster()
         return True
 
 
@@ -144,8 +171,24 @@ class Node:
         self._hosted = HostedLobby(self, lobby, code)
         return self._hosted
 
-    async def join(self, code: JoinCode | str, *, name: str) -> Mesh:
+    async def join(self, code: JoinCode | str, *, name: str,
+                   on_update: Callable[[LobbyUpdate], None] | None = None) -> Mesh:
         """Join the game of ``code``: hello to the host, get the roster, form the mesh."""
+        roster = await self.enter_lobby(code, name=name, on_update=on_update)
+        if not self.listens_for(roster):
+            raise LocalProtocolError(
+                f"game {roster.game_id} started before we restarted and its roster has us on "
+                f"another port: resume it with the stored roster (solstice resume)")
+        return await self.start_mesh(roster)
+
+    async def enter_lobby(self, code: JoinCode | str, *, name: str,
+                          on_update: Callable[[LobbyUpdate], None] | None = None) -> Roster:
+        """Hello to the code's host, show its lobby updates (``on_update``, the last one made
+        from the roster), and return the roster, stored durably before it is used.
+
+        The host answers a peer its roster lists with that roster even after the lobby has
+        closed: a joiner killed between the host sending it and its storing it gets it again
+        (and then plays on the roster's port, which may not be ours: see ``listens_for``)."""
         if self._mesh is not None:
             raise LocalProtocolError("this node already runs a game")
         join_code = JoinCode.parse(code) if isinstance(code, str) else code
@@ -157,13 +200,33 @@ class Node:
             await conn.send_frame(encode_control(joiner.hello()))
             joiner.on_welcome(await conn.receive_first_frame())
             with trio.fail_after(self.config.lobby_timeout):
-                frame = await conn.receive_frame()
-            if frame is None:
-                raise RemoteProtocolError(0, "the host closed the lobby before the game started")
-            roster = joiner.on_roster(frame)
+                while True:
+                    try:
+                        frame = await conn.receive_frame()
+                    except ConnectionLost:
+                        frame = None  # a host gone without a clean close (killed) says the same
+                    if frame is None:
+                        raise RemoteProtocolError(
+                            0, "the host closed the lobby before the game started")
+                    got = joiner.on_message(frame)
+                    if isinstance(got, Roster):
+                        break
+                    if on_update is not None:
+                        on_update(got)
         finally:
             await conn.aclose()
-        return await self._start_mesh(roster)
+        if got.game_id in saved_games(self.home) and load_roster(self.home, got.game_id) != got:
+            raise RemoteProtocolError(0, f"the host sent a roster of game {got.game_id} other "
+                                         f"than the one stored in {self.home}")
+        save_roster(self.home, got)  # fsynced: a crash from now on resumes with it
+        if on_update is not None:
+            on_update(LobbyUpdate.from_roster(got))
+        return got
+
+    def listens_for(self, roster: Roster) -> bool:
+        """This node listens on the port the roster gives us (it can form the mesh)."""
+        index = roster.index_of(self.identity.peer_id)
+        return index is not None and roster.players[index].port == self.port
 
     async def resume(self, game_id: str) -> Mesh:
         """Re-enter the mesh of a game whose roster is stored in our home directory. Returns
@@ -179,9 +242,10 @@ class Node:
                 f"the roster says we listen on port {roster.players[index].port}, "
                 f"but this node listens on {self.port}"
             )
-        return await self._start_mesh(roster, wait=False)
+        return await self.start_mesh(roster, wait=False)
 
-    async def _start_mesh(self, roster: Roster, wait: bool = True) -> Mesh:
+    async def start_mesh(self, roster: Roster, wait: bool = True) -> Mesh:
+        """Store the roster, then form its mesh (``wait``: until every peer is connected)."""
         save_roster(self.home, roster)
         mesh = Mesh(roster, self.identity, self.config, self._nursery)
         self._mesh = mesh
@@ -197,7 +261,13 @@ class Node:
         kind = decode_control(first)["type"]
         try:
             if kind == "hello":
-                await self._lobby_member(conn, first)
+                started = self._started_roster(first)
+                if started is not None:
+                    for reply in answer_rejoin(started, conn.peer_key, first):
+                        await conn.send_frame(encode_control(reply))
+                    log.info("sent the roster again to %s", short_id(conn.peer_id))
+                else:
+                    await self._lobby_member(conn, first)
             elif kind == "mesh-hello":
                 with trio.move_on_after(self.config.first_read_timeout):
                     await self._mesh_ready.wait()  # a fast peer may dial before we have it
@@ -216,6 +286,17 @@ class Node:
                 await conn.send_frame(encode_control(refuse(exc.reason)))
             raise
 
+    def _started_roster(self, hello: bytes) -> Roster | None:
+        """The roster of the game a hello names, if its lobby has closed here (we host it
+        and the roster is out, or we play in it)."""
+        game = decode_control(hello).get("game")
+        hosted = self._hosted.roster if self._hosted is not None else None
+        playing = self._mesh.roster if self._mesh is not None else None
+        for roster in (hosted, playing):
+            if roster is not None and roster.game_id == game:
+                return roster
+        return None
+
     async def _lobby_member(self, conn: Connection, hello: bytes) -> None:
         hosted = self._hosted
         if hosted is None or hosted.roster is not None:
@@ -228,27 +309,45 @@ class Node:
             hosted.on_change(entry, True)
         await conn.send_frame(encode_control(hosted.lobby.welcome(entry)))
         if hosted.lobby.full:
-            # Made here, with no await since the admission, so that nobody can leave between
+            # Made here, with no await since the welcome, so that nobody can leave between
             # "the lobby is full" and "the roster lists these players".
-            hosted.roster = hosted.lobby.roster(self.identity)
-            hosted.roster_ready.set()
+            hosted._make_roster()
+        else:
+            hosted._table_changed()
+        gone = False
+
+        def leave() -> None:
+            nonlocal gone
+            if hosted.roster is None and not gone:
+                gone = True
+                hosted.lobby.leave(conn.peer_id)
+                log.info("%s left the lobby", entry.name)
+                if hosted.on_change is not None:
+                    hosted.on_change(entry, False)
+                hosted._table_changed()
+            watch.cancel()
+
         with trio.CancelScope() as watch:
 
             async def notice_leaving() -> None:
                 # Any frame or EOF from a waiting joiner means it left (or misbehaved).
                 with contextlib.suppress(P2PError, OSError):
                     await conn.receive_frame()
-                if hosted.roster is None:
-                    hosted.lobby.leave(conn.peer_id)
-                    log.info("%s left the lobby", entry.name)
-                    if hosted.on_change is not None:
-                        hosted.on_change(entry, False)
-                watch.cancel()
+                leave()
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(notice_leaving)
-                await hosted.roster_ready.wait()
-                assert hosted.roster is not None
+                sent = b""
+                while hosted.roster is None:
+                    changed = hosted._changed
+                    update = encode_control(hosted.lobby.update())
+                    if update != sent:
+                        try:
+                            await conn.send_frame(update)
+                        except (P2PError, OSError):
+                            leave()  # cancels this scope: a joiner we cannot reach has left
+                        sent = update
+                    await changed.wait()
                 await conn.send_frame(encode_control(HostLobby.roster_message(hosted.roster)))
                 nursery.cancel_scope.cancel()
 

@@ -101,6 +101,12 @@ def fingerprint(peer_id: str) -> str:
     return peer_id[:12]
 
 
+def lobby_roster(table: dict[str, Any]) -> RosterChanged:
+    """A lobby update's table (``LobbyUpdate.to_json``) as the lobby screen lists it."""
+    return RosterChanged(table["players"], tuple(
+        RosterLine(seat["name"], fingerprint(seat["peer"])) for seat in table["seated"]))
+
+
 class NetGame:
     """One networked game as seen by the human's peer."""
 
@@ -210,6 +216,8 @@ class NetGame:
             # The seats are drawn (a resumed game: its log is replayed, old rounds included):
             # from now on the board is shown, not only from our first decision.
             self.session = self._opened
+        elif event.kind == "log" and isinstance(event.data, dict) and "seated" in event.data:
+            self.side.post(lobby_roster(event.data))  # a joiner's lobby: the table so far
         elif event.kind == "log" and self.session is None:
             self.side.post(Connecting(event.text))
         self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
@@ -286,7 +294,7 @@ class NetGame:
             assert setup.code is not None
             self.side.post(Connecting(f"Joining the game at {setup.code.address}:"
                                       f"{setup.code.port}. The game starts as soon as every "
-                                      "player is in; the host sees who has joined."))
+                                      "player is in."))
             return await join_game(setup.code, self.choose, self.on_event, options)
         if setup.mode == "rematch":  # ``game``: the last game, whose table plays again
             assert setup.game is not None
