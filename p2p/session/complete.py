@@ -23,7 +23,7 @@ from p2p.errors import RemoteProtocolError
 from p2p.session.audit import AuditRecord, audit_game
 from p2p.session.bodies import deck_data, field_of
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import Event
+from p2p.session.events import GameOver, LogLine, Peer, Seat
 from p2p.session.fields import SessionFields
 from p2p.session.opening import take_keys
 from p2p.session.remask import apply_remasks
@@ -56,8 +56,8 @@ class Completions(SessionFields):
             self.setup.receive(peer, field_of(peer, signed.msg.body, "seed", dict))
         stream = self.setup.stream()
         order = stream.permutation(self.n)
-        self.seat_of_peer = order
-        self.peer_of_seat = [order.index(seat) for seat in range(self.n)]
+        self.seat_of_peer = [Seat(seat) for seat in order]
+        self.peer_of_seat = [Peer(order.index(seat)) for seat in range(self.n)]
         self.config = random_config(self.n, stream)
         self.card_ids = self.config.card_ids()
         keys = None
@@ -66,8 +66,8 @@ class Completions(SessionFields):
         self.deck = Deck(self.game_id, self.n, len(self.card_ids), self.my_seat, keys)
         if keys is not None:
             self.deck.commit_message()  # a restarted peer replays instead of contributing
-        self.events.append(Event("log", f"Planets: {', '.join(self.config.planets)}; events: "
-                                        f"{', '.join(self.config.events)}"))
+        self.events.append(LogLine(f"Planets: {', '.join(self.config.planets)}; events: "
+                                          f"{', '.join(self.config.events)}"))
 
     def _done_deck_commit(self, stage: Stage) -> None:
         assert self.deck is not None
@@ -83,7 +83,7 @@ class Completions(SessionFields):
             return
         if self.engine is None:
             self.engine = new_game(self.config, None)
-            self.events.append(Event("log", "Deck shuffled by every peer; dealing"))
+            self.events.append(LogLine("Deck shuffled by every peer; dealing"))
         else:
             self._apply(Shuffle(None), None)
 
@@ -118,7 +118,7 @@ class Completions(SessionFields):
     def _done_pick_commit(self, stage: Stage) -> None:
         commitments = {}
         for peer, signed in stage.collected.items():
-            seat = self.seat_of_peer[peer]  # errors name seats; _pump maps them back to peers
+            seat: int = self.seat_of_peer[peer]  # errors name seats; _pump maps them to peers
             text = signed.msg.body.get("commitment")
             if not isinstance(text, str) or len(text) != 64:
                 raise RemoteProtocolError(seat, "pick commitment must be 32 bytes of hex")
@@ -176,7 +176,7 @@ class Completions(SessionFields):
             deck_data(seat, field_of(seat, signed.msg.body, "deck", dict))
             self.openings[seat] = dict(signed.msg.body)
         self.result = audit_game(self.audit_record())
-        self.events.append(Event("over", self.result["summary"], self.result))
+        self.events.append(GameOver(self.result))
 
     def audit_record(self) -> AuditRecord:
         """What the end-of-game audit checks (once every seat's audit opening is in)."""

@@ -10,7 +10,7 @@ from engine import Pick, legal_actions
 from p2p.crypto.commitments import Opening, commitment_of
 from p2p.crypto.sealed import box_key
 from p2p.errors import LocalProtocolError
-from p2p.session.events import Event
+from p2p.session.events import InputWanted
 from p2p.session.fields import SessionFields
 from p2p.session.opening import keys_body
 from p2p.session.remask import own_remask
@@ -28,7 +28,7 @@ class Contributions(SessionFields):
             if self.pending_input is None:
                 self.pending_input = legal_actions(self.engine, self.my_seat)
                 self.input_stage = stage.index
-                self.events.append(Event("input", kind, self.pending_input))
+                self.events.append(InputWanted(stage.index, kind, tuple(self.pending_input)))
             return
         body: dict[str, Any]
         if kind == "setup/commit":

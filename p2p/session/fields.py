@@ -20,7 +20,7 @@ from p2p.deck.deck import Deck
 from p2p.identity import Identity
 from p2p.session.clock import StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
-from p2p.session.events import UNFAIR, Aborted, Event
+from p2p.session.events import UNFAIR, Aborted, Peer, Seat, SessionEvent
 from p2p.session.opening import SealedKeys
 from p2p.session.stages import Stage
 from p2p.session.timing import Timing
@@ -34,14 +34,14 @@ class SessionFields:
 
     game_id: str
     n: int
-    me: int | None
+    me: Peer | None
     identity: Identity | None
     master: bytes
     msglog: MessageLog
     queues: list[deque[SignedMessage]]
     future: list[dict[int, SignedMessage]]
     outbox: list[bytes]
-    events: list[Event]
+    events: list[SessionEvent]
     stage_index: int
     stage: Stage | None
     follow_up: Stage | None
@@ -49,8 +49,8 @@ class SessionFields:
     on_record: Callable[[SignedMessage], None] | None
     setup: SeedExchange
     box_public: dict[int, Any]
-    seat_of_peer: list[int]
-    peer_of_seat: list[int]
+    seat_of_peer: list[Seat]  # drawn at setup: the one place peers and seats are mapped
+    peer_of_seat: list[Peer]
     config: GameConfig | None
     deck: Deck | None
     card_ids: tuple[int, ...]
@@ -74,13 +74,13 @@ class SessionFields:
     rejections: list[int]
 
     @property
-    def my_seat(self) -> int | None:  # provided by GameSession
+    def my_seat(self) -> Seat | None:  # provided by GameSession
         raise NotImplementedError
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:  # provided by GameSession
         raise NotImplementedError
 
-    def _abort(self, seat: int | None, reason: str, evidence: Any = None,
+    def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
                kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
         raise NotImplementedError  # provided by GameSession
 

@@ -43,12 +43,22 @@ from p2p.session.clock import Deadlines, StageClock
 from p2p.session.complete import Completions
 from p2p.session.contribute import Contributions
 from p2p.session.envelope import MessageLog, SignedMessage
-from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Aborted, Event
+from p2p.session.events import (
+    STOPPED,
+    UNFAIR,
+    Aborted,
+    GameAborted,
+    LogLine,
+    Peer,
+    Seat,
+    SessionEvent,
+)
 from p2p.session.inbox import FRAME_MESSAGE, Inbox
 from p2p.session.lockstep import Lockstep
 from p2p.session.opening import SealedKeys
 from p2p.session.remask import own_remask
 from p2p.session.schedule import Schedule
+from p2p.session.seatview import SeatView
 from p2p.session.stages import Stage
 from p2p.session.timing import Timing, parse_clock
 
@@ -69,14 +79,14 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
             raise LocalProtocolError(f"a game has 2 to 4 peers, not {self.n}")
         if me is not None and (identity is None or master is None):
             raise LocalProtocolError("a playing peer needs its identity and master secret")
-        self.me = me
+        self.me = Peer(me) if me is not None else None
         self.identity = identity
         self.master = master or b""
         self.msglog = MessageLog(game_id, keys)
         self.queues: list[deque[SignedMessage]] = [deque() for _ in range(self.n)]
         self.future: list[dict[int, SignedMessage]] = [{} for _ in range(self.n)]
         self.outbox: list[bytes] = []
-        self.events: list[Event] = []
+        self.events: list[SessionEvent] = []
         self.stage_index = 0
         self.stage: Stage | None = None
         self.follow_up: Stage | None = None  # a stage that must come next (a pick's reveal)
@@ -88,8 +98,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         # set up by the setup stages
         self.setup = SeedExchange(game_id, "setup", self.n)
         self.box_public: dict[int, Any] = {}
-        self.seat_of_peer: list[int] = []
-        self.peer_of_seat: list[int] = []
+        self.seat_of_peer: list[Seat] = []
+        self.peer_of_seat: list[Peer] = []
         self.config: GameConfig | None = None
         self.deck: Deck | None = None
         self.card_ids: tuple[int, ...] = ()
@@ -120,20 +130,47 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
     # -- public API -------------------------------------------------------------------------
 
     @property
-    def my_seat(self) -> int | None:
+    def my_seat(self) -> Seat | None:
         if self.me is None or not self.seat_of_peer:
             return None
         return self.seat_of_peer[self.me]
+
+    def peer_of(self, seat: int | None) -> Peer | None:
+        """The peer playing ``seat``: errors of the rules and the deck name seats, verdicts
+        name peers (before the seats are drawn, the setup's errors name peers already)."""
+        if not isinstance(seat, int):
+            return None
+        if self.peer_of_seat and 0 <= seat < self.n:
+            return self.peer_of_seat[seat]
+        return Peer(seat)
 
     @property
     def finished(self) -> bool:
         return self.result is not None or self.aborted is not None
 
-    def waiting_for(self) -> list[int]:
+    def waiting_for(self) -> list[Peer]:
         """Peers whose message the current stage still needs."""
         if self.stage is None or self.finished:
             return []
         return self.stage.missing
+
+    def seat_view(self) -> SeatView | None:
+        """Our seat's view of the game now, with the choices wanted (None: no seat yet, or an
+        observer). This, not the session, is what a player is given."""
+        me, seat, stage = self.me, self.my_seat, self.stage
+        if me is None or seat is None or self.engine is None or self.config is None:
+            return None
+        waiting: tuple[Seat, ...] = ()
+        picked: tuple[bool, ...] | None = None
+        if stage is not None and not self.finished:
+            waiting = tuple(sorted(self.seat_of_peer[p] for p in stage.missing))
+            if stage.kind == "pick/commit":
+                picked = tuple(self.peer_of_seat[x] in stage.collected for x in range(self.n))
+        legal = tuple(self.pending_input or ())
+        deadline = self.clock.input_deadline() if legal and self.clock.running else None
+        return SeatView.of(self.game_id, me, seat, self.config, self.engine,
+                           tuple(self.peer_of_seat), self.stage_index, legal, deadline,
+                           waiting, picked)
 
     def start(self) -> None:
         """Begin the game (after the mesh is up)."""
@@ -191,25 +228,21 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.outbox.append(FRAME_MESSAGE + signed.encode())
         self.queues[self.me].append(signed)
 
-    def _abort(self, seat: int | None, reason: str, evidence: Any = None,
+    def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
                kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
-        """Stop the game: ``seat`` proven at fault by ``evidence`` (UNFAIR), or observed
+        """Stop the game: ``peer`` proven at fault by ``evidence`` (UNFAIR), or observed
         silent (ABANDONED); tell the others, who re-check it (``p2p.session.blame``).
         ``box``: add our box secret key, so the others can open what was sealed to us.
         ``stage``: the stage the verdict is about (default: the current one)."""
         if self.finished:
             return
-        if seat is None and kind == UNFAIR:
+        if peer is None and kind == UNFAIR:
             kind = STOPPED
         stage = self.stage_index if stage is None else stage
-        self.aborted = Aborted(seat, reason, kind, stage)
-        who = f"seat {seat}" if seat is not None else "nobody in particular"
-        label = {UNFAIR: "blame", ABANDONED: "abandoned by"}.get(kind, "blame")
-        self.events.append(Event("aborted", f"game stopped: {reason} ({label}: {who})",
-                                 {"seat": seat, "reason": reason, "evidence": evidence,
-                                  "kind": kind, "stage": stage}))
+        self.aborted = Aborted(peer, reason, kind, stage)
+        self.events.append(GameAborted(peer, reason, kind, stage, evidence))
         if self.me is not None and not self.replaying:
-            body: dict[str, Any] = {"kind": kind, "blame": seat, "reason": reason[:500],
+            body: dict[str, Any] = {"kind": kind, "blame": peer, "reason": reason[:500],
                                     "evidence": evidence}
             if box:
                 body["box"] = bytes(box_key(self.master, self.game_id)).hex()
@@ -260,18 +293,16 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                     if isinstance(exc, DeckCorrupted) and exc.seat is None:
                         self.referee.open_deck(str(exc), exc.evidence)
                         return
-                    seat = getattr(exc, "seat", None)
-                    blamed: int | None = self.peer_of_seat[seat] if isinstance(seat, int) and \
-                        self.peer_of_seat and seat < self.n else seat
+                    blamed = self.peer_of(getattr(exc, "seat", None))
                     self._abort(blamed, str(exc), evidence=self._evidence(stage, blamed),
                                 box=stage.kind == "keys")
                     return
                 if stage.kind == "setup/commit":
-                    host = stage.collected[0].msg.body.get("clock")
+                    host = stage.collected[Peer(0)].msg.body.get("clock")
                     try:
                         self._set_timing(parse_clock(0, host, self.timing))
                     except RemoteProtocolError as exc:
-                        self._abort(0, str(exc), evidence=self._evidence(stage, 0))
+                        self._abort(Peer(0), str(exc), evidence=self._evidence(stage, Peer(0)))
                         return
                 self._flush_engine_log()
                 continue
@@ -283,5 +314,5 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         if self.engine is None:
             return
         for line in self.engine.log[self.log_base:]:
-            self.events.append(Event("log", line))
+            self.events.append(LogLine(line))
         self.log_base = len(self.engine.log)

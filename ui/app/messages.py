@@ -72,11 +72,11 @@ class HumanAnswer:
 
 @dataclass(frozen=True)
 class NetNote:
-    """A ``p2p.session.machine.Event`` (kind: log, waiting, rejected, aborted, over, transcript)."""
+    """A line for the log pane; ``kind`` says how it is shown (log, waiting, rejected, aborted,
+    over, transcript, roster, seats, clock, timeout, audit, bot): see ``netgame.note_of``."""
 
     kind: str
     text: str
-    data: Any = None
 
 
 @dataclass(frozen=True)

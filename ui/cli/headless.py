@@ -7,10 +7,33 @@ import sys
 import time
 from typing import TextIO
 
-from p2p.session.events import Event
+from p2p.net.notices import (
+    ChoiceRefused,
+    GameEvent,
+    Stopped,
+    StoreRepaired,
+    TranscriptWritten,
+)
+from p2p.session.events import (
+    ClockRanOut,
+    DecisionClock,
+    GameAborted,
+    InputWanted,
+    Rejected,
+    TableClock,
+)
 from p2p.text import printable
 
 log = logging.getLogger("solstice.headless")
+
+
+# What a line starts with, by event class (none: the event's text alone).
+_PREFIX: dict[type, str] = {
+    Rejected: "warning: ", ChoiceRefused: "warning: ", StoreRepaired: "warning: ",
+    GameAborted: "STOPPED: ", Stopped: "STOPPED: ",
+    TranscriptWritten: "transcript written to ", TableClock: "clock: ", DecisionClock: "clock: ",
+    ClockRanOut: "clock: ",
+}
 
 
 class LogPrinter:
@@ -20,12 +43,10 @@ class LogPrinter:
         self.out = out
         self.started = time.monotonic()
 
-    def __call__(self, event: Event) -> None:
-        if event.kind == "input":
+    def __call__(self, event: GameEvent) -> None:
+        if isinstance(event, InputWanted):
             return
         stamp = f"[{time.monotonic() - self.started:6.1f}s]"
-        prefix = {"rejected": "warning: ", "aborted": "STOPPED: ", "waiting": "",
-                  "over": "", "transcript": "transcript written to ",
-                  "clock": "clock: ", "timeout": "clock: "}.get(event.kind, "")
+        prefix = _PREFIX.get(type(event), "")
         # Event texts carry peer-supplied names and reasons: never raw to the terminal.
         print(f"{stamp} {prefix}{printable(event.text, 2000)}", file=self.out, flush=True)
