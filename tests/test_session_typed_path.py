@@ -5,6 +5,7 @@ each peer applied, the ``AuditRecord`` and the ``GameOver`` event."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -12,6 +13,8 @@ import trio
 
 from engine import Action, Dispatch
 from engine.actions import action_from_dict
+from engine.canonical import canonical_json
+from engine.view import view as board_of
 from p2p.net.games import PeerOptions
 from p2p.session.audit import AuditRecord, audit_game
 from p2p.session.envelope import SignedMessage
@@ -100,3 +103,35 @@ def test_a_face_down_dispatch_is_followed_from_the_ui_choice_to_the_audit() -> N
     (over,) = [e for e in session.events if isinstance(e, GameOver)]
     assert over.result == session.result == audit_game(record)
     assert over.result["ok"]
+
+
+def test_a_players_seat_view_is_its_own_copy_of_its_seats_view_and_plain_data() -> None:
+    game = LoopbackGame(3)
+    views: list[SeatView] = []
+
+    def choose(view: SeatView) -> Action:
+        views.append(view)
+        return view.legal[0]
+
+    for session in game.sessions:
+        session.start()
+    for _ in range(2000):  # bounded: a dozen decisions come within a few hundred steps
+        moved = game.deliver()
+        for session in game.sessions:
+            seats = session.seat_view()
+            if seats is not None and seats.legal:
+                session.submit(choose(seats), seats.stage)
+                moved = True
+        if len(views) >= 12 or not moved:
+            break
+    assert len(views) >= 12
+    for view in views:
+        live = game.sessions[view.peer].engine
+        assert live is not None
+        # its own copy: a player that searches on it (mutates it) cannot touch the session
+        assert view.state is not live and view.state.card_of is not live.card_of
+        assert view.board() == board_of(live, view.seat)
+        data = json.loads(canonical_json(view.to_json()))
+        assert data["seat"] == view.seat and data["peer"] == view.peer
+        assert data["legal"] == [action.text() for action in view.legal]
+        assert data["view"] == view.board()

@@ -50,7 +50,7 @@ class BoardChanged:
     waiting: tuple[str, ...] = ()
     names: tuple[str, ...] = ()  # player name per seat ("" when unknown)
     # Decision clocks (issue #11): seconds left per seat still deciding (None: not on the
-    # clock), from the session's "clock" events; the status line shows them.
+    # clock), from the session's DecisionClock events; the status line shows them.
     clocks: tuple[float | None, ...] = ()
 
 
