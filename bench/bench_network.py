@@ -39,8 +39,9 @@ from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.mesh import Mesh
+from p2p.net.notices import GameEvent, Stopped, TranscriptWritten
 from p2p.net.transport import NetConfig
-from p2p.session.events import Event
+from p2p.session.events import GameAborted
 from p2p.storage.transcript import verify_transcript
 
 LOOPBACK = "127.0.0.1"
@@ -67,11 +68,11 @@ async def one_game(root: Path, n: int) -> dict[str, Any]:
     code: dict[str, Any] = {}
     ready = trio.Event()
 
-    def sink(event: Event) -> None:
-        if event.kind == "transcript":
-            transcripts.append(Path(event.data))
+    def sink(event: GameEvent) -> None:
+        if isinstance(event, TranscriptWritten):
+            transcripts.append(event.path)
             written.append(time.perf_counter())
-        elif event.kind == "aborted":
+        elif isinstance(event, GameAborted | Stopped):
             aborted.append(event.text)
 
     def options(i: int) -> PeerOptions:

@@ -29,8 +29,9 @@ from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.notices import GameEvent
 from p2p.net.transport import NetConfig
-from p2p.session.events import ABANDONED, Event
+from p2p.session.events import ABANDONED, GameAborted
 from p2p.session.machine import GameSession
 from p2p.session.timing import Timing
 
@@ -59,9 +60,9 @@ async def one_run(root: Path, timing: Timing) -> list[float]:
     done = [trio.Event() for _ in range(3)]
 
     def sink(i: int) -> Any:
-        def on_event(event: Event) -> None:
-            if event.kind == "aborted" and isinstance(event.data, dict) and \
-                    event.data.get("kind") == ABANDONED and i not in stopped and i != SILENT:
+        def on_event(event: GameEvent) -> None:
+            if isinstance(event, GameAborted) and event.kind == ABANDONED and \
+                    i not in stopped and i != SILENT:
                 stopped[i] = trio.current_time()
         return on_event
 

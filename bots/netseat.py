@@ -18,7 +18,7 @@ from bots.guard import GuardedSeat
 from engine import Action
 from engine.randomness import RandomStream
 from p2p.net.runner import Chooser
-from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 
 HARD_LIMIT = 60.0  # seconds a bot without a budget may think before it is given up on
 
@@ -33,14 +33,14 @@ def bot_chooser(bot: Bot, out: TextIO = sys.stderr) -> Chooser:
     fallback = RandomStream(secrets.token_bytes(16))
     faults: list[Fault] = []
 
-    async def choose(session: GameSession, legal: list[Action]) -> Action:
+    async def choose(view: SeatView) -> Action:
         nonlocal guard
-        assert session.engine is not None and session.my_seat is not None
+        legal = list(view.legal)
         if guard is None:
-            guard = GuardedSeat(bot, session.my_seat)
-            guard.start(GameInfo(session.my_seat, session.config, secrets.token_bytes(16),
-                                 game=session.game_id), faults)
-        turn = Turn(session.engine.clone(), session.my_seat, legal)
+            guard = GuardedSeat(bot, view.seat)
+            guard.start(GameInfo(view.seat, view.config, secrets.token_bytes(16),
+                                 game=view.game_id), faults)
+        turn = Turn(view.state, view.seat, legal)  # the view's own copy, redacted for the seat
         budget = bot.time_budget
         deadline = 2 * budget + 1 if budget is not None else HARD_LIMIT
         with trio.move_on_after(deadline):

@@ -6,7 +6,8 @@ Layers, lowest first (each imports only from those above it in this list):
 - ``identity``: a peer's long-lived Ed25519 identity and its home directory.
 - ``crypto/``: group arithmetic, commitments, shared seeds, sealed boxes.
 - ``deck/``: the mental-poker deck, its messages, keys and audit.
-- ``session/``: signed messages and the sans-IO game session (lockstep, audit).
+- ``session/``: signed messages and the sans-IO game session (stages, typed events, the
+  seat view, blame, audit).
 - ``net/``: trio transport, lobby, mesh and the runner that drives a session over it.
 - ``storage/``: the per-game store and transcripts (``solstice verify``).
 """

@@ -30,6 +30,8 @@ from p2p.net.chat import (
 from p2p.net.chatlink import ChatLink, ChatShown
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.session.envelope import MSG_DOMAIN
+from p2p.session.events import Rejected
+from p2p.session.seatview import SeatView
 from p2p.storage.chatlog import append_chat, load_chat
 from p2p.storage.rebuild import rebuild_transcript
 from p2p.storage.transcript import verify_transcript
@@ -221,20 +223,20 @@ async def chat_game(root: Path) -> tuple[list[Any], list[Chatter]]:
         bot = bot_chooser(make_bot("random"), out=io.StringIO())
         said = False
 
-        async def choose(session: Any, legal: list[Any]) -> Any:
+        async def choose(seats: SeatView) -> Any:
             nonlocal said
             if not said:
                 said = True
                 if i == 1:
                     await links[1].say("good luck, all")
                 elif i == 2:
-                    me = session.me  # its roster index: the joiners race to the host
-                    honest = sign_chat(ids[2], session.game_id, me, 0, "I win")
+                    me = seats.peer  # its roster index: the joiners race to the host
+                    honest = sign_chat(ids[2], seats.game_id, me, 0, "I win")
                     bad = ChatLine(honest.game, me, 1, "I win!", honest.sig)
                     await links[2].broadcast(bad.frame())
                     other = sign_chat(ids[2], OTHER_GAME, me, 2, "wrong table")
                     await links[2].broadcast(other.frame())
-            return await bot(session, legal)
+            return await bot(seats)
         return choose
 
     def options(i: int) -> PeerOptions:
@@ -281,7 +283,7 @@ def test_a_line_said_in_a_game_reaches_every_peer_and_every_transcript(chatted) 
         kept = json.loads(peer.transcript.read_text())["chat"]
         assert [entry["chat"]["text"] for entry in kept] == ["good luck, all"]
     for peer in (peers[0], peers[1]):  # the forgeries are the sender's protocol violations
-        rejected = [e.text for e in peer.events if e.kind == "rejected"]
+        rejected = [e.text for e in peer.events if isinstance(e, Rejected)]
         assert any("bad signature on chat" in text for text in rejected), rejected
         assert any("not this game" in text for text in rejected), rejected
 

@@ -18,11 +18,12 @@ from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.lobby import LobbyRefused, decode_control, encode_control
 from p2p.net.node import HostedLobby
+from p2p.net.notices import ChoiceRefused, GameEvent, TranscriptWritten
 from p2p.net.observers import watch_hello
 from p2p.net.transport import NetConfig, dial
 from p2p.net.watch import watch_game
 from p2p.session.envelope import MessageLog
-from p2p.session.events import Event
+from p2p.session.events import Rejected
 from p2p.session.machine import FRAME_MESSAGE, GameSession
 from p2p.storage.transcript import verify_transcript
 
@@ -46,7 +47,7 @@ class Table:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.sessions: dict[str, GameSession] = {}
-        self.events: dict[str, list[Event]] = {}
+        self.events: dict[str, list[GameEvent]] = {}
 
     def sink(self, name: str) -> Any:
         return self.events.setdefault(name, []).append
@@ -76,7 +77,7 @@ class Table:
                     nursery.start_soon(join, name)
 
     def transcript(self, name: str) -> Path:
-        (path,) = [Path(e.data) for e in self.events[name] if e.kind == "transcript"]
+        (path,) = [e.path for e in self.events[name] if isinstance(e, TranscriptWritten)]
         return path
 
 
@@ -134,7 +135,7 @@ async def test_a_spectators_game_message_is_refused_and_changes_nothing(tmp_path
     assert refused and "may not send" in refused[0]
     assert all(s.result is not None and s.result["ok"] for s in table.sessions.values())
     assert not [e for events in table.events.values() for e in events
-                if e.kind == "rejected" and not e.data["duplicate"]]
+                if isinstance(e, Rejected | ChoiceRefused)]
     assert any("mallory stopped watching: dropped" in e.text for e in table.events["alice"])
 
 
@@ -197,9 +198,9 @@ async def test_a_rematch_starts_a_second_game_with_the_same_peers(tmp_path: Path
     second_peers = {p.peer_id for p in load_roster(tmp_path / "alice", game_id).players}
     assert first_peers == second_peers
     for name in names:
-        transcripts = [e for e in table.events[name] if e.kind == "transcript"]
+        transcripts = [e for e in table.events[name] if isinstance(e, TranscriptWritten)]
         assert len(transcripts) == 2  # two games, each audited and written
-        assert all(verify_transcript(Path(e.data)).ok for e in transcripts)
+        assert all(verify_transcript(e.path).ok for e in transcripts)
 
 
 async def test_a_rematch_lobby_admits_only_the_last_table_and_starts_with_who_came(

@@ -29,8 +29,10 @@ from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.mesh import Mesh
 from p2p.net.transport import NetConfig
 from p2p.session.envelope import SignedMessage, sign_message
-from p2p.session.events import ABANDONED, UNFAIR
+from p2p.session.events import ABANDONED, UNFAIR, ClockRanOut, GameAborted, TableClock
+from p2p.session.events import Peer as SessionPeer
 from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.seatview import SeatView
 from p2p.session.timing import Timing
 from p2p.storage.transcript import verify_transcript
 
@@ -53,7 +55,7 @@ class Peer(TcpPeer):
         self.key = Identity.load_or_create(home).public_bytes
 
 
-Chooser = Callable[[GameSession, list], Awaitable[Any]]
+Chooser = Callable[[SeatView], Awaitable[Any]]
 
 
 def is_adversary(table: list[Peer], identity: Any) -> bool:
@@ -61,8 +63,9 @@ def is_adversary(table: list[Peer], identity: Any) -> bool:
 
 
 async def play_table(root: Path, adversary_chooser: Chooser | None = None,
-                     limit: float = 90) -> list[Peer]:
-    """Host + 2 joiners; returns once both honest peers finished (the adversary may hang)."""
+                     limit: float = 90, opened: list[GameSession] | None = None) -> list[Peer]:
+    """Host + 2 joiners; returns once both honest peers finished (the adversary may hang).
+    ``opened``: gets the adversary's own session (a player is given only its seat's view)."""
     table = [Peer(root / f"peer{i}") for i in range(3)]
     code: dict[str, Any] = {}
     ready = trio.Event()
@@ -70,7 +73,8 @@ async def play_table(root: Path, adversary_chooser: Chooser | None = None,
 
     def options(i: int) -> PeerOptions:
         return PeerOptions(home=table[i].home, name=f"bot{i}", bind=LOOPBACK, port=0, net=CFG,
-                           timing=FAST)
+                           timing=FAST, on_session=opened.append
+                           if i == ADVERSARY and opened is not None else None)
 
     def chooser(i: int) -> Any:
         if i == ADVERSARY and adversary_chooser is not None:
@@ -113,7 +117,7 @@ def assert_adversary_named(table: list[Peer], kind: str, text: str = "") -> int:
         if adversary is None:
             adversary = next(i for i, k in enumerate(session.msglog.keys)
                              if k == table[ADVERSARY].key)
-        assert (session.aborted.seat, session.aborted.kind) == (adversary, kind), \
+        assert (session.aborted.peer, session.aborted.kind) == (adversary, kind), \
             session.aborted.reason
         assert text in session.aborted.reason, session.aborted.reason
         verdict = verify_transcript(peer.transcript)
@@ -133,18 +137,19 @@ async def test_forged_abort_over_tls_names_its_sender(tmp_path: Path) -> None:
     """At its third decision the adversary stops the game with a signed abort naming the
     host, for an invented reason."""
     decisions = [0]
+    opened: list[GameSession] = []
 
-    async def liar(session: GameSession, legal: list) -> Any:
+    async def liar(view: SeatView) -> Any:
         decisions[0] += 1
         if decisions[0] < 3:
-            return legal[0]
-        session._abort(0, "the host marked the cards")
+            return view.legal[0]
+        opened[0]._abort(SessionPeer(0), "the host marked the cards")
         await trio.sleep_forever()
 
-    table = await play_table(tmp_path, liar)
+    table = await play_table(tmp_path, liar, opened=opened)
     assert_adversary_named(table, ABANDONED, "its accusation does not check")
     for peer in table[:2]:
-        assert not any(e.kind == "aborted" and e.data.get("seat") == 0 for e in peer.events)
+        assert not any(isinstance(e, GameAborted) and e.peer == 0 for e in peer.events)
 
 
 # -- 2. equivocation ----------------------------------------------------------------------------
@@ -177,9 +182,9 @@ async def test_equivocation_over_tls_is_proven_against_the_cheater(tmp_path: Pat
                     payload = FRAME_MESSAGE + twin.encode()
         await honest_send(self, index, payload)
 
-    async def chooser(session: GameSession, legal: list) -> Any:
-        legal_now["legal"] = legal
-        return legal[0]
+    async def chooser(view: SeatView) -> Any:
+        legal_now["legal"] = list(view.legal)
+        return view.legal[0]
 
     monkeypatch.setattr(Mesh, "send", send)
     root = tmp_path
@@ -211,8 +216,8 @@ async def test_silence_at_the_audit_over_tls_is_abandonment(tmp_path: Path,
     assert_adversary_named(table, ABANDONED, "(audit)")
     for peer in table[:2]:
         assert peer.session is not None and peer.session.aborted is not None
-        stopped = next(e for e in peer.events if e.kind == "aborted")
-        assert stopped.data["kind"] == ABANDONED
+        stopped = next(e for e in peer.events if isinstance(e, GameAborted))
+        assert stopped.kind == ABANDONED
 
 
 # -- 5. crashes -------------------------------------------------------------------------------
@@ -263,18 +268,18 @@ async def test_a_player_who_does_not_answer_gets_a_default_move_over_tls(
     default, says so, withdraws the question, and the game goes on to a fair end."""
     asked = [0]
 
-    async def absent_once(session: GameSession, legal: list) -> Any:
+    async def absent_once(view: SeatView) -> Any:
         asked[0] += 1
         if asked[0] == 1:
             await trio.sleep_forever()  # cancelled by the runner when the default is played
-        return legal[0]
+        return view.legal[0]
 
     table = await play_table(tmp_path, absent_once)
     for peer in table:
         assert peer.session is not None and peer.session.result is not None, \
             peer.session.aborted.reason if peer.session and peer.session.aborted else None
         assert verify_transcript(peer.transcript).ok
-    timeouts = [e for e in table[ADVERSARY].events if e.kind == "timeout"]
+    timeouts = [e for e in table[ADVERSARY].events if isinstance(e, ClockRanOut)]
     assert len(timeouts) == 1 and "played by default" in timeouts[0].text
-    clocks = [e for e in table[0].events if e.kind == "clock" and "table clock" in e.text]
-    assert clocks and clocks[0].data == {"decision": FAST.decision, "step": FAST.step}
+    clocks = [e for e in table[0].events if isinstance(e, TableClock)]
+    assert clocks and (clocks[0].decision, clocks[0].step) == (FAST.decision, FAST.step)

@@ -16,7 +16,15 @@ from test_net_session import decode, events, first, frame, resign, run, started
 from engine import Dispatch
 from engine.actions import action_to_dict
 from p2p.net.roster import Roster, RosterEntry
-from p2p.session.events import ABANDONED, UNFAIR
+from p2p.session.events import (
+    ABANDONED,
+    UNFAIR,
+    ClockRanOut,
+    DeckAudit,
+    GameAborted,
+    Rejected,
+    TableClock,
+)
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import FRAME_MESSAGE, GameSession
 from p2p.session.timing import Timing
@@ -33,13 +41,13 @@ def assert_named(game: LoopbackGame, bad: int, kind: str, text: str = "") -> Non
     stages = set()
     for session in honest_peers(game, bad):
         assert session.aborted is not None, f"peer {session.me} did not stop"
-        assert (session.aborted.seat, session.aborted.kind) == (bad, kind), \
-            (session.me, session.aborted.seat, session.aborted.kind, session.aborted.reason)
+        assert (session.aborted.peer, session.aborted.kind) == (bad, kind), \
+            (session.me, session.aborted.peer, session.aborted.kind, session.aborted.reason)
         assert text in session.aborted.reason, session.aborted.reason
         assert session.result is None
         stages.add(session.aborted.stage)
-        for event in events(session, "aborted"):
-            assert event.data["seat"] == bad
+        for event in events(session, GameAborted):
+            assert event.peer == bad
     assert kind != ABANDONED or len(stages) == 1, stages
 
 
@@ -102,7 +110,7 @@ def test_forged_abort_naming_an_innocent_peer_names_its_sender(tmp_path: Path) -
     run(game)
     assert_named(game, 2, ABANDONED, "its accusation does not check")
     for session in honest_peers(game, 2):
-        assert not any(e.data["seat"] == 0 for e in events(session, "aborted"))
+        assert not any(e.peer == 0 for e in events(session, GameAborted))
         verdict = verify_transcript(transcript(game, session.me, tmp_path))
         assert (verdict.status, verdict.blame, verdict.exit_status) == ("abandoned", 2, 3), \
             verdict.summary
@@ -203,8 +211,8 @@ def test_equivocation_is_proven_within_the_stage_and_names_the_cheater(tmp_path:
     equivocate(game, 1)
     assert_named(game, 1, UNFAIR, "equivocation")
     for session in honest_peers(game, 1):
-        (event,) = events(session, "aborted")
-        proof = event.data["evidence"]
+        (event,) = events(session, GameAborted)
+        proof = event.evidence
         assert len(proof) == 2 and {p["msg"]["seq"] for p in proof} == {proof[0]["msg"]["seq"]}
         # nobody ever compared state hashes of diverged engines
         assert not any("state hash" in e.text for e in session.events)
@@ -303,11 +311,11 @@ def test_a_human_who_never_moves_gets_a_default_move_from_its_own_client() -> No
                 session.tick(now)
     assert all(s.result is not None and s.result["ok"] for s in game.sessions), \
         [s.aborted.reason for s in game.sessions if s.aborted]
-    timeouts = events(game.sessions[1], "timeout")
+    timeouts = events(game.sessions[1], ClockRanOut)
     assert timeouts and "played by default" in timeouts[0].text
-    assert not any(events(s, "timeout") for s in game.sessions if s.me != 1)
-    clocks = [e for e in events(game.sessions[0], "clock") if "table clock" in e.text]
-    assert clocks and clocks[0].data == {"decision": 10, "step": 5}
+    assert not any(events(s, ClockRanOut) for s in game.sessions if s.me != 1)
+    clocks = events(game.sessions[0], TableClock)
+    assert clocks and (clocks[0].decision, clocks[0].step) == (10, 5)
 
 
 def test_the_host_sets_the_table_clock_for_every_peer() -> None:
@@ -403,9 +411,9 @@ def test_a_wrong_rekey_layer_is_attributed_by_the_deck_audit(tmp_path: Path) -> 
     assert send.done  # type: ignore[attr-defined]
     assert_named(game, 1, UNFAIR, "deck audit")
     for session in honest_peers(game, 1):
-        assert any(e.kind == "audit" for e in session.events)
-        (event,) = events(session, "aborted")
-        assert len(event.data["evidence"]) == 3  # every peer's signed deck opening
+        assert any(isinstance(e, DeckAudit) for e in session.events)
+        (event,) = events(session, GameAborted)
+        assert len(event.evidence) == 3  # every peer's signed deck opening
         verdict = verify_transcript(transcript(game, session.me, tmp_path))
         assert (verdict.status, verdict.blame) == ("unfair", 1), verdict.summary
 
@@ -441,7 +449,7 @@ def test_ten_thousand_junk_frames_keep_a_bounded_trace_and_stop_nothing() -> Non
     before = len(victim.events)
     for i in range(10_000):
         victim.receive(2, b"M{junk %d}" % i)
-    shown = [e for e in victim.events[before:] if e.kind == "rejected"]
+    shown = [e for e in victim.events[before:] if isinstance(e, Rejected)]
     assert len(shown) == MAX_REJECTIONS_SHOWN
     assert "further rejections" in shown[-1].text
     assert victim.rejections[2] == 10_000 and victim.aborted is None
@@ -466,7 +474,7 @@ def test_messages_far_ahead_of_the_game_are_bounded() -> None:
     # at most MAX_QUEUED kept waiting, plus one the game may already have taken and judged
     assert victim.msglog.next_seq(1) - before <= MAX_QUEUED + 1
     run(game)
-    assert victim.aborted is not None and victim.aborted.seat == 1
+    assert victim.aborted is not None and victim.aborted.peer == 1
 
 
 async def test_resync_requests_are_answered_within_a_budget(autojump_clock) -> None:

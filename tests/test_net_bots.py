@@ -11,16 +11,18 @@ from bots.base import Bot, GameInfo, Turn
 from bots.netseat import bot_chooser
 from engine import Action
 from p2p.session.loopback import LoopbackGame
-from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 
 
-def _session_wanting_input() -> GameSession:
+def _view_wanting_input() -> SeatView:
     game = LoopbackGame(2)
     for session in game.sessions:
         session.start()
     while not any(s.pending_input for s in game.sessions):
         assert game.deliver(), "the game stalled before anyone had to choose"
-    return next(s for s in game.sessions if s.pending_input)
+    view = next(s for s in game.sessions if s.pending_input).seat_view()
+    assert view is not None and view.legal
+    return view
 
 
 class Stuck(Bot):
@@ -58,30 +60,30 @@ class FailsToStart(Bot):
 
 
 async def test_a_bot_that_fails_to_start_is_never_asked_and_its_seat_plays_on() -> None:
-    session = _session_wanting_input()
-    legal = list(session.pending_input or [])
+    view = _view_wanting_input()
+    legal = view.legal
     bot = FailsToStart()
     with trio.fail_after(2):
-        assert await bot_chooser(bot, io.StringIO())(session, legal) in legal
+        assert await bot_chooser(bot, io.StringIO())(view) in legal
     assert bot.asked == 0
 
 
 async def test_a_bot_that_never_answers_is_abandoned_and_the_peer_plays_on() -> None:
-    session = _session_wanting_input()
-    legal = list(session.pending_input or [])
+    view = _view_wanting_input()
+    legal = view.legal
     bot, out = Stuck(), io.StringIO()
     choose = bot_chooser(bot, out)
     with trio.fail_after(2.5):
-        action = await choose(session, legal)
+        action = await choose(view)
     assert action in legal
     assert "did not answer within 1.2 s" in out.getvalue()
     with trio.fail_after(0.5):  # given up on: not asked again
-        assert await choose(session, legal) in legal
+        assert await choose(view) in legal
     assert bot.asked == 1
 
 
 async def test_a_bot_that_raises_gets_a_random_legal_action_played_for_it() -> None:
-    session = _session_wanting_input()
-    legal = list(session.pending_input or [])
+    view = _view_wanting_input()
+    legal = view.legal
     with trio.fail_after(2):
-        assert await bot_chooser(Raising(), io.StringIO())(session, legal) in legal
+        assert await bot_chooser(Raising(), io.StringIO())(view) in legal

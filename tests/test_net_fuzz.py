@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from p2p.session.envelope import Message, SignedMessage, sign_message
+from p2p.session.events import GameAborted, Rejected
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import FRAME_MESSAGE, GameSession
 
@@ -36,7 +37,7 @@ LOW_ORDER = "0100000000000000000000000000000000000000000000000000000000000000"
 @functools.cache
 def recorded() -> tuple[LoopbackGame, tuple[SignedMessage, ...]]:
     game = LoopbackGame(3)
-    game.play(lambda session, legal: legal[0])
+    game.play(lambda view: view.legal[0])
     assert all(s.result is not None for s in game.sessions)
     return game, game.sessions[0].msglog.messages
 
@@ -78,12 +79,10 @@ def play_bad(kind: str, body: Any, msg_type: str | None = None) -> GameSession:
 
 def assert_only_bad_named(session: GameSession) -> None:
     if session.aborted is not None:
-        assert session.aborted.seat in (BAD, None), session.aborted.reason
+        assert session.aborted.peer in (BAD, None), session.aborted.reason
     for event in session.events:
-        if event.kind == "rejected":
-            assert event.data["peer"] in (BAD, None), event.text
-        if event.kind == "aborted":
-            assert event.data["seat"] in (BAD, None), event.text
+        if isinstance(event, Rejected | GameAborted):
+            assert event.peer in (BAD, None), event.text
 
 
 def mutations(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -167,4 +166,4 @@ def test_random_frames_are_only_rejected(data: bytes, tag: bytes, sender: int) -
         session.receive(sender, frame)
     assert session.aborted is None
     for event in session.events[len(base.events):]:
-        assert event.kind == "rejected" and event.data["peer"] in (sender, None), event.text
+        assert isinstance(event, Rejected) and event.peer in (sender, None), event

@@ -22,10 +22,12 @@ from bots.registry import make_bot
 from p2p.errors import LocalFileError
 from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
+from p2p.net.notices import ChoiceRefused, GameEvent, Stopped, StoreRepaired, Waiting
 from p2p.net.runner import TranscriptNotWritten
 from p2p.net.transport import NetConfig
-from p2p.session.events import Event
+from p2p.session.events import GameAborted, LogLine, Rejected
 from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 from p2p.storage.rebuild import rebuild_transcript
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import verify_transcript
@@ -39,15 +41,15 @@ CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=3.0,
 class Peer:
     def __init__(self, root: Path, index: int) -> None:
         self.options = PeerOptions(home=root / f"peer{index}", bind=LOOPBACK, net=CFG)
-        self.events: list[Event] = []
+        self.events: list[GameEvent] = []
         self.session: GameSession | None = None
         self.error: BaseException | None = None
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: GameEvent) -> None:
         self.events.append(event)
 
-    def texts(self, kind: str) -> list[str]:
-        return [e.text for e in self.events if e.kind == kind]
+    def texts(self, *kinds: type) -> list[str]:
+        return [e.text for e in self.events if isinstance(e, kinds)]
 
 
 def _chooser(stop_after: int | None = None, scope: list[trio.CancelScope] | None = None) -> Any:
@@ -55,12 +57,12 @@ def _chooser(stop_after: int | None = None, scope: list[trio.CancelScope] | None
     bot = bot_chooser(make_bot("random"), out=io.StringIO())
     count = [0]
 
-    async def choose(session: GameSession, legal: list) -> Any:
+    async def choose(view: SeatView) -> Any:
         count[0] += 1
         if stop_after is not None and count[0] >= stop_after and scope:
             scope[0].cancel()
             await trio.sleep_forever()
-        return await bot(session, legal)
+        return await bot(view)
 
     return choose
 
@@ -129,7 +131,7 @@ def test_a_peer_away_too_long_stops_the_game_with_who_and_how_and_resume_finishe
     peers = trio.run(_table, tmp_path, 2, 6)
     host, gone = peers
     assert host.session is not None and host.session.aborted is not None
-    (stop,) = host.texts("aborted")
+    (stop,) = host.texts(GameAborted, Stopped)
     gone_name = gone.options.name_for(Identity.load_or_create(gone.options.home_dir))
     game_id = _game_dir(host).name
     assert f"{gone_name} (" in stop and "did not come back within 3 s" in stop
@@ -147,7 +149,7 @@ def test_a_peer_away_too_long_stops_the_game_with_who_and_how_and_resume_finishe
     for peer in peers:
         peer.events.clear()
     trio.run(_resume_all, peers, game_id)
-    notes = " ".join(gone.texts("rejected") + gone.texts("log"))
+    notes = " ".join(gone.texts(Rejected, ChoiceRefused, StoreRepaired) + gone.texts(LogLine))
     if disk == "log deleted":
         assert f"{log} was missing" in notes
     elif disk == "line damaged":
@@ -184,7 +186,7 @@ def test_a_game_over_in_our_log_ends_on_resume_without_anyone_else(
     assert peer.session is not None and peer.session.result is not None
     assert _result(game / "transcript.json") == _result(
         _game_dir(finished_table[0]) / "transcript.json")
-    assert not [t for t in peer.texts("waiting") if "resuming" in t]
+    assert not [t for t in peer.texts(Waiting) if "resuming" in t]
 
 
 def test_a_game_is_finished_from_another_peers_transcript(

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from engine import Action
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 from p2p.storage.transcript import verify_transcript
 
 SOLSTICE = Path(sys.executable).parent / "solstice"
@@ -99,8 +101,8 @@ def test_a_session_rebuilt_from_its_stored_log_finishes_the_game(after: int) -> 
     with the audit passing everywhere (the audit opens the deck commitment made before)."""
     rng = random.Random(after)
 
-    def choose(session: GameSession, legal: list) -> object:
-        return legal[rng.randrange(len(legal))]
+    def choose(view: SeatView) -> Action:
+        return view.legal[rng.randrange(len(view.legal))]
 
     game = LoopbackGame(3)
     for session in game.sessions:
@@ -108,8 +110,9 @@ def test_a_session_rebuilt_from_its_stored_log_finishes_the_game(after: int) -> 
     for _ in range(after):
         game.deliver()
         for session in game.sessions:
-            if session.pending_input is not None:
-                session.submit(choose(session, session.pending_input))
+            view = session.seat_view()
+            if view is not None and view.legal:
+                session.submit(choose(view))
     stored = list(game.sessions[1].msglog.messages)
     keys = [identity.public_bytes for identity in game.identities]
     restarted = GameSession(game.game_id, keys, 1, game.identities[1], game.masters[1])

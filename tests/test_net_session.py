@@ -15,7 +15,7 @@ import json
 import random
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,11 +27,21 @@ from engine.cards import TYPES
 from engine.disclosure import legal_claims
 from p2p.crypto.commitments import Opening
 from p2p.session.envelope import SignedMessage, sign_message
+from p2p.session.events import GameAborted, Rejected
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.seatview import SeatView
 from p2p.session.secrets import PICK_DOMAIN, pick_opening, pick_value
 
+# The tests' own drivers (``step``, ``run``) hand a chooser the session itself: a cheater
+# needs it to forge its messages. ``LoopbackGame.play`` gives players a SeatView only.
 Choose = Callable[[GameSession, list], Any]
+E = TypeVar("E")
+
+
+def seated(choose: Choose) -> Callable[[SeatView], Any]:
+    """An honest chooser of ``step``/``run`` as a player of ``LoopbackGame.play``."""
+    return lambda view: choose(None, list(view.legal))  # type: ignore[arg-type]
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -116,8 +126,8 @@ def finished_ok(game: LoopbackGame, sessions: list[int] | None = None) -> None:
             "audit passed")
 
 
-def events(session: GameSession, kind: str) -> list:
-    return [e for e in session.events if e.kind == kind]
+def events(session: GameSession, kind: type[E]) -> list[E]:
+    return [e for e in session.events if isinstance(e, kind)]
 
 
 def assert_stopped(game: LoopbackGame, cheater: int, reason: str,
@@ -129,12 +139,12 @@ def assert_stopped(game: LoopbackGame, cheater: int, reason: str,
     proofs = 0
     for session in honest:
         assert session.aborted is not None, f"peer {session.me} did not stop"
-        assert session.aborted.seat == cheater, (session.aborted.seat, session.aborted.reason)
+        assert session.aborted.peer == cheater, (session.aborted.peer, session.aborted.reason)
         assert session.result is None
         assert len(session.msglog.messages) > 0
-        (event,) = events(session, "aborted")
+        (event,) = events(session, GameAborted)
         assert reason in event.text, event.text
-        evidence = event.data.get("evidence")
+        evidence = event.evidence
         if evidence:
             assert any(e["msg"]["seat"] == cheater for e in evidence)
             for proof in evidence:
@@ -147,7 +157,7 @@ def assert_stopped(game: LoopbackGame, cheater: int, reason: str,
                 assert any(authored(e["msg"]) for e in evidence if e["msg"]["seat"] == cheater)
             proofs += 1
         else:
-            assert event.data.get("by") in [s.me for s in honest], event.data
+            raise AssertionError(f"peer {session.me} stopped without a proof: {event}")
     assert proofs >= 1
     # and the honest peers told each other (an abort message each, in their logs)
     for session in honest:
@@ -156,9 +166,9 @@ def assert_stopped(game: LoopbackGame, cheater: int, reason: str,
 
 
 def assert_rejected(session: GameSession, peer: int, text: str) -> None:
-    matches = [e for e in events(session, "rejected") if text in e.text]
-    assert matches, [e.text for e in events(session, "rejected")]
-    assert all(e.data["peer"] == peer for e in matches), [e.data for e in matches]
+    matches = [e for e in events(session, Rejected) if text in e.text]
+    assert matches, [e.text for e in events(session, Rejected)]
+    assert all(e.peer == peer for e in matches), matches
     assert session.aborted is None
 
 
@@ -257,7 +267,7 @@ def test_bad_signature_is_rejected_then_the_genuine_message_accepted() -> None:
     for bad in (flipped, altered, by_other):
         session.receive(1, frame(bad))
     assert_rejected(session, 1, f"bad signature on seq {target.msg.seq} of seat 1")
-    assert len(events(session, "rejected")) == 3
+    assert len(events(session, Rejected)) == 3
     assert session.msglog.get(1, target.msg.seq) is None
     feed(session, [target, *after])
     finishes_like(session, game)
@@ -296,7 +306,7 @@ def test_replayed_message_is_dropped_silently() -> None:
     count = len(session.msglog.messages)
     session.receive(1, frame(old))
     session.receive(1, frame(old))
-    assert not events(session, "rejected")
+    assert not events(session, Rejected)
     assert len(session.msglog.messages) == count
     feed(session, [target, *after])
     finishes_like(session, game)
@@ -326,9 +336,9 @@ def test_forwarded_copy_of_another_peers_message_is_accepted() -> None:
     feed(session, before)
     session.receive(2, frame(target))
     assert session.msglog.get(1, target.msg.seq) == target
-    assert not events(session, "rejected")
+    assert not events(session, Rejected)
     session.receive(1, frame(target))
-    assert not events(session, "rejected")
+    assert not events(session, Rejected)
     feed(session, after)
     finishes_like(session, game)
 
@@ -342,7 +352,7 @@ def test_forwarded_messages_ahead_of_a_gap_wait_for_it() -> None:
     seq = target.msg.seq
     for signed in reversed(later):
         session.receive(2, frame(signed))  # relayed ahead of the gap: kept, not applied
-    assert session.msglog.next_seq(1) == seq and not events(session, "rejected")
+    assert session.msglog.next_seq(1) == seq and not events(session, Rejected)
     session.receive(1, frame(target))
     assert session.msglog.next_seq(1) == seq + 3
     feed(session, [m for m in after if m not in later])
@@ -401,7 +411,7 @@ def test_equivocation_stops_the_game_with_both_messages() -> None:
     run(game)
     assert_stopped(game, 1, "equivocation: two different signed messages with seq 4")
     for peer in (0, 2):
-        evidence = events(game.sessions[peer], "aborted")[0].data["evidence"]
+        evidence = events(game.sessions[peer], GameAborted)[0].evidence
         assert len(evidence) == 2
         assert {e["msg"]["seq"] for e in evidence} == {4}
         assert evidence[0] != evidence[1]
@@ -612,10 +622,10 @@ def test_false_private_slot_key_stops_its_recipient() -> None:
     run(game)
     assert disclose.done  # type: ignore[attr-defined]
     victims = [s for s in game.sessions if s.me != cheater]
-    assert all(s.aborted is not None and s.aborted.seat == cheater for s in victims), \
+    assert all(s.aborted is not None and s.aborted.peer == cheater for s in victims), \
         [s.aborted for s in victims]
     assert any("does not match its commitment" in e.text for s in victims
-               for e in events(s, "aborted"))
+               for e in events(s, GameAborted))
     # the peer that could not open the sealed key checked it with the box key the recipient
     # revealed in its abort, and names the author (not the recipient) on that proof
     assert any("opened with the box key it revealed" in s.aborted.reason for s in victims)
@@ -690,7 +700,7 @@ _RECORDED: dict[str, Any] = {}
 def _recorded_game() -> tuple[LoopbackGame, list[SignedMessage]]:
     if "game" not in _RECORDED:
         game = LoopbackGame(3)
-        game.play(randomly(7))
+        game.play(seated(randomly(7)))
         finished_ok(game)
         _RECORDED["game"] = game
     game = _RECORDED["game"]
@@ -731,14 +741,14 @@ def test_any_corrupted_message_is_blamed_on_its_author_without_crashing(data: An
             break
     author = target.msg.seat
     if observer.aborted is not None:
-        assert observer.aborted.seat in (author, None), (observer.aborted.reason, author)
-        if observer.aborted.seat is None:
+        assert observer.aborted.peer in (author, None), (observer.aborted.reason, author)
+        if observer.aborted.peer is None:
             # only a corrupted deck (proven later by the audit) may go unattributed
             assert "decrypts" in observer.aborted.reason or "seen in slot" in \
                 observer.aborted.reason, observer.aborted.reason
     else:
         # a change the protocol does not care about; the game still audits as before
-        assert observer.result is not None, [e.text for e in events(observer, "rejected")]
+        assert observer.result is not None, [e.text for e in events(observer, Rejected)]
 
 
 # -- a known engine bug that breaks lockstep -----------------------------------------------------
@@ -770,7 +780,7 @@ def test_honest_random_games_stay_in_lockstep() -> None:
     for seed in (1, 36, 40, 57):
         game = _deterministic_game(4, seed)
         rng = random.Random(seed)
-        game.play(lambda session, legal, rng=rng: legal[rng.randrange(len(legal))])
+        game.play(lambda view, rng=rng: view.legal[rng.randrange(len(view.legal))])
         for session in game.sessions:
             assert session.aborted is None, (seed, session.aborted.reason)
             assert session.result is not None, (seed, "the game hung")

@@ -16,8 +16,9 @@ import trio
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.notices import GameEvent, Stopped, TranscriptWritten
 from p2p.net.transport import NetConfig
-from p2p.session.events import Event
+from p2p.session.events import GameAborted, Rejected
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import TranscriptUnreadable, Verdict, verify_transcript
 
@@ -30,15 +31,15 @@ SOLSTICE = Path(sys.executable).parent / "solstice"
 class Peer:
     def __init__(self, index: int) -> None:
         self.index = index
-        self.events: list[Event] = []
+        self.events: list[GameEvent] = []
         self.session: GameSession | None = None
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: GameEvent) -> None:
         self.events.append(event)
 
     @property
     def transcript(self) -> Path:
-        (path,) = [Path(e.data) for e in self.events if e.kind == "transcript"]
+        (path,) = [e.path for e in self.events if isinstance(e, TranscriptWritten)]
         return path
 
 
@@ -95,7 +96,7 @@ def test_bots_play_a_complete_game_and_every_transcript_verifies(played, n: int)
         session = peer.session
         assert session is not None and session.aborted is None
         assert session.result is not None and session.result["ok"]
-        assert not [e for e in peer.events if e.kind in ("aborted", "rejected")], \
+        assert not [e for e in peer.events if isinstance(e, GameAborted | Stopped | Rejected)], \
             [e.text for e in peer.events]
         verdict = verify_transcript(peer.transcript)
         assert verdict.ok, verdict.summary

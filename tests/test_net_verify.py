@@ -12,7 +12,7 @@ import pytest
 from test_net_blame import roster_of, transcript
 from test_net_session import run, started
 
-from p2p.session.events import Event
+from p2p.net.notices import Stopped
 from p2p.session.loopback import LoopbackGame
 from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
 from p2p.text import printable
@@ -52,7 +52,7 @@ def test_headless_log_never_prints_peer_control_characters(lying_game) -> None:
     printer = LogPrinter(out)
     for event in game.sessions[0].events:
         printer(event)
-    printer(Event("aborted", INJECTION))
+    printer(Stopped(INJECTION))
     text = out.getvalue()
     assert "\x1b" not in text and "\r" not in text and "\x07" not in text
     assert text.count("\n") == len(text.splitlines())  # one line per event, nothing else

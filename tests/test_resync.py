@@ -13,6 +13,7 @@ from p2p.net.resync import FRAME_SYNC_DONE, Resync
 from p2p.session.envelope import SignedMessage
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.seatview import SeatView
 
 VICTIM = 1
 
@@ -20,8 +21,8 @@ VICTIM = 1
 def _chooser(seed: int):
     rng = random.Random(seed)
 
-    def choose(session: GameSession, legal: list[Action]) -> Action:
-        return legal[rng.randrange(len(legal))]
+    def choose(view: SeatView) -> Action:
+        return view.legal[rng.randrange(len(view.legal))]
 
     return choose
 
@@ -32,8 +33,9 @@ def _advance(game: LoopbackGame, choose, steps: int) -> None:
     for _ in range(steps):
         game.deliver()
         for session in game.sessions:
-            if session.pending_input is not None and not session.finished:
-                session.submit(choose(session, session.pending_input))
+            view = session.seat_view() if not session.finished else None
+            if view is not None and view.legal:
+                session.submit(choose(view))
 
 
 def _restart(game: LoopbackGame, stored: list[SignedMessage]) -> tuple[GameSession, Resync]:
@@ -128,7 +130,7 @@ def test_a_message_written_but_never_sent_is_sent_after_the_restart() -> None:
         game.deliver()
         for session in game.sessions:
             if session.pending_input is not None:
-                session.submit(choose(session, session.pending_input))
+                session.submit(choose(session.seat_view()))
     unsent = own()[0]
     victim.outbox.clear()  # the crash: written (it is in its log), never sent
     stored = list(victim.msglog.messages)
@@ -165,7 +167,7 @@ def test_a_stale_question_is_never_answered_in_a_later_stage(kind: str) -> None:
             break
         for session in game.sessions:
             if session.pending_input is not None:
-                session.submit(choose(session, session.pending_input))
+                session.submit(choose(session.seat_view()))
     original = game.sessions[VICTIM]
     assert original.pending_input is not None
     stage = original.input_stage
@@ -177,7 +179,7 @@ def test_a_stale_question_is_never_answered_in_a_later_stage(kind: str) -> None:
     assert twin.pending_input is not None and twin.input_stage == stage
     late_answer = twin.pending_input[0]
     # ...but the original's answer reaches it first, relayed by the other peer
-    original.submit(choose(original, original.pending_input))
+    original.submit(choose(original.seat_view()))
     for frame in original.outbox:
         twin.receive(0, frame)
     assert twin.pending_input is None or twin.input_stage != stage

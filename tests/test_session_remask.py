@@ -3,8 +3,7 @@ re-mask does to the game (the author is named)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from p2p.session.events import GameAborted
 from p2p.session.loopback import LoopbackGame
 from tests.test_net_session import (
     assert_stopped,
@@ -111,10 +110,10 @@ def test_a_re_mask_in_another_order_than_the_committed_one_is_named_by_the_audit
     run(game, choose=randomly(3))
     honest = game.sessions[1 - cheater]
     assert honest.aborted is not None and honest.result is None
-    assert honest.aborted.seat == cheater
+    assert honest.aborted.peer == cheater
     assert "re-mask point" in honest.aborted.reason
-    event: Any = next(e for e in honest.events if e.kind == "aborted")
-    assert event.data["seat"] == cheater
+    event = next(e for e in honest.events if isinstance(e, GameAborted))
+    assert event.peer == cheater
 
 
 def test_a_pick_commitment_without_its_due_re_mask_stops_the_game() -> None:

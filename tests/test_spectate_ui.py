@@ -36,10 +36,11 @@ from engine.view import view
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.joincode import JoinCode
 from p2p.net.node import HostedLobby
+from p2p.net.notices import GameEvent
 from p2p.net.transport import NetConfig
-from p2p.session.events import Event
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 from p2p.storage.transcript import verify_transcript
 from ui.app import widgets
 from ui.app.app import SolsticeApp
@@ -68,16 +69,16 @@ class BotTable:
         self.code: JoinCode | None = None
         self.opened, self.go = threading.Event(), threading.Event()
         self.sessions: dict[str, GameSession] = {}
-        self.events: dict[str, list[Event]] = {}
+        self.events: dict[str, list[GameEvent]] = {}
         self.thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
 
     async def _main(self) -> None:
         def chooser() -> Any:
             bot = bot_chooser(make_bot("random"), out=io.StringIO())
 
-            async def paced(session: GameSession, legal: list[Any]) -> Any:
+            async def paced(seats: SeatView) -> Any:
                 await trio.sleep(self.pace)
-                return await bot(session, legal)
+                return await bot(seats)
             return paced
 
         def on_lobby(lobby: HostedLobby) -> None:

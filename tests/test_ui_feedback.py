@@ -18,7 +18,7 @@ from engine import GameState, RandomStream, apply, legal_actions, new_game, rand
 from engine.cards import CARD_BY_LABEL
 from engine.view import view
 from p2p.net.games import PeerOptions
-from p2p.session.events import Event
+from p2p.net.notices import GameEvent, RosterKnown
 from ui.app import widgets
 from ui.app.app import SolsticeApp, resume_hint
 from ui.app.messages import BoardChanged, GameEnded, LobbyOpened, NetNote, RosterChanged
@@ -96,7 +96,7 @@ def test_host_leaving_mid_game_is_told_the_resume_command(tmp_path: Path) -> Non
         app = _app("host", tmp_path, players=3)
         async with app.run_test(size=(80, 24)) as pilot:
             app.deliver(LobbyOpened(CODE, 3, "0123abcd" * 4))
-            app.deliver(NetNote("roster", "Players: host, a, b", ["host", "a", "b"]))
+            app.deliver(NetNote("roster", "Players: host, a, b"))
             app.deliver(BoardChanged(view(s, 0), (), ("host", "a", "b")))
             await pilot.pause()
             await pilot.press("q")
@@ -243,7 +243,7 @@ def test_a_joiner_sees_the_roster_when_the_game_forms(tmp_path: Path) -> None:
     side = Posts()
     code = JoinCode("127.0.0.1", 9, "0" * 32, "1" * 64)
     game = NetGame(NetSetup("join", PeerOptions(home=tmp_path), code=code), side)  # type: ignore[arg-type]
-    game.on_event(Event("roster", "Players: host, me", ["host", "me"]))
+    game.on_event(RosterKnown("Players: host, me", ("host", "me")))
     rosters = [x for x in side.items if isinstance(x, RosterChanged)]
     assert [line.name for line in rosters[-1].roster] == ["host", "me"]
 
@@ -257,7 +257,7 @@ def test_a_joiner_sees_the_table_fill_up_in_the_lobby(tmp_path: Path) -> None:
     host, me, p1, p2 = (Identity.from_private_bytes(bytes([i]) * 32) for i in range(1, 5))
     seats = [LobbySeat(name, ident.peer_id) for name, ident in
              (("host", host), ("ann", me), ("player", p1), ("player", p2))]
-    events: list[Event] = []
+    events: list[GameEvent] = []
     report = lobby_reporter(me, events.append)
     for size in (2, 3, 4):  # what the node reports: two updates, then the roster's table
         report(LobbyUpdate(4, tuple(seats[:size])))
@@ -370,10 +370,11 @@ def test_committed_picks_come_from_the_session_stage() -> None:
     assert me.stage is not None and me.stage.kind == "pick/commit"
     other.submit(other.pending_input[0])
     loop.deliver()
-    game = NetGame(NetSetup("play", PeerOptions()), Posts())  # type: ignore[arg-type]
-    game.session = me
-    picked = game.committed_picks()
-    assert picked is not None
+    side = Posts()
+    game = NetGame(NetSetup("play", PeerOptions()), side)  # type: ignore[arg-type]
+    game.views = me.seat_view
+    game.post_board()
+    picked = side.items[-1].view["picked"]
     assert picked[me.seat_of_peer[1]] is True
     assert picked[me.seat_of_peer[0]] is False and picked[me.seat_of_peer[2]] is False
 

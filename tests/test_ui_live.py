@@ -19,10 +19,12 @@ from bots.registry import make_bot
 from engine import Action
 from engine.view import view
 from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.notices import RosterKnown, SeatsDrawn
 from p2p.net.transport import NetConfig
-from p2p.session.events import Event
+from p2p.session.events import DecisionClock, LogLine, Peer
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 from ui.app.app import SolsticeApp
 from ui.app.messages import (
     AskHuman,
@@ -90,10 +92,10 @@ def test_a_resumed_game_shows_the_board_once_replayed_not_at_the_first_decision(
     game = NetGame(NetSetup("resume", PeerOptions(home=tmp_path), game="g1"), side)  # type: ignore[arg-type]
     game.now = lambda: 0.0
     game._open(session)  # what PeerOptions.on_session hands over once the log is replayed
-    game.on_event(Event("roster", "Players: a, b", ["a", "b"]))
-    game.on_event(Event("log", "Scores after round 1: white 3 VP"))  # a replayed old round
+    game.on_event(RosterKnown("Players: a, b", ("a", "b")))
+    game.on_event(LogLine("Scores after round 1: white 3 VP"))  # a replayed old round
     assert not [x for x in side.items if isinstance(x, BoardChanged)]  # no summary of it
-    game.on_event(Event("seats", "Seats: ...", {"a": "white", "b": "black"}))
+    game.on_event(SeatsDrawn("Seats: ...", {"a": "white", "b": "black"}))
     boards = [x for x in side.items if isinstance(x, BoardChanged)]
     assert boards and boards[-1].view == view(session.engine, session.my_seat)
     assert not [x for x in side.items if isinstance(x, AskHuman)]
@@ -109,9 +111,10 @@ def test_the_game_hands_its_session_over_before_the_first_decision(tmp_path: Pat
     def chooser() -> Any:
         inner = bot_chooser(make_bot("random"), out=io.StringIO())
 
-        async def choose(session: GameSession, legal: list[Action]) -> Action:
-            asked_after.append(sum(s is session for s in opened))
-            return await inner(session, legal)
+        async def choose(seats: SeatView) -> Action:
+            asked_after.append(sum(s.game_id == seats.game_id and s.me == seats.peer
+                                   for s in opened))
+            return await inner(seats)
 
         return choose
 
@@ -148,20 +151,21 @@ def test_the_game_hands_its_session_over_before_the_first_decision(tmp_path: Pat
 def test_the_board_carries_the_time_left_of_whoever_still_decides() -> None:
     loop = _at_decision(2)
     me, other = loop.sessions
-    clock = [e.data for e in me.events if e.kind == "clock" and "peers" in e.data][-1]
-    assert clock["deadline"] is not None and clock["stage"] == me.stage.index
+    clock = [e for e in me.events if isinstance(e, DecisionClock)][-1]
+    assert clock.deadline is not None and clock.stage == me.stage.index
+    deadline = clock.deadline
     side = Posts()
     game = NetGame(NetSetup("play", PeerOptions()), side)  # type: ignore[arg-type]
-    game.session = me
-    game.now = lambda: clock["deadline"] - 42.5
-    game.on_event(Event("clock", "pick/commit by peer(s) 0, 1: 120 s to decide", clock))
+    game.views = me.seat_view
+    game.now = lambda: deadline - 42.5
+    game.on_event(clock)
     assert side.items[-1].clocks == pytest.approx((42.5, 42.5))
     other.submit(other.pending_input[0])  # the other seat has decided: off the clock
     loop.deliver()
     game.post_board()
     left = side.items[-1].clocks
     assert left[me.seat_of_peer[0]] == pytest.approx(42.5) and left[me.seat_of_peer[1]] is None
-    game.now = lambda: clock["deadline"] - 41.2  # a second later: a fresh board, one less
+    game.now = lambda: deadline - 41.2  # a second later: a fresh board, one less
     game.post_board()
     assert side.items[-1].clocks[me.seat_of_peer[0]] == pytest.approx(41.2)
 
@@ -169,10 +173,11 @@ def test_the_board_carries_the_time_left_of_whoever_still_decides() -> None:
 def test_a_clock_of_an_earlier_stage_is_not_shown() -> None:
     me = _at_decision(2).sessions[0]
     game = NetGame(NetSetup("play", PeerOptions()), Posts())  # type: ignore[arg-type]
-    game.session, game.now = me, lambda: 0.0
-    game.on_event(Event("clock", "old", {"peers": [0, 1], "seconds": 120, "deadline": 120.0,
-                                         "stage": me.stage.index - 1}))
-    assert game.clocks() == ()
+    game.views, game.now = me.seat_view, lambda: 0.0
+    game.on_event(DecisionClock("pick/commit", (Peer(0), Peer(1)), 120, 120.0,
+                                me.stage.index - 1))
+    seats = me.seat_view()
+    assert seats is not None and game.clocks(seats) == ()
 
 
 def test_the_status_line_shows_the_deciders_clock_and_drops_it_when_decided(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine.state import Phase
-from p2p.session import machine
+from p2p.session import schedule
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import GameSession
 
@@ -115,8 +115,8 @@ def test_a_curious_peer_links_no_hidden_card_of_another_seat(n: int, seed: int) 
 def test_without_re_masks_the_same_peer_links_hidden_cards(monkeypatch) -> None:
     """Control: the detector is not blind. Without re-masks (slots keep their numbers, as
     before issue 10) curious peers identify face-down dispatches and picks."""
-    monkeypatch.setattr(machine, "dispatch_remask_due", lambda *args: [])
-    monkeypatch.setattr(machine, "pick_remaskers", lambda *args: [])
+    monkeypatch.setattr(schedule, "dispatch_remask_due", lambda *args: [])
+    monkeypatch.setattr(schedule, "pick_remaskers", lambda *args: [])
     peers = curious_game(3, 1)
     linked = sum((peer.linked for peer in peers), Counter())
     targets = sum((peer.targets for peer in peers), Counter())

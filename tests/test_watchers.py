@@ -13,6 +13,7 @@ from test_discovery_watch import CFG, Table, _options
 from p2p.identity import Identity
 from p2p.net.lobby import decode_control, encode_control
 from p2p.net.node import HostedLobby
+from p2p.net.notices import WatchersChanged
 from p2p.net.observers import watch_hello
 from p2p.net.roster import Roster, RosterEntry, new_game_id
 from p2p.net.transport import dial
@@ -26,6 +27,7 @@ from p2p.net.watchers import (
     check_notice,
     watchers_frame,
 )
+from p2p.session.events import Rejected
 from ui.cli.headless import LogPrinter
 
 HOST, BOB = Identity.generate(), Identity.generate()
@@ -42,7 +44,7 @@ def test_a_player_takes_the_hosts_signed_notice_of_who_watches() -> None:
     roster = _roster()
     heard = HeardWatchers(roster)
     (event,) = heard.receive(0, watchers_frame(HOST, roster.game_id, 1, [DORA]))
-    assert event.kind == "watchers" and event.text == "watching: dora"
+    assert isinstance(event, WatchersChanged) and event.text == "watching: dora"
     assert heard.watchers == (DORA,)
     (gone,) = heard.receive(0, watchers_frame(HOST, roster.game_id, 2, []))
     assert gone.text == "nobody is watching now"
@@ -66,7 +68,7 @@ def test_a_notice_not_signed_by_the_host_is_refused(forger: str) -> None:
         check_notice(roster, 0, frame)
     heard = HeardWatchers(roster)
     (event,) = heard.receive(0, frame)
-    assert event.kind == "rejected" and heard.watchers == ()
+    assert isinstance(event, Rejected) and heard.watchers == ()
 
 
 def test_only_the_hosts_link_carries_notices_even_a_relayed_genuine_one() -> None:
@@ -92,7 +94,7 @@ def test_a_notice_for_another_game_or_with_too_many_names_is_refused() -> None:
 def test_a_malformed_notice_is_ignored_with_a_warning(frame: bytes) -> None:
     heard = HeardWatchers(_roster())
     (event,) = heard.receive(0, frame)
-    assert event.kind == "rejected" and "watchers notice" in event.text
+    assert isinstance(event, Rejected) and "watchers notice" in event.text
     assert heard.watchers == () and heard.seq == 0
 
 
@@ -117,7 +119,7 @@ async def test_the_players_learn_the_spectators_name(tmp_path: Path) -> None:
 
     await table.play(spectator)
     for name in ("alice", "bob", "carol"):
-        texts = [e.text for e in table.events[name] if e.kind == "watchers"]
+        texts = [e.text for e in table.events[name] if isinstance(e, WatchersChanged)]
         assert "watching: dora" in texts, (name, texts)
     out = io.StringIO()
     printer = LogPrinter(out)

@@ -9,7 +9,7 @@ from pathlib import Path
 from engine import Action
 from p2p.net.roster import Roster, RosterEntry
 from p2p.session.loopback import LoopbackGame
-from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 from p2p.storage.transcript import write_transcript
 
 NAMES = ("ana", "bob", "cy", "dee")
@@ -23,8 +23,8 @@ def write_finished_game(path: Path, players: int = 4, seed: int = 15,
     games are replayed, a bounded number of times, until one lasts ``min_rounds``."""
     rng = random.Random(seed)
 
-    def choose(_session: GameSession, legal: list[Action]) -> Action:
-        return legal[rng.randrange(len(legal))]
+    def choose(view: SeatView) -> Action:
+        return view.legal[rng.randrange(len(view.legal))]
 
     for _attempt in range(8):
         game = LoopbackGame(players)

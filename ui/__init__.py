@@ -1,1 +1,2 @@
-"""ui package."""
+"""The user interfaces: ``cli/`` the ``solstice`` command line (typer), ``app/`` the Textual
+terminal app."""

@@ -1,7 +1,7 @@
 """Whole networked games in one call: host, join or resume, then play to the end.
 
 Used by the command line (headless bots), the terminal UI and the loopback tests. The player is
-a ``Chooser``: an async function (session, legal actions) -> action.
+a ``Chooser``: an async function (``SeatView``) -> action.
 """
 
 from __future__ import annotations
@@ -30,13 +30,14 @@ from p2p.net.node import (
     save_roster,
     saved_games,
 )
+from p2p.net.notices import EventSink, StoreRepaired, TableFilling
 from p2p.net.observers import MAX_OBSERVERS, ObserverHub
 from p2p.net.roster import Roster, RosterEntry
-from p2p.net.runner import Chooser, EventSink, RunOptions, open_session, run_session
+from p2p.net.runner import Chooser, RunOptions, open_session, run_session
 from p2p.net.transport import NetConfig
 from p2p.net.watchers import watchers_event
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import Event
+from p2p.session.events import LogLine
 from p2p.session.machine import GameSession
 from p2p.session.timing import Timing
 from p2p.storage.paths import check_transcript_target
@@ -179,13 +180,13 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
         if options.watchers > 0:
             node.observers = ObserverHub(lobby.code.game_id, options.watchers,
                                           options.net.keepalive)
-            node.observers.on_note = lambda text: on_event(Event("log", text))
+            node.observers.on_note = lambda text: on_event(LogLine(text))
         if on_lobby is not None:
             on_lobby(lobby)
         async with trio.open_nursery() as nursery:
             if options.discovery:
                 nursery.start_soon(advertise_lobby, lobby, name, options.discovery_interface,
-                                   lambda text: on_event(Event("log", text)))
+                                   lambda text: on_event(LogLine(text)))
             mesh = await _start(lambda: _gather(lobby, fill_within), lobby.code.game_id,
                                 options)
             if node.observers is not None:
@@ -196,13 +197,12 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
         return session
 
 
-def arrival_event(lobby: HostedLobby, entry: RosterEntry, came: bool) -> Event:
+def arrival_event(lobby: HostedLobby, entry: RosterEntry, came: bool) -> LogLine:
     """The host's log line for a joiner who came into (or left) the lobby: "NAME (shortid)
     joined, 2/3"."""
     count = f"{len(lobby.joined())}/{lobby.lobby.players}"
     what = "joined" if came else "left the lobby"
-    return Event("log", f"{entry.name} ({short_id(entry.peer_id)}) {what}, {count}",
-                 {"peer": entry.peer_id, "joined": came})
+    return LogLine(f"{entry.name} ({short_id(entry.peer_id)}) {what}, {count}")
 
 
 async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
@@ -223,19 +223,20 @@ async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
             return await _play(node, mesh, choose, on_event, options)
     # The roster was made before we restarted (we crashed before storing it) and has us on
     # another port: it is stored now, so the game goes on as any resumed one.
-    on_event(Event("log", "the game started before our restart: resuming it"))
+    on_event(LogLine("the game started before our restart: resuming it"))
     return await resume_game(game_id, choose, on_event, options)
 
 
 def lobby_reporter(identity: Identity, on_event: EventSink) -> Callable[[LobbyUpdate], None]:
-    """A joiner's log lines as the table fills up; each event carries the whole table
-    (``LobbyUpdate.to_json``) for a screen that lists it."""
+    """A joiner's log lines as the table fills up; each event carries the whole table for a
+    screen that lists it."""
     last: LobbyUpdate | None = None
 
     def report(update: LobbyUpdate) -> None:
         nonlocal last
         for line in lobby_changes(last, update, identity.peer_id):
-            on_event(Event("log", line, update.to_json()))
+            on_event(TableFilling(line, update.players,
+                                  tuple((s.name, s.peer_id) for s in update.seated)))
         last = update
 
     return report
@@ -268,11 +269,11 @@ async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
                              "played in it, so it cannot finish it")
     session, resumed = open_session(roster, identity, store)
     for text in store.repairs:
-        on_event(Event("rejected", text))
+        on_event(StoreRepaired(text))
     if store.log_missing or store.repairs:
-        on_event(Event("log", f"{store.messages_path} was "
-                              f"{'missing' if store.log_missing else 'damaged'}: what it lacks "
-                              "is fetched from the other peers before we play on"))
+        on_event(LogLine(f"{store.messages_path} was "
+                         f"{'missing' if store.log_missing else 'damaged'}: what it lacks "
+                         "is fetched from the other peers before we play on"))
     if from_file is not None:
         _take_transcript(session, from_file)
     async with open_node(identity, home=home, bind=options.bind,

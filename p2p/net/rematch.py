@@ -19,10 +19,11 @@ from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.joincode import JoinCode
 from p2p.net.lobby import LobbyRefused
 from p2p.net.node import load_roster
+from p2p.net.notices import EventSink
 from p2p.net.roster import GAME_ID_BYTES, Roster
-from p2p.net.runner import Chooser, EventSink
+from p2p.net.runner import Chooser
 from p2p.net.transport import ConnectionLost
-from p2p.session.events import Event
+from p2p.session.events import LogLine
 from p2p.session.machine import GameSession
 
 REMATCH_DOMAIN = b"solstice/rematch/v1\n"
@@ -77,8 +78,8 @@ def with_rematch(first: Callable[[Chooser], Awaitable[GameSession]], again: Agai
         session = await first(choose)
         if session.result is None:
             return session
-        on_event(Event("log", f"rematch: same table, new game; the others have "
-                              f"{accept_within:g} s to join"))
+        on_event(LogLine(f"rematch: same table, new game; the others have "
+                         f"{accept_within:g} s to join"))
         last = load_roster(options.home_dir, session.game_id)
         return await again(last, new_chooser(), on_event, options, accept_within)
 

@@ -39,20 +39,30 @@ from p2p.net.mesh import (
     PeerLost,
     PeerReconnected,
 )
+from p2p.net.notices import (
+    ChoiceRefused,
+    EventSink,
+    RosterKnown,
+    SeatsDrawn,
+    Stopped,
+    TranscriptWritten,
+    Waiting,
+)
 from p2p.net.resync import FRAME_FINISHED, FRAME_SYNC_DONE, Resync, names_of, who
 from p2p.net.roster import Roster
 from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
-from p2p.session.events import STOPPED, Aborted, Event
+from p2p.session.events import STOPPED, Aborted, LogLine, Peer
 from p2p.session.inbox import FRAME_SYNC
 from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 from p2p.session.timing import Timing
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import outcome_of, write_transcript
 
 log = logging.getLogger("solstice.runner")
 
-Chooser = Callable[[GameSession, list[Action]], Awaitable[Action]]
-EventSink = Callable[[Event], None]
+# A player: given its seat's view with the choices wanted (``SeatView.legal``), it answers one.
+Chooser = Callable[[SeatView], Awaitable[Action]]
 
 SYNC_BURST = 4       # resync requests answered at once per peer...
 SYNC_EVERY = 5.0     # ... then one per this many seconds
@@ -182,10 +192,10 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             await trio.sleep(TICK)
             await send.send(("tick",))
 
-    async def ask(legal: list[Action], scope: trio.CancelScope, stage: int) -> None:
+    async def ask(view: SeatView, scope: trio.CancelScope) -> None:
         with scope:
-            action = await choose(session, legal)
-            await send.send(("action", action, stage))
+            action = await choose(view)
+            await send.send(("action", action, view.stage))
 
     async def answer_sync(index: int, payload: bytes) -> None:
         if not sync_budget.take(index):
@@ -201,7 +211,7 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                 f"later, every player runs 'solstice resume {mesh.game_id} --home THEIR_HOME' "
                 f"(here: '{options.resume_command}'); if the others have finished, add "
                 "'--from THEIR_TRANSCRIPT'")
-        session.events.append(Event("aborted", text, {"seat": None, "lost": sorted(peers)}))
+        on_event(Stopped(text, tuple(Peer(p) for p in sorted(peers))))
         session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost", STOPPED,
                                   session.stage_index)
 
@@ -214,8 +224,7 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             # wait in the mesh's queues for peers not connected yet).
             for peer in others:
                 await mesh.send(peer, resync.request())
-        on_event(Event("roster", "Players: " + names_of(roster, range(len(names))),
-                       list(names)))
+        on_event(RosterKnown("Players: " + names_of(roster, range(len(names))), tuple(names)))
         seen = emit_new(0)
         session.tick(trio.current_time())
         session.start()
@@ -239,7 +248,9 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             if session.pending_input is not None and ask_scope is None:
                 ask_scope = trio.CancelScope()
                 asked_stage = session.input_stage
-                nursery.start_soon(ask, list(session.pending_input), ask_scope, asked_stage)
+                view = session.seat_view()
+                assert view is not None  # a question is only put to a seated player
+                nursery.start_soon(ask, view, ask_scope)
             item = await receive.receive()
             kind = item[0]
             if kind == "frame":
@@ -249,7 +260,7 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                     await answer_sync(index, payload)
                 elif tag == FRAME_SYNC_DONE:
                     if resync.on_done(index, payload):
-                        on_event(Event("log", "caught up with every peer; playing on"))
+                        on_event(LogLine("caught up with every peer; playing on"))
                         session.start()
                 elif tag == FRAME_FINISHED:
                     resync.finished_peers.add(index)
@@ -269,54 +280,53 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                 try:
                     session.submit(item[1], item[2])
                 except LocalProtocolError as exc:
-                    on_event(Event("rejected", f"our player's choice was refused: {exc}"))
+                    on_event(ChoiceRefused(str(exc)))
             elif kind == "mesh":
                 event = item[1]
                 if isinstance(event, PeerReconnected | PeerConnected):
                     session.away.discard(event.index)
                     lost.discard(event.index)
                 if isinstance(event, PeerReconnected):
-                    on_event(Event("log", f"{who(roster, event.index)} is back"))
+                    on_event(LogLine(f"{who(roster, event.index)} is back"))
                     await mesh.send(event.index, resync.request())
                 elif isinstance(event, PeerConnected):
-                    on_event(Event("log", f"{who(roster, event.index)} is connected"))
+                    on_event(LogLine(f"{who(roster, event.index)} is connected"))
                 elif isinstance(event, PeerDisconnected):
                     session.away.add(event.index)
-                    on_event(Event("waiting", f"{who(roster, event.index)} disconnected "
-                                              f"({event.reason}); waiting up to "
-                                              f"{mesh.config.grace_period:g} s for it to come "
-                                              "back", [event.index]))
+                    on_event(Waiting(f"{who(roster, event.index)} disconnected "
+                                     f"({event.reason}); waiting up to "
+                                     f"{mesh.config.grace_period:g} s for it to come back",
+                                     (Peer(event.index),)))
                 elif isinstance(event, PeerCutOff):
-                    on_event(Event("waiting", f"cut off {who(roster, event.index)}: "
-                                              f"{event.reason}", [event.index]))
+                    on_event(Waiting(f"cut off {who(roster, event.index)}: {event.reason}",
+                                     (Peer(event.index),)))
                 elif isinstance(event, PeerLost):
                     # Not a stop by itself: the other peers may still hear it (and relay its
                     # messages). The game stops (resumable) only if it needs this peer.
                     lost.add(event.index)
                     resync.lost.add(event.index)
-                    on_event(Event("waiting", f"{who(roster, event.index)} did not come back "
-                                              f"within {mesh.config.grace_period:g} s",
-                                   [event.index]))
+                    on_event(Waiting(f"{who(roster, event.index)} did not come back within "
+                                     f"{mesh.config.grace_period:g} s", (Peer(event.index),)))
             now = trio.current_time()
             if resync.held:
                 waiting = tuple(resync.waiting_for())
                 if waiting and now - started >= 2 and (waiting != shown_waiting
                                                         or now - shown_at >= 10):
                     shown_waiting, shown_at = waiting, now
-                    on_event(Event("waiting", f"resuming: waiting for {names_of(roster, waiting)}"
-                                              " to re-send what we lack before we play on "
-                                              f"({now - started:.0f} s so far; giving up "
-                                              f"after {mesh.config.grace_period:g} s)",
-                                   list(waiting)))
+                    on_event(Waiting(f"resuming: waiting for {names_of(roster, waiting)} to "
+                                     "re-send what we lack before we play on "
+                                     f"({now - started:.0f} s so far; giving up after "
+                                     f"{mesh.config.grace_period:g} s)",
+                                     tuple(Peer(p) for p in waiting)))
             elif session.stage_index != last_stage:
                 last_stage, last_progress, shown_waiting = session.stage_index, now, ()
             elif now - last_progress > options.waiting_after:
                 waiting = tuple(p for p in session.waiting_for() if p != mesh.my_index)
                 if waiting and (waiting != shown_waiting or now - shown_at >= 30):
                     shown_waiting, shown_at = waiting, now
-                    on_event(Event("waiting", f"waiting for {names_of(roster, waiting)} "
-                                              f"({now - last_progress:.0f} s so far)",
-                                   list(waiting)))
+                    on_event(Waiting(f"waiting for {names_of(roster, waiting)} "
+                                     f"({now - last_progress:.0f} s so far)",
+                                     tuple(Peer(p) for p in waiting)))
         await flush()
         emit_new(seen)
         failure = None
@@ -373,14 +383,14 @@ def _finish(session: GameSession, store: GameStore, roster: Roster, names: list[
             f"transcript could not be written to {path}: {exc.strerror or exc}; rebuild it "
             f"with: solstice transcript {roster.game_id} --home {store.dir.parent.parent} "
             "--out FILE")
-        on_event(Event("aborted", str(failure)))
+        on_event(Stopped(str(failure)))
     else:
-        on_event(Event("transcript", str(path), str(path)))
+        on_event(TranscriptWritten(Path(path)))
     store.mark_finished(outcome)
     return failure
 
 
-def seats_event(session: GameSession, names: list[str]) -> Event:
+def seats_event(session: GameSession, names: list[str]) -> SeatsDrawn:
     """Who plays which faction, by name: the session itself only knows peer indexes."""
     config = session.config
     assert config is not None
@@ -388,4 +398,4 @@ def seats_event(session: GameSession, names: list[str]) -> Event:
     first = session.peer_of_seat[config.first_player]
     text = ("Seats: " + ", ".join(f"{names[p]} plays {factions[p]}" for p in range(len(names)))
             + f"; {names[first]} ({factions[first]}) plays first")
-    return Event("seats", text, {names[p]: factions[p] for p in range(len(names))})
+    return SeatsDrawn(text, {names[p]: factions[p] for p in range(len(names))})

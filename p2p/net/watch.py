@@ -17,12 +17,13 @@ from p2p.identity import Identity
 from p2p.net.games import PeerOptions
 from p2p.net.joincode import JoinCode
 from p2p.net.lobby import LobbyRefused, decode_control, encode_control
+from p2p.net.notices import EventSink, RosterKnown, TranscriptWritten
 from p2p.net.observers import watch_hello
 from p2p.net.roster import Roster
-from p2p.net.runner import EventSink, seats_event
+from p2p.net.runner import seats_event
 from p2p.net.transport import Connection, dial
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import Event
+from p2p.session.events import LogLine
 from p2p.session.machine import FRAME_MESSAGE, GameSession
 from p2p.storage.transcript import outcome_of, write_transcript
 
@@ -54,7 +55,7 @@ async def watch_game(code: JoinCode, on_event: EventSink, options: PeerOptions) 
         welcome = await _control(conn, "watch-welcome", cfg.first_read_timeout)
         if welcome.get("game") != code.game_id:
             raise RemoteProtocolError(0, "the host welcomed us to another game")
-        on_event(Event("log", "watching; waiting for the players to gather..."))
+        on_event(LogLine("watching; waiting for the players to gather..."))
         roster_msg = await _control(conn, "roster", cfg.lobby_timeout)
         roster = Roster.from_signed_json(roster_msg.get("roster"), host_id=code.host_id,
                                          blame=0)
@@ -69,14 +70,14 @@ async def watch_game(code: JoinCode, on_event: EventSink, options: PeerOptions) 
     names = [p.name for p in roster.players]
     path = options.transcript or watch_transcript_path(options.home_dir, roster.game_id)
     write_transcript(path, roster, session, outcome_of(session, names))
-    on_event(Event("transcript", str(path), str(path)))
+    on_event(TranscriptWritten(Path(path)))
     return session
 
 
 async def _follow(conn: Connection, roster: Roster, session: GameSession, on_event: EventSink,
                   idle_timeout: float) -> None:
     names = [p.name for p in roster.players]
-    on_event(Event("roster", "Players: " + ", ".join(names), list(names)))
+    on_event(RosterKnown("Players: " + ", ".join(names), tuple(names)))
     seen, seats_announced = 0, False
     while not session.finished:
         with trio.move_on_after(idle_timeout) as idle:

@@ -17,9 +17,10 @@ from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.errors import RemoteProtocolError
-from p2p.identity import Identity, is_peer_id, short_id, verify_signature
+from p2p.identity import Identity, is_peer_id, verify_signature
+from p2p.net.notices import WatchersChanged
 from p2p.net.roster import Roster, valid_name
-from p2p.session.events import Event
+from p2p.session.events import Peer, Rejected
 from p2p.text import printable
 
 FRAME_WATCHERS = b"W"
@@ -105,10 +106,9 @@ def watching_text(watchers: Iterable[Watcher]) -> str:
     return "watching: " + ", ".join(names) if names else "nobody is watching now"
 
 
-def watchers_event(watchers: tuple[Watcher, ...]) -> Event:
-    return Event("watchers", watching_text(watchers),
-                 [{"id": w.peer_id, "name": w.name, "short": short_id(w.peer_id)}
-                  for w in watchers])
+def watchers_event(watchers: tuple[Watcher, ...]) -> WatchersChanged:
+    return WatchersChanged(watching_text(watchers),
+                           tuple(printable(w.name, 40) for w in watchers))
 
 
 class HeardWatchers:
@@ -119,14 +119,13 @@ class HeardWatchers:
         self.seq = 0
         self.watchers: tuple[Watcher, ...] = ()
 
-    def receive(self, sender: int, frame: bytes) -> list[Event]:
+    def receive(self, sender: int, frame: bytes) -> list[WatchersChanged | Rejected]:
         """The event to show for this frame: a new set of watchers, a warning for a bad
         notice, nothing for an old or repeated one."""
         try:
             seq, watchers = check_notice(self.roster, sender, frame)
         except BadWatchersNotice as exc:
-            return [Event("rejected", f"ignored a watchers notice from peer {sender}: "
-                                      f"{exc.reason}", {"duplicate": False})]
+            return [Rejected(Peer(sender), f"ignored a watchers notice: {exc.reason}")]
         if seq <= self.seq:
             return []  # an older notice (frames can be re-sent after a reconnection)
         self.seq = seq

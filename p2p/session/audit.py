@@ -13,10 +13,13 @@ Any fault raises a RemoteProtocolError subclass naming the seat to blame.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from engine import (
     Action,
+    GameConfig,
     GameState,
     IllegalActionError,
     Shuffle,
@@ -30,32 +33,50 @@ from engine.canonical import CanonicalEncodingError, parse_json
 from engine.relabel import Relabel, relabel_in_place
 from p2p.crypto.sealed import parse_secret_key, unseal
 from p2p.deck.audit import audit_deck, open_seats
+from p2p.deck.deck import Deck
 from p2p.deck.keys import DeckKeys
 from p2p.errors import CheatDetected, RemoteProtocolError
+from p2p.session.opening import SealedKeys
 
-if TYPE_CHECKING:
-    from p2p.session.machine import GameSession
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """What the end-of-game audit needs from a finished session, and nothing else: the deck
+    with its public transcript, the engine as played, every action and re-mask in the order
+    applied, every peer's audit opening (by seat) and every sealed box sent."""
+
+    game_id: str
+    n: int
+    config: GameConfig
+    card_ids: tuple[int, ...]
+    deck: Deck
+    engine: GameState
+    actions: tuple[Action | Relabel, ...]
+    openings: Mapping[int, Mapping[str, Any]]
+    box_public: Mapping[int, Any]  # by peer
+    peer_of_seat: tuple[int, ...]
+    private_log: tuple[SealedKeys, ...]
+    my_seat: int | None = None  # the auditing player: its own deck layers are followed as made
 
 
 class AuditFailed(CheatDetected):
     """The audit proved a fault of ``seat``."""
 
 
-def audit_game(session: GameSession) -> dict[str, Any]:
-    deck, config, live = session.deck, session.config, session.engine
-    assert deck is not None and config is not None and live is not None
-    n = session.n
+def audit_game(record: AuditRecord) -> dict[str, Any]:
+    deck, config, live = record.deck, record.config, record.engine
+    n = record.n
     deck_openings = {}
     for seat in range(n):
-        opening = session.openings.get(seat, {})
+        opening = record.openings.get(seat, {})
         if not isinstance(opening.get("deck"), dict):
             raise RemoteProtocolError(seat, "audit message lacks its deck key opening")
         deck_openings[seat] = opening["deck"]
-    slot_cards = audit_deck(session.game_id, n, len(session.card_ids), deck.public_transcript,
-                            deck_openings, own=session.my_seat).slot_cards
-    seat_keys = open_seats(session.game_id, deck, deck_openings)
-    _check_private_keys(session, seat_keys)
-    replay = _replay(session, slot_cards, seat_keys)
+    slot_cards = audit_deck(record.game_id, n, len(record.card_ids), deck.public_transcript,
+                            deck_openings, own=record.my_seat).slot_cards
+    seat_keys = open_seats(record.game_id, deck, deck_openings)
+    _check_private_keys(record, seat_keys)
+    replay = _replay(record, slot_cards, seat_keys)
     for slot, card in enumerate(live.card_of):
         if card >= 0 and replay.card_of[slot] != card:
             raise AuditFailed(None, f"slot {slot} was played as card {card}, the deck says "
@@ -74,15 +95,15 @@ def audit_game(session: GameSession) -> dict[str, Any]:
             "ranking": [factions[s] for s in order], "summary": summary}
 
 
-def _check_private_keys(session: GameSession, seat_keys: dict[int, Any]) -> None:
+def _check_private_keys(record: AuditRecord, seat_keys: dict[int, Any]) -> None:
     boxes = {}
-    for seat in range(session.n):
-        peer = session.peer_of_seat[seat]
-        boxes[seat] = parse_secret_key(seat, session.openings[seat].get("box"),
-                                       session.box_public[peer])
-    deck = session.deck
+    for seat in range(record.n):
+        peer = record.peer_of_seat[seat]
+        boxes[seat] = parse_secret_key(seat, record.openings[seat].get("box"),
+                                       record.box_public[peer])
+    deck = record.deck
     assert deck is not None
-    for sealed in session.private_log:
+    for sealed in record.private_log:
         author, to, box, slots = sealed.author, sealed.to, sealed.box, sealed.slots
         try:
             keys = parse_json(unseal(boxes[to], author, box))
@@ -100,14 +121,14 @@ def _check_private_keys(session: GameSession, seat_keys: dict[int, Any]) -> None
                                   evidence={"slot": slot, "to": to})
 
 
-def _replay(session: GameSession, slot_cards: dict[int, int],
+def _replay(record: AuditRecord, slot_cards: dict[int, int],
             seat_keys: dict[int, DeckKeys]) -> GameState:
-    config = session.config
+    config = record.config
     assert config is not None
-    ids = session.card_ids
+    ids = record.card_ids
     size = len(ids)
     state = new_game(config, [ids[slot_cards[slot]] for slot in range(size)], keep_log=False)
-    for action in session.actions:
+    for action in record.actions:
         action = true_action(state, action, slot_cards, ids, seat_keys)
         try:
             apply_any(state, action)

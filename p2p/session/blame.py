@@ -40,7 +40,7 @@ from p2p.deck.messages import SlotKey, parse_deck_message
 from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.session.bodies import deck_data
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Event
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, DeckAudit, Peer
 
 if TYPE_CHECKING:
     from p2p.session.machine import GameSession
@@ -53,9 +53,9 @@ CORRUPT = "corrupt"  # the claim kind that opens the deck keys to find a wrong l
 class Claim:
     """One peer's abort, parsed leniently: a junk body is just a claim that proves nothing."""
 
-    peer: int
+    peer: Peer
     kind: str
-    blame: int | None
+    blame: Peer | None
     stage: int
     reason: str
     evidence: list[SignedMessage] = field(default_factory=list)
@@ -90,7 +90,8 @@ def parse_claim(session: GameSession, signed: SignedMessage) -> Claim:
                 RecursionError):
             continue
     box = body.get("box") if isinstance(body.get("box"), str) else None
-    return Claim(signed.msg.seat, kind, blame, stage, reason if isinstance(reason, str) else "",
+    return Claim(Peer(signed.msg.seat), kind, None if blame is None else Peer(blame), stage,
+                 reason if isinstance(reason, str) else "",
                  evidence, box, deck=body.get("deck"), answer=body.get("answer") is True,
                  message=signed)
 
@@ -119,7 +120,7 @@ class Referee:
         stage = s.stage_index
         if self.auditing:  # counted from the alarm, the same stage at every peer
             kind, stage = "deck audit", self._alarm_stage()
-        s._abort(peers[0], f"abandoned by {names} at stage {stage} ({kind}): {why}",
+        s._abort(Peer(peers[0]), f"abandoned by {names} at stage {stage} ({kind}): {why}",
                  kind=ABANDONED, stage=stage)
 
     # -- other peers' claims -----------------------------------------------------------------
@@ -155,8 +156,7 @@ class Referee:
             return
         self.auditing = True
         s.clock.enter_stage()
-        s.events.append(Event("audit", f"{reason}: every peer opens its deck keys to find the "
-                                       "layer at fault", {"reason": reason}))
+        s.events.append(DeckAudit(reason))
         if s.me is None or s.replaying:
             return
         body = {"kind": CORRUPT, "blame": None, "reason": reason[:500], "answer": answer,
@@ -181,19 +181,18 @@ class Referee:
                          stage=self._alarm_stage())
             return s.finished
         assert s.deck is not None
-        openings = {s.seat_of_peer[p]: c.deck for p, c in self.claims.items()}
+        openings: dict[int, Any] = {s.seat_of_peer[p]: c.deck for p, c in self.claims.items()}
         proof = [c.message.to_json() for c in self.claims.values() if c.message is not None]
         try:
             audit_deck(s.game_id, s.n, len(s.card_ids), s.deck.public_transcript, openings)
         except P2PError as exc:
-            seat = getattr(exc, "seat", None)
-            peer = s.peer_of_seat[seat] if isinstance(seat, int) and 0 <= seat < s.n else None
+            peer = s.peer_of(getattr(exc, "seat", None))
             # The proof: every peer's signed deck opening, with the deck messages of the log.
             s._abort(peer, f"deck audit: {getattr(exc, 'reason', exc)}", evidence=proof)
             return True
         alarm = min((p for p, c in self.claims.items() if not c.answer), default=0)
-        s._abort(alarm, f"abandoned by peer {alarm}: it found the deck corrupt, but the audit "
-                        "of every layer shows it is not", kind=ABANDONED,
+        s._abort(Peer(alarm), f"abandoned by peer {alarm}: it found the deck corrupt, but the "
+                              "audit of every layer shows it is not", kind=ABANDONED,
                  stage=self._alarm_stage())
         return True
 

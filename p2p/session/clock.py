@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from p2p.session.events import Event
+from p2p.session.events import ClockRanOut, DecisionClock, Peer, Seat, SessionEvent, TableClock
 from p2p.session.stages import Stage
 from p2p.session.timing import DECISIONS, Timing
 
@@ -50,11 +50,11 @@ class Deadlines:
 
     timing: Timing
     clock: StageClock
-    me: int | None
+    me: Peer | None
     stage: Stage | None
-    seat_of_peer: list[int]
+    seat_of_peer: list[Seat]
     pending_input: Any
-    events: list[Event]
+    events: list[SessionEvent]
     queues: Any
     referee: Any
     away: set[int]
@@ -83,8 +83,7 @@ class Deadlines:
         if (self.pending_input and self.me in stage.missing
                 and now > self.clock.input_deadline()):
             action = self.pending_input[0]
-            self.events.append(Event("timeout", f"our clock ran out: {action.text()} played "
-                                                "by default", action))
+            self.events.append(ClockRanOut(action))
             self.submit(action)
             return
         late = [p for p in stage.missing
@@ -98,17 +97,12 @@ class Deadlines:
 
     def _set_timing(self, timing: Timing) -> None:
         self.timing = self.clock.timing = timing
-        self.events.append(Event("clock", f"table clock: {timing.decision:g} s per decision, "
-                                          f"{timing.step:g} s per automatic step",
-                                 timing.to_json()))
+        self.events.append(TableClock(timing.decision, timing.step))
 
     def _entered(self, stage: Stage) -> None:
         """A new stage began: its deadlines run from now; a decision's clock is announced."""
         self.clock.enter_stage()
         if stage.kind in DECISIONS and self.seat_of_peer:
-            self.events.append(Event(
-                "clock", f"{stage.kind} by peer(s) {', '.join(map(str, sorted(stage.peers)))}:"
-                         f" {self.timing.decision:g} s to decide",
-                {"peers": sorted(stage.peers), "seconds": self.timing.decision,
-                 "deadline": self.clock.input_deadline() if self.clock.running else None,
-                 "stage": stage.index}))
+            self.events.append(DecisionClock(
+                stage.kind, tuple(sorted(stage.peers)), self.timing.decision,
+                self.clock.input_deadline() if self.clock.running else None, stage.index))

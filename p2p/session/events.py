@@ -1,9 +1,18 @@
-"""What the session tells its driver and the UI: events out, and the reason a game stopped."""
+"""What the session tells its driver and the UI: typed events out, and the reason a game stopped.
+
+One frozen class per event (``SessionEvent`` is their union); each has typed fields and a
+``text`` property, the line a log shows. Match on the class, never on a string.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NewType
+
+from engine import Action
+
+Peer = NewType("Peer", int)  # a peer's index in the lobby's roster (who signs messages)
+Seat = NewType("Seat", int)  # an engine seat, drawn at setup (whom the rules name)
 
 # Verdict kinds of a stopped game (``Aborted.kind``):
 UNFAIR = "unfair"          # a peer is proven to have broken the rules; the proof is attached
@@ -12,24 +21,132 @@ STOPPED = "stopped"        # the game cannot go on, and nobody in particular is 
 
 
 @dataclass(frozen=True)
-class Event:
-    """Something the transport or UI should know: ``kind`` is one of "log", "input",
-    "rejected", "over", "aborted", "audit", "clock", "timeout"."""
+class LogLine:
+    """A line of the game's log (the engine's, or the session's setup)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class InputWanted:
+    """Our player must choose one of ``legal`` for stage ``stage`` (of kind ``kind``)."""
+
+    stage: int
+    kind: str
+    legal: tuple[Action, ...]
+
+    @property
+    def text(self) -> str:
+        return self.kind
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A frame or message from ``peer`` (None: unknown) was not taken; the game goes on."""
+
+    peer: Peer | None
+    reason: str
+
+    @property
+    def text(self) -> str:
+        who = f"seat {self.peer}" if self.peer is not None else "a peer"
+        return f"rejected a message from {who}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The game ended and the end-of-game audit passed: ``result`` is the audit's result."""
+
+    result: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        return str(self.result["summary"])
+
+
+@dataclass(frozen=True)
+class GameAborted:
+    """The game stopped: ``peer`` proven at fault (``kind`` UNFAIR) or silent (ABANDONED), or
+    nobody named (STOPPED); ``evidence``: the signed messages that prove it, if any."""
+
+    peer: Peer | None
+    reason: str
+    kind: str
+    stage: int
+    evidence: Any = None
+
+    @property
+    def text(self) -> str:
+        who = f"seat {self.peer}" if self.peer is not None else "nobody in particular"
+        label = {UNFAIR: "blame", ABANDONED: "abandoned by"}.get(self.kind, "blame")
+        return f"game stopped: {self.reason} ({label}: {who})"
+
+
+@dataclass(frozen=True)
+class DeckAudit:
+    """The deck is corrupt: every peer opens its deck keys to find the layer at fault."""
+
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.reason}: every peer opens its deck keys to find the layer at fault"
+
+
+@dataclass(frozen=True)
+class TableClock:
+    """The table's clock, as the host set it (seconds per decision and per automatic step)."""
+
+    decision: int
+    step: int
+
+    @property
+    def text(self) -> str:
+        return (f"table clock: {self.decision:g} s per decision, {self.step:g} s per "
+                "automatic step")
+
+
+@dataclass(frozen=True)
+class DecisionClock:
+    """A decision stage began: ``peers`` decide within ``seconds`` (``deadline`` on the
+    driver's clock, None before the driver first fed the time)."""
 
     kind: str
-    text: str
-    data: Any = None
+    peers: tuple[Peer, ...]
+    seconds: int
+    deadline: float | None
+    stage: int
+
+    @property
+    def text(self) -> str:
+        return (f"{self.kind} by peer(s) {', '.join(map(str, self.peers))}: "
+                f"{self.seconds:g} s to decide")
+
+
+@dataclass(frozen=True)
+class ClockRanOut:
+    """Our player's decision time ran out: ``action`` was played for it."""
+
+    action: Action
+
+    @property
+    def text(self) -> str:
+        return f"our clock ran out: {self.action.text()} played by default"
+
+
+SessionEvent = (LogLine | InputWanted | Rejected | GameOver | GameAborted | DeckAudit
+                | TableClock | DecisionClock | ClockRanOut)
 
 
 class Aborted(Exception):
     """The session stopped: a peer was caught cheating, stopped answering, or the game can no
-    longer go on. ``seat`` is the peer named (None: nobody), ``kind`` one of UNFAIR,
+    longer go on. ``peer`` is the peer named (None: nobody), ``kind`` one of UNFAIR,
     ABANDONED, STOPPED, ``stage`` the stage number the game stopped at."""
 
-    def __init__(self, seat: int | None, reason: str, kind: str = UNFAIR,
+    def __init__(self, peer: Peer | None, reason: str, kind: str = UNFAIR,
                  stage: int = 0) -> None:
         super().__init__(reason)
-        self.seat = seat
+        self.peer = peer
         self.reason = reason
         self.kind = kind
         self.stage = stage

@@ -16,7 +16,7 @@ from typing import Any
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.errors import CheatDetected, RemoteProtocolError
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import UNFAIR, Event
+from p2p.session.events import UNFAIR, Peer, Rejected, SessionEvent
 
 log = logging.getLogger("solstice.session")
 
@@ -35,10 +35,10 @@ class Inbox:
 
     n: int
     game_id: str
-    me: int | None
+    me: Peer | None
     replaying: bool
     outbox: list[bytes]
-    events: list[Event]
+    events: list[SessionEvent]
     rejections: list[int]
     msglog: Any
     queues: Any
@@ -48,7 +48,7 @@ class Inbox:
     def _pump(self) -> None:  # provided by GameSession
         raise NotImplementedError
 
-    def _abort(self, seat: int | None, reason: str, evidence: Any = None,
+    def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
                kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
         raise NotImplementedError
 
@@ -111,7 +111,8 @@ class Inbox:
         try:
             self.msglog.receive(signed)
         except CheatDetected as exc:
-            self._abort(exc.seat, str(exc), evidence=[m.to_json() for m in exc.evidence])
+            self._abort(Peer(exc.seat) if exc.seat is not None else None, str(exc),
+                        evidence=[m.to_json() for m in exc.evidence])
             return False
         except RemoteProtocolError as exc:
             self._reject(exc.seat, exc.reason)
@@ -147,8 +148,7 @@ class Inbox:
                 return
             if self.rejections[seat] == MAX_REJECTIONS_SHOWN:
                 reason += " (further rejections of this peer are counted, not shown)"
-        self.events.append(Event("rejected", f"rejected a message from {who}: {reason}",
-                                 {"peer": seat, "reason": reason}))
+        self.events.append(Rejected(Peer(seat) if seat is not None else None, reason))
 
     def _record(self, signed: SignedMessage) -> None:
         if self.on_record is not None:

@@ -1,8 +1,8 @@
 """n game sessions wired back to back in one process (no sockets): for tests and benchmarks.
 
 ``deliver`` moves every frame in every outbox to every other session; ``play`` runs a whole
-game, answering each session's input requests with a chooser (a bot), optionally tampering
-with frames in flight to play a cheater.
+game, answering each session's input requests with a chooser (a bot) given the seat's
+``SeatView``, optionally tampering with frames in flight to play a cheater.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from collections.abc import Callable
 from engine import Action
 from p2p.identity import Identity
 from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 
-Chooser = Callable[[GameSession, list[Action]], Action]
+Chooser = Callable[[SeatView], Action]  # a player: answers one of the view's ``legal``
 Tamper = Callable[[int, bytes], bytes | None]
 
 
@@ -53,8 +54,9 @@ class LoopbackGame:
         for _ in range(max_rounds):
             moved = self.deliver(tamper)
             for session in self.sessions:
-                if session.pending_input is not None and not session.finished:
-                    session.submit(choose(session, session.pending_input))
+                view = session.seat_view() if not session.finished else None
+                if view is not None and view.legal:
+                    session.submit(choose(view), view.stage)
                     moved = True
             if all(s.finished for s in self.sessions) or not moved:
                 return

@@ -29,7 +29,7 @@ from p2p.errors import P2PError, RemoteProtocolError
 from p2p.net.chat import ChatCheck, verify_chat
 from p2p.net.roster import Roster
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import ABANDONED, UNFAIR
+from p2p.session.events import ABANDONED, UNFAIR, GameAborted, Rejected
 from p2p.session.machine import GameSession
 from p2p.storage.durable import make_dirs, write_durably
 
@@ -80,7 +80,7 @@ def outcome_of(session: GameSession, names: list[str]) -> dict[str, Any]:
     if aborted is None:
         return {"ok": False, "verdict": "incomplete", "reason": "the game did not finish",
                 "blame": None}
-    blame = aborted.seat if isinstance(aborted.seat, int) and aborted.seat < len(names) else None
+    blame = aborted.peer if aborted.peer is not None and aborted.peer < len(names) else None
     verdict = aborted.kind if aborted.kind in (UNFAIR, ABANDONED) and blame is not None \
         else "incomplete"
     return {"ok": False, "verdict": verdict, "reason": aborted.reason, "stage": aborted.stage,
@@ -169,16 +169,15 @@ def _verify_game(roster: Roster, messages: list[Any], outcome: dict[str, Any]) -
         before = len(session.events)
         session.accept(signed, direct=False)
         for event in session.events[before:]:
-            if event.kind == "rejected":
-                reason = event.data.get("reason") if isinstance(event.data, dict) else event.text
-                return damaged(f"message {index} does not check ({reason})", index)
-            if event.kind == "aborted" and stop is None:
+            if isinstance(event, Rejected):
+                return damaged(f"message {index} does not check ({event.reason})", index)
+            if isinstance(event, GameAborted) and stop is None:
                 stop = _stopped(event, names, index)
     if stop is None and not session.finished:
         before = len(session.events)
         session.end_of_log()
         for event in session.events[before:]:
-            if event.kind == "aborted":
+            if isinstance(event, GameAborted):
                 stop = _stopped(event, names, None)
     if stop is not None:
         return stop
@@ -200,16 +199,15 @@ def _verify_game(roster: Roster, messages: list[Any], outcome: dict[str, Any]) -
     return Verdict("fair", result["summary"], result=result)
 
 
-def _stopped(event: Any, names: list[str], index: int | None) -> Verdict:
-    data = event.data if isinstance(event.data, dict) else {}
-    kind, peer = data.get("kind"), data.get("seat")
-    name = names[peer] if isinstance(peer, int) and 0 <= peer < len(names) else None
+def _stopped(event: GameAborted, names: list[str], index: int | None) -> Verdict:
+    kind, peer = event.kind, event.peer
+    name = names[peer] if peer is not None and 0 <= peer < len(names) else None
     where = f" (message {index})" if index is not None else ""
     if kind == UNFAIR and name is not None:
         return Verdict("unfair", f"{event.text}{where}; proven against {name} (peer {peer})",
                        peer, name, index)
     if kind == ABANDONED and name is not None:
         return Verdict("abandoned", f"{event.text}; abandoned by {name} (peer {peer}) at stage "
-                                    f"{data.get('stage')}, as its peers observed (not a proof "
+                                    f"{event.stage}, as its peers observed (not a proof "
                                     "of cheating)", peer, name, index)
     return Verdict("incomplete", f"{event.text}{where}; nobody is named", None, None, index)

@@ -238,7 +238,7 @@ def transcript_game() -> tuple[Any, Any]:
     keys = [identity.public_bytes for identity in loop.identities]
     loop.sessions = [GameSession(TRANSCRIPT_GAME, keys, me, loop.identities[me], loop.masters[me])
                      for me in range(2)]
-    loop.play(lambda session, legal: legal[0])
+    loop.play(lambda view: view.legal[0])
     entries = tuple(RosterEntry(i, f"peer{i}", identity.public_bytes, "127.0.0.1", 4000 + i)
                     for i, identity in enumerate(loop.identities))
     return Roster(TRANSCRIPT_GAME, entries).sign(loop.identities[0]), loop.sessions[0]

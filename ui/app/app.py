@@ -191,8 +191,6 @@ class SolsticeApp(App[int]):
             self.pop_screen()
 
     def _note(self, note: NetNote) -> None:
-        if note.kind == "rejected" and isinstance(note.data, dict) and note.data.get("duplicate"):
-            return  # a resent message we already hold: normal after a resync, not news
         if note.kind in ("roster", "seats"):
             self.started = True  # the session runs: it is in the store from now on
         if note.kind == "aborted":

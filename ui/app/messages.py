@@ -50,7 +50,7 @@ class BoardChanged:
     waiting: tuple[str, ...] = ()
     names: tuple[str, ...] = ()  # player name per seat ("" when unknown)
     # Decision clocks (issue #11): seconds left per seat still deciding (None: not on the
-    # clock), from the session's "clock" events; the status line shows them.
+    # clock), from the session's DecisionClock events; the status line shows them.
     clocks: tuple[float | None, ...] = ()
 
 
@@ -79,11 +79,11 @@ class ChatSay:
 
 @dataclass(frozen=True)
 class NetNote:
-    """A ``p2p.session.machine.Event`` (kind: log, waiting, rejected, aborted, over, transcript)."""
+    """A line for the log pane; ``kind`` says how it is shown (log, waiting, rejected, aborted,
+    over, transcript, roster, seats, clock, timeout, audit, bot): see ``netgame.note_of``."""
 
     kind: str
     text: str
-    data: Any = None
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 Runs in the bridge's trio thread (``ui.app.bridge``). The human is a chooser that posts
 ``AskHuman`` to the UI and awaits the ``HumanAnswer`` the UI sends back. The board is kept
 fresh by posting ``BoardChanged`` whenever the session moves on: on every session event and
-from a short poll (draft picks of others produce no log line). The session object is only
-read in this thread, between the runner's awaits, so it is never touched concurrently.
+from a short poll (draft picks of others produce no log line). Only our seat's view
+(``SeatView``) is read, never the session itself; it is taken in this thread, between the
+runner's awaits, so the session is never touched concurrently.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import io
 import math
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,6 @@ from bots.netseat import bot_chooser
 from bots.process_bot import ProcessBot
 from bots.registry import make_bot
 from engine import Action
-from engine.view import view
 from p2p.errors import P2PError
 from p2p.identity import Identity
 from p2p.net.chat import ChatRefused
@@ -36,10 +37,33 @@ from p2p.net.chatlink import ChatLink
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game
 from p2p.net.joincode import JoinCode
 from p2p.net.node import HostedLobby, load_roster
+from p2p.net.notices import (
+    ChoiceRefused,
+    GameEvent,
+    RosterKnown,
+    SeatsDrawn,
+    Stopped,
+    StoreRepaired,
+    TableFilling,
+    TranscriptWritten,
+    Waiting,
+    WatchersChanged,
+)
 from p2p.net.rematch import ACCEPT_WITHIN, host_rematch, join_rematch, rematch_game_id
 from p2p.net.shortcode import display, short_code
-from p2p.session.events import Event
+from p2p.session.events import (
+    ClockRanOut,
+    DecisionClock,
+    DeckAudit,
+    GameAborted,
+    GameOver,
+    InputWanted,
+    LogLine,
+    Rejected,
+    TableClock,
+)
 from p2p.session.machine import GameSession
+from p2p.session.seatview import SeatView
 from ui.app.bridge import TrioSide
 from ui.app.messages import (
     AskHuman,
@@ -101,10 +125,10 @@ def fingerprint(peer_id: str) -> str:
     return peer_id[:12]
 
 
-def lobby_roster(table: dict[str, Any]) -> RosterChanged:
-    """A lobby update's table (``LobbyUpdate.to_json``) as the lobby screen lists it."""
-    return RosterChanged(table["players"], tuple(
-        RosterLine(seat["name"], fingerprint(seat["peer"])) for seat in table["seated"]))
+def lobby_roster(table: TableFilling) -> RosterChanged:
+    """A joiner's table so far as the lobby screen lists it."""
+    return RosterChanged(table.players, tuple(
+        RosterLine(name, fingerprint(peer)) for name, peer in table.seated))
 
 
 class NetGame:
@@ -113,7 +137,8 @@ class NetGame:
     def __init__(self, setup: NetSetup, side: TrioSide) -> None:
         self.setup = setup
         self.side = side
-        self.session: GameSession | None = None
+        # Our seat's view now (the session's ``seat_view``), once the board is shown.
+        self.views: Callable[[], SeatView | None] | None = None
         self.roster_names: list[str] = []  # by peer index, when we know the roster
         self.serial = 0
         self.result: dict[str, Any] | None = None
@@ -121,8 +146,8 @@ class NetGame:
         self.abort_reason = ""
         self.game_id: str | None = setup.game or (setup.code.game_id if setup.code else None)
         self._last_key: Any = None
-        self._opened: GameSession | None = None  # the runner's session, before it is shown
-        self._decision: dict[str, Any] | None = None  # the last decision's "clock" event data
+        self._opened: Callable[[], SeatView | None] | None = None  # before it is shown
+        self._decision: DecisionClock | None = None  # the last decision's clock
         self.now = trio.current_time  # the session's clock (the runner ticks it with this)
         self.chat = ChatLink(side.post)  # lines shown go to the UI as ChatShown
         # What the UI sends: answers for ``choose`` (chat lines are said at once).
@@ -130,111 +155,85 @@ class NetGame:
 
     # -- what the UI sees -------------------------------------------------------------------
 
-    def seat_names(self) -> tuple[str, ...]:
-        s = self.session
-        if s is None or not s.seat_of_peer:
-            return ()
-        peer_of_seat = [s.seat_of_peer.index(seat) for seat in range(s.n)]
+    def seat_names(self, seats: SeatView) -> tuple[str, ...]:
         return tuple(self.roster_names[p] if p < len(self.roster_names) else ""
-                     for p in peer_of_seat)
+                     for p in seats.peer_of_seat)
 
-    def waiting(self) -> tuple[str, ...]:
+    def waiting(self, seats: SeatView) -> tuple[str, ...]:
         """Who the game waits for, by faction (and name when known), never ourselves."""
-        s = self.session
-        if s is None or not s.seat_of_peer or s.config is None:
-            return ()
         out = []
-        for peer in s.waiting_for():
-            if peer == s.me:
+        for seat in sorted(seats.waiting, key=seats.peer_of_seat.__getitem__):
+            if seat == seats.seat:
                 continue
-            faction = s.config.factions[s.seat_of_peer[peer]]
+            faction = seats.config.factions[seat]
+            peer = seats.peer_of_seat[seat]
             name = self.roster_names[peer] if peer < len(self.roster_names) else ""
             out.append(f"{faction} ({name})" if name else faction)
         return tuple(out)
 
-    def committed_picks(self) -> list[bool] | None:
-        """Who has committed this draft pick (the session collects sealed commitments, so
-        the engine itself learns the picks only when all are in)."""
-        s = self.session
-        stage = s.stage if s is not None else None
-        if s is None or stage is None or stage.kind != "pick/commit":
-            return None
-        return [s.peer_of_seat[seat] in stage.collected for seat in range(s.n)]
-
-    def clocks(self) -> tuple[float | None, ...]:
+    def clocks(self, seats: SeatView) -> tuple[float | None, ...]:
         """Seconds left per seat for each player who still has to make the current decision
-        (None for the others), from the session's last decision "clock" event."""
-        s, clock = self.session, self._decision
-        if (s is None or clock is None or clock.get("deadline") is None or s.stage is None
-                or s.stage.index != clock.get("stage") or not s.peer_of_seat):
+        (None for the others), from the session's last ``DecisionClock``."""
+        clock = self._decision
+        if (clock is None or clock.deadline is None or not seats.waiting
+                or seats.stage != clock.stage):
             return ()
-        left = max(0.0, float(clock["deadline"]) - self.now())
-        deciding = set(s.stage.missing) & set(clock.get("peers", ()))
-        return tuple(left if s.peer_of_seat[seat] in deciding else None for seat in range(s.n))
+        left = max(0.0, clock.deadline - self.now())
+        deciding = {seats.peer_of_seat[seat] for seat in seats.waiting} & set(clock.peers)
+        return tuple(left if peer in deciding else None for peer in seats.peer_of_seat)
 
     def post_board(self, force: bool = False) -> None:
-        s = self.session
-        if s is None or s.engine is None or s.my_seat is None:
+        seats = self.views() if self.views is not None else None
+        if seats is None:
             return
-        picked = self.committed_picks()
-        clocks = self.clocks()
-        key = (s.stage_index, len(s.engine.log), s.engine.phase, self.waiting(),
-               tuple(picked or ()), tuple(None if c is None else int(c) for c in clocks))
+        clocks, waiting = self.clocks(seats), self.waiting(seats)
+        key = (seats.stage, len(seats.state.log), seats.state.phase, waiting,
+               seats.picked or (), tuple(None if c is None else int(c) for c in clocks))
         if key == self._last_key and not force:
             return
         self._last_key = key
-        self.side.post(BoardChanged(self.board_view(), self.waiting(), self.seat_names(),
-                                    clocks))
+        self.side.post(BoardChanged(board_view(seats), waiting, self.seat_names(seats), clocks))
 
-    def board_view(self) -> dict[str, Any]:
-        """Our seat's view, with who has committed this draft pick filled in."""
-        s = self.session
-        assert s is not None and s.engine is not None and s.my_seat is not None
-        board = view(s.engine, s.my_seat)
-        picked = self.committed_picks()
-        if picked is not None:
-            board["picked"] = picked
-        return board
-
-    def on_event(self, event: Event) -> None:
-        if event.kind == "input":
+    def on_event(self, event: GameEvent) -> None:
+        if isinstance(event, InputWanted):
             return
-        if event.kind == "over":
-            self.result = dict(event.data)
-        elif event.kind == "transcript":
-            self.transcript = str(event.data)
-        elif event.kind == "aborted":
+        if isinstance(event, GameOver):
+            self.result = dict(event.result)
+        elif isinstance(event, TranscriptWritten):
+            self.transcript = str(event.path)
+        elif isinstance(event, GameAborted | Stopped):
             self.abort_reason = event.text
-        elif event.kind == "roster" and isinstance(event.data, list):
-            self.roster_names = [str(name) for name in event.data]
+        elif isinstance(event, RosterKnown):
+            self.roster_names = list(event.names)
             if self.setup.mode not in ("host", "play"):  # the host's lobby watcher has it
                 self.side.post(RosterChanged(len(self.roster_names), tuple(
                     RosterLine(name, "") for name in self.roster_names)))
-        elif event.kind == "clock" and isinstance(event.data, dict) and "peers" in event.data:
-            self._decision = dict(event.data)  # a decision's clock (not the table's timing)
-        elif event.kind == "seats" and self._opened is not None:
+        elif isinstance(event, DecisionClock):
+            self._decision = event
+        elif isinstance(event, SeatsDrawn) and self._opened is not None:
             # The seats are drawn (a resumed game: its log is replayed, old rounds included):
             # from now on the board is shown, not only from our first decision.
-            self.session = self._opened
-        elif event.kind == "log" and isinstance(event.data, dict) and "seated" in event.data:
-            self.side.post(lobby_roster(event.data))  # a joiner's lobby: the table so far
-        elif event.kind == "log" and self.session is None:
+            self.views = self._opened
+        elif isinstance(event, TableFilling):
+            self.side.post(lobby_roster(event))  # a joiner's lobby: the table so far
+        elif isinstance(event, LogLine) and self.views is None:
             self.side.post(Connecting(event.text))
-        self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
+        self.side.post(note_of(event))
         self.post_board()
 
-    async def choose(self, session: GameSession, legal: list[Action]) -> Action:
-        self.session = session
+    async def choose(self, seats: SeatView) -> Action:
+        if self.views is None:
+            self.views = self._opened
         self.serial += 1
         serial = self.serial
-        assert session.engine is not None and session.my_seat is not None
         self.post_board(force=True)
-        self.side.post(AskHuman(serial, self.board_view(), tuple(legal), self.seat_names()))
+        self.side.post(AskHuman(serial, board_view(seats), seats.legal, self.seat_names(seats)))
         while True:
             item = await self._answers.receive()
             # Answers to an older question (a double key press) are dropped, and the UI only
             # offers legal actions; the check keeps a confused UI from stalling the game.
-            if isinstance(item, HumanAnswer) and item.serial == serial and item.action in legal:
+            if (isinstance(item, HumanAnswer) and item.serial == serial
+                    and item.action in seats.legal):
                 return item.action
 
     async def read_ui(self) -> None:
@@ -254,7 +253,7 @@ class NetGame:
 
     async def watch_lobby(self, lobby: HostedLobby, players: int) -> None:
         shown: tuple[RosterLine, ...] = ()
-        while self.session is None:
+        while self.views is None:
             entries = lobby.joined()
             self.roster_names = [e.name for e in entries]
             lines = tuple(RosterLine(e.name, fingerprint(e.peer_id)) for e in entries)
@@ -285,7 +284,7 @@ class NetGame:
                          str(self.setup.options.home_dir))
 
     def _open(self, session: GameSession) -> None:
-        self._opened = session
+        self._opened = session.seat_view  # the UI sees our seat's view, never the session
 
     async def _play(self, nursery: trio.Nursery) -> GameSession:
         setup = self.setup
@@ -368,11 +367,27 @@ def failure_reason(exc: BaseException) -> str:
     return str(first) or type(first).__name__
 
 
-def _plain(data: Any) -> Any:
-    """Event data made safe to hand to another thread (no live objects)."""
-    if isinstance(data, dict | list | str | int | float | bool) or data is None:
-        return data
-    return str(data)
+def board_view(seats: SeatView) -> dict[str, Any]:
+    """Our seat's view, with who has committed this draft pick filled in."""
+    board = seats.board()
+    if seats.picked is not None:
+        board["picked"] = list(seats.picked)
+    return board
+
+
+# How the log pane shows each event (``NetNote.kind``; none: a plain log line).
+NOTE_KINDS: dict[type, str] = {
+    LogLine: "log", Rejected: "rejected", ChoiceRefused: "rejected", StoreRepaired: "rejected",
+    GameAborted: "aborted", Stopped: "aborted", GameOver: "over", DeckAudit: "audit",
+    TableClock: "clock", DecisionClock: "clock", ClockRanOut: "timeout", Waiting: "waiting",
+    RosterKnown: "roster", SeatsDrawn: "seats", TranscriptWritten: "transcript",
+    TableFilling: "log", WatchersChanged: "watchers",
+}
+
+
+def note_of(event: GameEvent) -> NetNote:
+    """The log pane's note for ``event`` (plain text only: it crosses to the UI thread)."""
+    return NetNote(NOTE_KINDS.get(type(event), "log"), event.text)
 
 
 async def run_network(setup: NetSetup, side: TrioSide) -> GameEnded:

@@ -20,12 +20,12 @@ from engine.view import redact, view
 from p2p.errors import P2PError
 from p2p.net.games import PeerOptions
 from p2p.net.joincode import JoinCode
+from p2p.net.notices import GameEvent, RosterKnown, TranscriptWritten
 from p2p.net.watch import watch_game
-from p2p.session.events import Event
 from p2p.session.machine import GameSession
 from ui.app.bridge import TrioSide
-from ui.app.messages import BoardChanged, GameEnded, NetNote
-from ui.app.netgame import POLL_SECONDS, _plain, failure_reason
+from ui.app.messages import BoardChanged, GameEnded
+from ui.app.netgame import POLL_SECONDS, failure_reason, note_of
 
 SEAT_ONLY: dict[str, Any] = {"hand": [], "drafted": [], "prisoner": None, "decision": None,
                              "legal": [], "pick_count": 0}
@@ -68,12 +68,12 @@ class WatchedGame:
         self._last_key = key
         self.side.post(BoardChanged(public_view(s.engine), (), self.seat_names()))
 
-    def on_event(self, event: Event) -> None:
-        if event.kind == "roster" and isinstance(event.data, list):
-            self.names = [str(name) for name in event.data]
-        elif event.kind == "transcript":
-            self.transcript = str(event.data)
-        self.side.post(NetNote(event.kind, event.text, _plain(event.data)))
+    def on_event(self, event: GameEvent) -> None:
+        if isinstance(event, RosterKnown):
+            self.names = list(event.names)
+        elif isinstance(event, TranscriptWritten):
+            self.transcript = str(event.path)
+        self.side.post(note_of(event))
         self.post_board()
 
     def _open(self, session: GameSession) -> None:

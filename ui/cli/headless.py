@@ -8,10 +8,33 @@ import time
 from typing import TextIO
 
 from p2p.net.chatlink import ChatLink, ChatShown
-from p2p.session.events import Event
+from p2p.net.notices import (
+    ChoiceRefused,
+    GameEvent,
+    Stopped,
+    StoreRepaired,
+    TranscriptWritten,
+)
+from p2p.session.events import (
+    ClockRanOut,
+    DecisionClock,
+    GameAborted,
+    InputWanted,
+    Rejected,
+    TableClock,
+)
 from p2p.text import printable
 
 log = logging.getLogger("solstice.headless")
+
+
+# What a line starts with, by event class (none: the event's text alone).
+_PREFIX: dict[type, str] = {
+    Rejected: "warning: ", ChoiceRefused: "warning: ", StoreRepaired: "warning: ",
+    GameAborted: "STOPPED: ", Stopped: "STOPPED: ",
+    TranscriptWritten: "transcript written to ", TableClock: "clock: ", DecisionClock: "clock: ",
+    ClockRanOut: "clock: ",
+}
 
 
 class LogPrinter:
@@ -32,12 +55,10 @@ class LogPrinter:
         who = f"{printable(shown.author, 40)}: " if shown.author is not None else ""
         print(f"{self.stamp()} chat: {who}{printable(shown.text)}", file=self.out, flush=True)
 
-    def __call__(self, event: Event) -> None:
-        if event.kind == "input":
+    def __call__(self, event: GameEvent) -> None:
+        if isinstance(event, InputWanted):
             return
         stamp = self.stamp()
-        prefix = {"rejected": "warning: ", "aborted": "STOPPED: ", "waiting": "",
-                  "over": "", "transcript": "transcript written to ",
-                  "clock": "clock: ", "timeout": "clock: "}.get(event.kind, "")
+        prefix = _PREFIX.get(type(event), "")
         # Event texts carry peer-supplied names and reasons: never raw to the terminal.
         print(f"{stamp} {prefix}{printable(event.text, 2000)}", file=self.out, flush=True)

@@ -1,0 +1,91 @@
+"""The state every part of ``GameSession`` shares, declared once with its types.
+
+``GameSession`` is assembled from parts with one job each (``schedule``: which stage comes
+next; ``contribute``: our message for a stage; ``complete``: applying a finished stage;
+``lockstep``: the stage and state-hash checks; ``inbox``, ``clock``). Each part subclasses
+``SessionFields`` so the type checker knows the fields it reads; ``GameSession.__init__`` sets
+them, and the stubs below are the methods one part calls in another.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine import Action, GameConfig, GameState
+from engine.relabel import Relabel
+from p2p.crypto.seeds import SeedExchange
+from p2p.deck.deck import Deck
+from p2p.identity import Identity
+from p2p.session.clock import StageClock
+from p2p.session.envelope import MessageLog, SignedMessage
+from p2p.session.events import UNFAIR, Aborted, Peer, Seat, SessionEvent
+from p2p.session.opening import SealedKeys
+from p2p.session.stages import Stage
+from p2p.session.timing import Timing
+
+if TYPE_CHECKING:
+    from p2p.session.blame import Referee
+
+
+class SessionFields:
+    """The fields of ``GameSession`` (see its ``__init__`` for what each holds)."""
+
+    game_id: str
+    n: int
+    me: Peer | None
+    identity: Identity | None
+    master: bytes
+    msglog: MessageLog
+    queues: list[deque[SignedMessage]]
+    future: list[dict[int, SignedMessage]]
+    outbox: list[bytes]
+    events: list[SessionEvent]
+    stage_index: int
+    stage: Stage | None
+    follow_up: Stage | None
+    replaying: bool
+    on_record: Callable[[SignedMessage], None] | None
+    setup: SeedExchange
+    box_public: dict[int, Any]
+    seat_of_peer: list[Seat]  # drawn at setup: the one place peers and seats are mapped
+    peer_of_seat: list[Peer]
+    config: GameConfig | None
+    deck: Deck | None
+    card_ids: tuple[int, ...]
+    engine: GameState | None
+    actions: list[Action | Relabel]
+    known_base: list[int]
+    log_base: int
+    pending_input: list[Action] | None
+    input_stage: int
+    away: set[int]
+    pick_counter: int
+    remasked_round: int
+    chance_exchange: SeedExchange | None
+    openings: dict[int, dict[str, Any]]
+    result: dict[str, Any] | None
+    aborted: Aborted | None
+    private_log: list[SealedKeys]
+    timing: Timing
+    clock: StageClock
+    referee: Referee
+    rejections: list[int]
+
+    @property
+    def my_seat(self) -> Seat | None:  # provided by GameSession
+        raise NotImplementedError
+
+    def _send(self, kind: str, body: dict[str, Any]) -> None:  # provided by GameSession
+        raise NotImplementedError
+
+    def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
+        raise NotImplementedError  # provided by GameSession
+
+    def _stage(self, kind: str, peers: Sequence[int] | None = None, **info: Any) -> Stage:
+        raise NotImplementedError  # provided by Lockstep
+
+    def _apply(self, action: Action, seat: int | None) -> None:
+        raise NotImplementedError  # provided by Completions

@@ -1,0 +1,41 @@
+"""Lockstep checks: every stage message names its stage, and the stateful ones carry the
+public state hash their author computed, which must be ours (the engines are in step)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.serialize import public_hash
+from p2p.session.envelope import SignedMessage
+from p2p.session.events import Peer
+from p2p.session.fields import SessionFields
+from p2p.session.stages import STATEFUL, Stage
+
+
+class Lockstep(SessionFields):
+    """Building a stage (with the state hash it expects) and checking a message against it."""
+
+    def _stage(self, kind: str, peers: Sequence[int] | None = None, **info: Any) -> Stage:
+        chosen = frozenset(map(Peer, range(self.n) if peers is None else peers))
+        if self.engine is not None and kind in STATEFUL:
+            info.setdefault("state", public_hash(self.engine))
+        return Stage(kind, chosen, 0, info=info)
+
+    def _evidence(self, stage: Stage, peer: Peer | None) -> Any:
+        if peer is not None and peer in stage.collected:
+            return [stage.collected[peer].to_json()]
+        return None
+
+    def _check_stage_message(self, stage: Stage, peer: Peer, signed: SignedMessage) -> bool:
+        msg = signed.msg
+        if msg.type != stage.kind or msg.body.get("stage") != stage.index:
+            self._abort(peer, f"sent {msg.type!r} for stage {msg.body.get('stage')} while "
+                              f"stage {stage.index} expects {stage.kind!r}", [signed.to_json()])
+            return False
+        expected = stage.info.get("state")
+        if expected is not None and msg.body.get("state") != expected:
+            self._abort(peer, "state hash differs from ours: the engines are out of step",
+                        [signed.to_json()])
+            return False
+        return True
