@@ -255,6 +255,20 @@ class GameState:
         self.claimer.append(-1)
         return slot
 
+    def new_slots(self, card_ids: list[int]) -> list[int]:
+        """Fresh slots, seen by nobody, for ``card_ids`` (``new_slot`` for a whole batch)."""
+        first, k = len(self.card_of), len(card_ids)
+        self.card_of += card_ids
+        self.known += [0] * k
+        self.face_up += [False] * k
+        self.dispatcher += [-1] * k
+        self.claim += [""] * k
+        self.claim_vision += [False] * k
+        self.controller += [-1] * k
+        self.resolved += [False] * k
+        self.claimer += [-1] * k
+        return list(range(first, first + k))
+
     def owner(self, slot: int) -> int:
         """Seat printed on the card in ``slot`` (-1 for events)."""
         faction = CARDS[self.card_of[slot]].faction
