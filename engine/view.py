@@ -59,6 +59,9 @@ def redact(s: GameState, seat: int | None) -> GameState:
 LABELS: tuple[str, ...] = tuple(card.label for card in CARDS)
 
 
+_SLOT_TEXTS: tuple[str, ...] = tuple(str(x) for x in range(1024))  # str(slot), looked up
+
+
 def view(s: GameState, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may know, as plain data (safe to send to a bot or a UI).
 
@@ -139,7 +142,8 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "waiting_for_decision": decision.seat if decision is not None else None,
         "messenger": active_claim(s, "Messenger"),
         "poison": active_claim(s, "Poison"),
-        "known": {str(x): LABELS[card_of[x]] for x in live if card_of[x] >= 0},
+        "known": {_SLOT_TEXTS[x] if x < 1024 else str(x): LABELS[card_of[x]]
+                  for x in live if card_of[x] >= 0},
         "legal": [a.text() for a in legal_actions(s, seat)] if can_list else [],
         "log": s.log[-30:],
     }
@@ -163,7 +167,11 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
     free = [x for x in unknown if not (dispatcher[x] >= 0 and claim[x])]
     # each constrained slot's claim, and the claims every card could truthfully make there
     checks = [(claim[x], _claims_here(r, x)) for x in constrained]
-    d = r.clone()
+    log, r.log = r.log, []  # a search never reads the log: do not copy it
+    try:
+        d = r.clone()
+    finally:
+        r.log = log
     for attempt in range(tries):
         cards = pool[:]
         stream.shuffle(cards)
@@ -181,12 +189,12 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
             assignment[slot] = chosen
         if not ok:
             continue
-        for slot, cid in zip(free, cards, strict=False):
-            assignment[slot] = cid
+        dealt = d.card_of
         for slot, cid in assignment.items():
-            d.card_of[slot] = cid
+            dealt[slot] = cid
+        for slot, cid in zip(free, cards, strict=False):
+            dealt[slot] = cid
         break
     d.omniscient = True
     d.keep_log = False
-    d.log = []  # a search never reads the log: do not copy it on every clone
     return d
