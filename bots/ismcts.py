@@ -45,6 +45,7 @@ from engine import (
     Phase,
     Pick,
     apply_in_place,
+    apply_trusted,
     is_over,
     legal_actions,
     random_chance,
@@ -164,7 +165,7 @@ class IsmctsBot(Bot):
             else:
                 i = self._select(node, texts)
                 child = node.children[texts[i]]
-            apply_in_place(d, legal[i])
+            apply_trusted(d, legal[i])  # one of legal_actions: no need to check it again
             path.append(child)
             node = child
         start_round = d.round
@@ -200,7 +201,7 @@ class IsmctsBot(Bot):
                     apply_in_place(d, random_chance(d, rng))
                     continue
                 legal = legal_actions(d, seat)
-                apply_in_place(d, legal[rng.randbelow(len(legal))])
+                apply_trusted(d, legal[rng.randbelow(len(legal))])
             return
         while not is_over(d):
             seat = to_move(d)[0]
@@ -213,10 +214,11 @@ class IsmctsBot(Bot):
                 # Defaults are the rules' sensible "do nothing special" answers; random
                 # answers to "kill which card?" questions mostly add noise.
                 apply_in_place(d, Choose(seat, d.decision.default))
+            # the rollout policy builds only legal picks and dispatches: no need to check them
             elif d.phase is Phase.DRAFT:
-                apply_in_place(d, self._rollout_pick(d, seat, rng))
+                apply_trusted(d, self._rollout_pick(d, seat, rng))
             else:
-                apply_in_place(d, _rollout_dispatch(d, seat, rng))
+                apply_trusted(d, _rollout_dispatch(d, seat, rng))
 
     def _rollout_pick(self, d: GameState, seat: int, rng: RandomStream) -> Action:
         """Draft by roulette over squared card values: mostly good cards, never certain."""

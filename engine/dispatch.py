@@ -65,6 +65,12 @@ def _check_turn(s: GameState, seat: int, slot: int) -> None:
 
 
 def apply_dispatch(s: GameState, action: Dispatch) -> None:
+    check_dispatch(s, action)
+    place_dispatch(s, action)
+
+
+def check_dispatch(s: GameState, action: Dispatch) -> None:
+    """Raise IllegalActionError unless ``action`` is a legal dispatch now."""
     seat, slot, p, claim = action.seat, action.slot, action.planet, action.claim
     _check_turn(s, seat, slot)
     planets = s.planets
@@ -87,8 +93,14 @@ def apply_dispatch(s: GameState, action: Dispatch) -> None:
                       f"{describe_claim(claim)}: allowed {', '.join(allowed)}")
     elif claim not in plausible_claims(name, vision):
         raise IllegalActionError(seat, f"cannot claim {claim!r} at {name}")
+
+
+def place_dispatch(s: GameState, action: Dispatch) -> None:
+    """Play a (checked) dispatch."""
+    seat, slot, p, claim = action.seat, action.slot, action.planet, action.claim
+    vision = s.vision_up[p]
     s.hands[seat].remove(slot)
-    here.append(slot)
+    s.planets[p].append(slot)
     s.dispatcher[slot] = seat
     s.claim[slot] = claim
     s.claim_vision[slot] = vision
@@ -99,7 +111,8 @@ def apply_dispatch(s: GameState, action: Dispatch) -> None:
     else:
         if s.keep_log:
             shown = "" if claim == "none" else f", disclosed as {claim}"
-            s.add_log(f"{seat_name(s, seat)} dispatches a card face down to {name}{shown}")
+            s.add_log(f"{seat_name(s, seat)} dispatches a card face down to "
+                      f"{s.config.planets[p]}{shown}")
         next_turn(s)
 
 
@@ -177,6 +190,11 @@ def apply_capture(s: GameState, action: Capture) -> None:
     _check_turn(s, action.seat, action.slot)
     if s.captured[action.seat]:
         raise IllegalActionError(action.seat, "has already captured a prisoner this round")
+    take_prisoner(s, action)
+
+
+def take_prisoner(s: GameState, action: Capture) -> None:
+    """Play a (checked) capture."""
     s.hands[action.seat].remove(action.slot)
     s.prisoner[action.seat] = action.slot
     s.captured[action.seat] = True

@@ -93,8 +93,13 @@ def apply_pick(s: GameState, action: Pick) -> None:
             if slot not in hand:
                 raise IllegalActionError(seat, f"cannot pick slot {slot}: it is not in its "
                                                "hand")
+    take_pick(s, action)
+
+
+def take_pick(s: GameState, action: Pick) -> None:
+    """Record a (checked) pick; when every seat has picked, take the cards and pass."""
     picks = s.picks
-    picks[seat] = chosen
+    picks[action.seat] = action.slots
     # Everyone picks at once: wait for each seat that still has to (pick_count inline).
     quota, drafted, hands, n = s.quota, s.drafted, s.hands, s.n
     for x in range(n):

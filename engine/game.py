@@ -204,6 +204,24 @@ def apply_in_place(s: GameState, action: Action) -> None:
     advance(s)
 
 
+def apply_trusted(s: GameState, action: Action) -> None:
+    """``apply_in_place`` without the legality checks, for search rollouts that apply
+    actions the engine itself listed or built by its rules (one of ``legal_actions``, a
+    dispatch with a truthful claim to an open planet, a pick of ``pick_count`` cards from the
+    hand, a capture of a card in hand, a decision's option). Anything else corrupts the
+    state: use ``apply_in_place`` for actions from players, bots or peers."""
+    cls = action.__class__
+    if cls is Dispatch:
+        dispatch.place_dispatch(s, action)  # type: ignore[arg-type]
+    elif cls is Pick:
+        draft.take_pick(s, action)  # type: ignore[arg-type]
+    elif cls is Capture:
+        dispatch.take_prisoner(s, action)  # type: ignore[arg-type]
+    else:
+        _APPLY[cls](s, action)  # the rare ones keep their checks
+    advance(s)
+
+
 def _apply_choose(s: GameState, action: Choose) -> None:
     d = s.decision
     if d is None or d.seat != action.seat:
