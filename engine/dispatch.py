@@ -25,7 +25,9 @@ def planet_limit(s: GameState, p: int) -> int:
 def open_planets(s: GameState) -> list[int]:
     if "Blockade" not in s.config.events:
         return [p for p, cards in enumerate(s.planets) if len(cards) < PLANET_LIMIT]
-    return [p for p, cards in enumerate(s.planets) if len(cards) < planet_limit(s, p)]
+    # only a planet one card short of the limit can be closed by a face-up Blockade
+    return [p for p, cards in enumerate(s.planets) if len(cards) < PLANET_LIMIT - 1
+            or (len(cards) < PLANET_LIMIT and planet_limit(s, p) == PLANET_LIMIT)]
 
 
 @step("start_dispatch")
