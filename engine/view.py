@@ -59,6 +59,7 @@ def redact(s: GameState, seat: int | None) -> GameState:
 LABELS: tuple[str, ...] = tuple(card.label for card in CARDS)
 
 
+_RULE_TEXT: dict[str, str] = {name: planet.rule_text() for name, planet in PLANETS.items()}
 _SLOT_TEXTS: tuple[str, ...] = tuple(str(x) for x in range(1024))  # str(slot), looked up
 
 
@@ -94,7 +95,7 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
                           "resolved": resolved[slot]})
         planet_info = PLANETS[name]
         planet: dict[str, Any] = {
-            "name": name, "vp": planet_info.vp, "rule": planet_info.rule_text(),
+            "name": name, "vp": planet_info.vp, "rule": _RULE_TEXT[name],
             "limit": planet_limit(s, p) if all(card_of[x] >= 0 or not face_up[x]
                                                for x in s.planets[p]) else None,
             "vision_face_up": s.vision_up[p], "cards": cards, "strongest": None,
