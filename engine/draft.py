@@ -8,6 +8,8 @@ from engine.errors import IllegalActionError
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
+_DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
+
 
 def active_claim(s: GameState, name: str) -> int:
     """Seat holding the claimed ``name`` event that acts this round, or -1."""
@@ -54,7 +56,7 @@ def pick_round(s: GameState) -> None:
 
 
 def _picking(s: GameState) -> bool:
-    return s.phase is Phase.DRAFT and s.step is None and not s.chance and not s.decision
+    return s.phase is _DRAFT and s.step is None and not s.chance and not s.decision
 
 
 def must_pick(s: GameState, seat: int) -> int:

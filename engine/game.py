@@ -22,6 +22,8 @@ from engine.randomness import RandomStream
 from engine.state import Decision, GameState, Phase
 
 CHANCE = -1  # the "seat" of chance in to_move()
+# Phase members as module constants: reading ``Phase.X`` goes through the enum's class and
+# costs about ten times a global (these checks run for every action).
 _OVER, _DISPATCH, _DRAFT = Phase.OVER, Phase.DISPATCH, Phase.DRAFT
 
 
@@ -75,7 +77,7 @@ def to_move(s: GameState) -> list[int]:
 
 
 def is_over(s: GameState) -> bool:
-    return s.phase is Phase.OVER
+    return s.phase is _OVER
 
 
 def pending_decision(s: GameState) -> Decision | None:
@@ -190,7 +192,7 @@ def apply(s: GameState, action: Action) -> GameState:
 
 def apply_in_place(s: GameState, action: Action) -> None:
     """Apply ``action`` to ``s``. On an illegal action ``s`` is left unchanged."""
-    if s.phase is Phase.OVER:
+    if s.phase is _OVER:
         raise IllegalActionError(action.seat, "cannot act: the game is over")
     if s.awaiting:
         raise IllegalActionError(action.seat, f"cannot act: waiting for slots {s.awaiting} "

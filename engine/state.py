@@ -219,10 +219,11 @@ class GameState:
         new.planet_started, new.stopped = self.planet_started[:], self.stopped[:]
         new.duchess_scored, new.initial_sf = self.duchess_scored[:], self.initial_sf[:]
         new.awaiting, new.log = self.awaiting[:], self.log[:]
-        new.hands = [h[:] for h in self.hands]
-        new.drafted = [d[:] for d in self.drafted]
-        new.planets = [p[:] for p in self.planets]
-        new.planet_discarded = [d[:] for d in self.planet_discarded]
+        copy = list.copy
+        new.hands = list(map(copy, self.hands))
+        new.drafted = list(map(copy, self.drafted))
+        new.planets = list(map(copy, self.planets))
+        new.planet_discarded = list(map(copy, self.planet_discarded))
         return new
 
     # -- zones ------------------------------------------------------------------------------

@@ -16,6 +16,9 @@ from engine.randomness import RandomStream
 from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
 
+# globals: faster to read than the enum members
+_DRAFT, _DISPATCH, _RESOLVE = Phase.DRAFT, Phase.DISPATCH, Phase.RESOLVE
+
 
 def _hide_unknown(s: GameState, card_of: list[int], seat: int | None,
                  live: list[int]) -> list[int]:
@@ -102,7 +105,7 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
             "favored": None, "sentry": s.sentry_planet == p,
             "discarded": [label(x) for x in s.planet_discarded[p]],
         }
-        if s.planet_started[p] and s.phase is Phase.RESOLVE:
+        if s.planet_started[p] and s.phase is _RESOLVE:
             st, fv = strongest_and_favored(s, p)
             planet["strongest"] = st if st >= 0 else None
             planet["favored"] = fv if fv >= 0 else None
@@ -127,7 +130,7 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "hand_sizes": [len(h) for h in s.hands],
         "drafted_counts": [len(d) for d in s.drafted],
         "pick_count": pick_count(s, seat) if seat in waiting_pickers(s) else 0,
-        "picked": [s.picks[i] is not None for i in range(s.n)] if s.phase is Phase.DRAFT
+        "picked": [s.picks[i] is not None for i in range(s.n)] if s.phase is _DRAFT
         else [False] * s.n,
         "prisoner": card(s.prisoner[seat]) if s.prisoner[seat] >= 0 else None,
         "has_prisoner": [x >= 0 for x in s.prisoner],
@@ -136,7 +139,7 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
                     "active": rnd == s.round - 1} for slot, who, rnd in s.claims],
         "scores": [{"vp": s.vp[i], "casualties": s.casualties[i]} for i in range(s.n)],
         "deck_size": len(s.deck),
-        "turn": s.turn if s.phase is Phase.DISPATCH else None,
+        "turn": s.turn if s.phase is _DISPATCH else None,
         "decision": None if decision is None or decision.seat != seat else {
             "kind": decision.kind, "options": list(decision.options),
             "default": decision.default, "prompt": decision.prompt},
