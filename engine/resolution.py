@@ -13,13 +13,16 @@ from engine.flow import ask, make_public, seat_name, step
 from engine.state import Decision, GameState, Phase
 from engine.strength import favored, sentry_holder, strongest, strongest_and_favored, totals
 
+_NAME_OF_CARD = [card.name for card in CARDS]  # by card id: effects ask names all the time
+
 
 def _name(s: GameState, slot: int) -> str:
-    return CARDS[s.card_of[slot]].name
+    return _NAME_OF_CARD[s.card_of[slot]]
 
 
 def _alive_named(s: GameState, p: int, name: str) -> bool:
-    return any(CARDS[s.card_of[x]].name == name for x in s.planets[p])
+    card_of = s.card_of
+    return any(_NAME_OF_CARD[card_of[x]] == name for x in s.planets[p])
 
 
 @step("start_resolve")
