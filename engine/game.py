@@ -120,7 +120,7 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
 # they depend on. A card's dispatches depend on the seat, its slot and card, and on the open
 # planets with their claim tables (``_planets_key``); a capture on seat and slot, a pick on
 # seat and slots.
-_CACHE_LIMIT = 100_000
+_CACHE_LIMIT = 20_000  # entries per memo (a few hundred games), then it starts again
 _planet_keys: dict[tuple[tuple[int, str, bool], ...], int] = {}
 _card_dispatches: dict[tuple[int, int, int, int], tuple[Dispatch, ...]] = {}
 _captures: dict[tuple[int, int], Capture] = {}
