@@ -52,13 +52,6 @@ def next_turn(s: GameState) -> None:
     s.step = ("start_resolve",)
 
 
-def dispatch_seat(s: GameState) -> int:
-    """Seat whose dispatch turn it is, or -1."""
-    if s.phase is not _DISPATCH or s.step is not None or s.decision or s.awaiting:
-        return -1
-    return s.turn
-
-
 def _check_turn(s: GameState, seat: int, slot: int) -> None:
     if s.turn != seat or s.phase is not _DISPATCH or s.step is not None or s.decision \
             or s.awaiting:

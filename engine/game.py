@@ -55,7 +55,7 @@ def new_game(config: GameConfig, deck_order: Sequence[int] | None = None, *,
 def to_move(s: GameState) -> list[int]:
     """Seats that must act now (several during a draft pick), [CHANCE], or [] when the game is
     over or waiting for reveals."""
-    # Called before every action: dispatch_seat and waiting_pickers inline.
+    # Called before every action, so it reads the state directly (draft.waiting_pickers inline).
     if s.awaiting:
         return []
     phase = s.phase
