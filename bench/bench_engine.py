@@ -15,7 +15,15 @@ Figures:
   cards`` (a fresh interpreter each, best of 3), and of a bare interpreter for reference.
 
 ``--tree PATH`` measures another checkout of the project (for a before/after comparison);
-``--profile`` prints a cProfile of the random games.
+``--profile`` prints a cProfile of the random games. ``--only WORKLOAD --count N`` runs one
+workload N times and prints nothing, to count its instructions under valgrind, which a shared
+machine cannot disturb (per unit: the difference of two counts over the difference of N):
+
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        .venv/bin/python bench/bench_engine.py --only simulate --count 41 [--tree PATH]
+
+Units: ``simulate`` and ``bare`` a game, ``ismcts2``/``ismcts4`` a decision of 100 iterations,
+``view``/``redact``/``determinize`` a pass over 440 (state, seat) pairs.
 
     .venv/bin/python bench/bench_engine.py [--games 600] [--tree PATH] [--profile]
 """
@@ -195,6 +203,34 @@ def cli_cpu(tree: Path, args: list[str], runs: int = 3) -> float:
     return best
 
 
+def run_only(workload: str, count: int) -> None:
+    """One workload ``count`` times, silently (for an instruction count)."""
+    if workload in ("simulate", "bare"):
+        if count:
+            (simulate_games if workload == "simulate" else bare_engine_games)(count, 4)
+    elif workload.startswith("ismcts"):
+        if count:
+            ismcts_rate(int(workload[-1]), decisions=count, iterations=100)
+    else:
+        states = [s for g in range(4) for s in _game_states(f"views/{g}", 4, 5)]
+        pairs = [(s, seat) for s in states for seat in range(4)]
+        redacted = [redact(s, seat) for s, seat in pairs]
+        stream = RandomStream("determinize")
+        for _ in range(count):
+            if workload == "view":
+                for s, seat in pairs:
+                    view(s, seat)
+            elif workload == "redact":
+                for s, seat in pairs:
+                    redact(s, seat)
+            else:
+                for r in redacted:
+                    determinize(r, stream)
+
+
+WORKLOADS = ("simulate", "bare", "ismcts2", "ismcts4", "view", "redact", "determinize")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=600,
@@ -203,8 +239,14 @@ def main() -> None:
                         help="the checkout to measure (default: this one; read at import)")
     parser.add_argument("--profile", action="store_true", help="also profile the random games")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--only", choices=WORKLOADS,
+                        help="run only this workload, --count times, printing nothing")
+    parser.add_argument("--count", type=int, default=1, help="repetitions for --only")
     args = parser.parse_args()
     tree = TREE
+    if args.only:
+        run_only(args.only, args.count)
+        return
 
     print(f"tree:    {tree}")
     print(f"machine: {platform.machine()} ({os.cpu_count()} CPUs), {platform.system()} "

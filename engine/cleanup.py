@@ -47,10 +47,10 @@ def apply_reshuffle(s: GameState, action: Shuffle) -> None:
     s.discard = []
     if action.perm is None:
         s.omniscient = False
-        fresh = [s.new_slot(-1, 0) for _ in old]
+        s.deck += s.new_slots([-1] * len(old))
     else:
-        fresh = [s.new_slot(s.card_of[old[i]], 0) for i in action.perm]
-    s.deck += fresh
+        card_of = s.card_of
+        s.deck += s.new_slots([card_of[old[i]] for i in action.perm])
 
 
 @step("deal")

@@ -7,6 +7,7 @@ gives the same table. A configuration is public knowledge.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from engine.cards import (
     CARD_BY_LABEL,
@@ -64,10 +65,7 @@ class GameConfig:
 
     def card_ids(self) -> tuple[int, ...]:
         """The cards of this game, in global id order."""
-        ids = [CARD_BY_LABEL[f"{f}:{t}"].id for f in self.factions
-               for t in ("Legions", "Diplomat", "Assassin", "Duchess", "Marshal", "Elder")]
-        ids += [EVENT_BY_NAME[e].id for e in self.events]
-        return tuple(sorted(ids))
+        return _card_ids(self.factions, self.events)
 
     def to_dict(self) -> dict[str, object]:
         return {"factions": list(self.factions), "planets": list(self.planets),
@@ -80,6 +78,15 @@ class GameConfig:
                        tuple(data["events"]), int(data["first_player"]))  # type: ignore[arg-type, call-overload]
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"bad game configuration: {exc}") from exc
+
+
+@cache
+def _card_ids(factions: tuple[str, ...], events: tuple[str, ...]) -> tuple[int, ...]:
+    # every determinization of a search asks for them
+    ids = [CARD_BY_LABEL[f"{f}:{t}"].id for f in factions
+           for t in ("Legions", "Diplomat", "Assassin", "Duchess", "Marshal", "Elder")]
+    ids += [EVENT_BY_NAME[e].id for e in events]
+    return tuple(sorted(ids))
 
 
 def random_config(n: int, stream: RandomStream, *, first_game: bool = False,

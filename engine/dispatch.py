@@ -10,6 +10,7 @@ from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
 BLOCKADE = next(c.id for c in CARDS if c.name == "Blockade")
+_DISPATCH = Phase.DISPATCH  # a global: faster to read than the enum member
 
 
 def planet_limit(s: GameState, p: int) -> int:
@@ -25,7 +26,9 @@ def planet_limit(s: GameState, p: int) -> int:
 def open_planets(s: GameState) -> list[int]:
     if "Blockade" not in s.config.events:
         return [p for p, cards in enumerate(s.planets) if len(cards) < PLANET_LIMIT]
-    return [p for p, cards in enumerate(s.planets) if len(cards) < planet_limit(s, p)]
+    # only a planet one card short of the limit can be closed by a face-up Blockade
+    return [p for p, cards in enumerate(s.planets) if len(cards) < PLANET_LIMIT - 1
+            or (len(cards) < PLANET_LIMIT and planet_limit(s, p) == PLANET_LIMIT)]
 
 
 @step("start_dispatch")
@@ -49,52 +52,63 @@ def next_turn(s: GameState) -> None:
     s.step = ("start_resolve",)
 
 
-def dispatch_seat(s: GameState) -> int:
-    """Seat whose dispatch turn it is, or -1."""
-    if s.phase is not Phase.DISPATCH or s.step is not None or s.decision or s.awaiting:
-        return -1
-    return s.turn
-
-
 def _check_turn(s: GameState, seat: int, slot: int) -> None:
-    if dispatch_seat(s) != seat:
+    if s.turn != seat or s.phase is not _DISPATCH or s.step is not None or s.decision \
+            or s.awaiting:
         raise IllegalActionError(seat, "cannot play now: it is not its dispatch turn")
     if slot not in s.hands[seat]:
         raise IllegalActionError(seat, f"cannot play slot {slot}: it is not in its hand")
 
 
 def apply_dispatch(s: GameState, action: Dispatch) -> None:
-    seat, slot, p = action.seat, action.slot, action.planet
+    check_dispatch(s, action)
+    place_dispatch(s, action)
+
+
+def check_dispatch(s: GameState, action: Dispatch) -> None:
+    """Raise IllegalActionError unless ``action`` is a legal dispatch now."""
+    seat, slot, p, claim = action.seat, action.slot, action.planet, action.claim
     _check_turn(s, seat, slot)
-    if not 0 <= p < len(s.planets):
+    planets = s.planets
+    if not 0 <= p < len(planets):
         raise IllegalActionError(seat, f"cannot dispatch to planet {p}: no such planet")
-    name = s.planet_name(p)
-    limit = planet_limit(s, p)
-    if len(s.planets[p]) >= limit:
-        raise IllegalActionError(
-            seat, f"cannot dispatch to {name}: planet is full ({len(s.planets[p])}/{limit})")
+    here = planets[p]
+    name = s.config.planets[p]
+    if len(here) >= PLANET_LIMIT - 1:  # only a full or a Blockaded planet can refuse
+        limit = planet_limit(s, p)
+        if len(here) >= limit:
+            raise IllegalActionError(
+                seat, f"cannot dispatch to {name}: planet is full ({len(here)}/{limit})")
     vision = s.vision_up[p]
-    if s.card_of[slot] >= 0:
-        allowed = claims_by_card(name, vision)[s.card_of[slot]]
-        if action.claim not in allowed:
+    cid = s.card_of[slot]
+    if cid >= 0:
+        allowed = claims_by_card(name, vision)[cid]
+        if claim not in allowed:
             raise IllegalActionError(
                 seat, f"cannot dispatch {s.label(slot)} to {name} as "
-                      f"{describe_claim(action.claim)}: allowed {', '.join(allowed)}")
-    elif action.claim not in plausible_claims(name, vision):
-        raise IllegalActionError(seat, f"cannot claim {action.claim!r} at {name}")
+                      f"{describe_claim(claim)}: allowed {', '.join(allowed)}")
+    elif claim not in plausible_claims(name, vision):
+        raise IllegalActionError(seat, f"cannot claim {claim!r} at {name}")
+
+
+def place_dispatch(s: GameState, action: Dispatch) -> None:
+    """Play a (checked) dispatch."""
+    seat, slot, p, claim = action.seat, action.slot, action.planet, action.claim
+    vision = s.vision_up[p]
     s.hands[seat].remove(slot)
     s.planets[p].append(slot)
     s.dispatcher[slot] = seat
-    s.claim[slot] = action.claim
+    s.claim[slot] = claim
     s.claim_vision[slot] = vision
     s.known[slot] |= 1 << seat
-    if action.claim == "up":
+    if claim == "up":
         s.face_up[slot] = True
         s.step = ("face_up_dispatch", slot, p)
     else:
         if s.keep_log:
-            shown = "" if action.claim == "none" else f", disclosed as {action.claim}"
-            s.add_log(f"{seat_name(s, seat)} dispatches a card face down to {name}{shown}")
+            shown = "" if claim == "none" else f", disclosed as {claim}"
+            s.add_log(f"{seat_name(s, seat)} dispatches a card face down to "
+                      f"{s.config.planets[p]}{shown}")
         next_turn(s)
 
 
@@ -172,6 +186,11 @@ def apply_capture(s: GameState, action: Capture) -> None:
     _check_turn(s, action.seat, action.slot)
     if s.captured[action.seat]:
         raise IllegalActionError(action.seat, "has already captured a prisoner this round")
+    take_prisoner(s, action)
+
+
+def take_prisoner(s: GameState, action: Capture) -> None:
+    """Play a (checked) capture."""
     s.hands[action.seat].remove(action.slot)
     s.prisoner[action.seat] = action.slot
     s.captured[action.seat] = True

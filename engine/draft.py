@@ -8,6 +8,8 @@ from engine.errors import IllegalActionError
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
+_DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
+
 
 def active_claim(s: GameState, name: str) -> int:
     """Seat holding the claimed ``name`` event that acts this round, or -1."""
@@ -54,7 +56,7 @@ def pick_round(s: GameState) -> None:
 
 
 def _picking(s: GameState) -> bool:
-    return s.phase is Phase.DRAFT and s.step is None and not s.chance and not s.decision
+    return s.phase is _DRAFT and s.step is None and not s.chance and not s.decision
 
 
 def must_pick(s: GameState, seat: int) -> int:
@@ -72,40 +74,56 @@ def waiting_pickers(s: GameState) -> list[int]:
 
 
 def apply_pick(s: GameState, action: Pick) -> None:
-    seat = action.seat
-    need = must_pick(s, seat)
+    seat, chosen = action.seat, action.slots
+    need = must_pick(s, seat) if 0 <= seat < s.n else 0
     if not need:
         if _picking(s) and 0 <= seat < s.n and s.picks[seat] is not None:
             raise IllegalActionError(seat, "has already picked this pick round")
         raise IllegalActionError(seat, "cannot pick now")
-    if len(action.slots) != need:
+    if len(chosen) != need:
         raise IllegalActionError(seat, f"must pick exactly {need} card(s), not "
-                                       f"{len(action.slots)}")
-    if len(action.slots) > 1 and len(set(action.slots)) != len(action.slots):
-        raise IllegalActionError(seat, "picked the same slot twice")
-    for slot in action.slots:
-        if slot not in s.hands[seat]:
-            raise IllegalActionError(seat, f"cannot pick slot {slot}: it is not in its hand")
+                                       f"{len(chosen)}")
+    hand = s.hands[seat]
+    if need == 1:
+        if chosen[0] not in hand:
+            raise IllegalActionError(seat, f"cannot pick slot {chosen[0]}: it is not in its "
+                                           "hand")
+    else:
+        if len(set(chosen)) != len(chosen):
+            raise IllegalActionError(seat, "picked the same slot twice")
+        for slot in chosen:
+            if slot not in hand:
+                raise IllegalActionError(seat, f"cannot pick slot {slot}: it is not in its "
+                                               "hand")
+    take_pick(s, action)
+
+
+def take_pick(s: GameState, action: Pick) -> None:
+    """Record a (checked) pick; when every seat has picked, take the cards and pass."""
     picks = s.picks
-    picks[seat] = action.slots
-    for x in range(s.n):
-        if picks[x] is None and pick_count(s, x):
+    picks[action.seat] = action.slots
+    # Everyone picks at once: wait for each seat that still has to (pick_count inline).
+    quota, drafted, hands, n = s.quota, s.drafted, s.hands, s.n
+    for x in range(n):
+        if picks[x] is None and quota[x] > len(drafted[x]) and hands[x]:
             return
-    for who in range(s.n):
-        chosen = s.picks[who]
-        if chosen:
-            for slot in chosen:
-                s.hands[who].remove(slot)
-                s.drafted[who].append(slot)
+    for who in range(n):
+        taken = picks[who]
+        if taken:
+            held, kept = hands[who], drafted[who]
+            for slot in taken:
+                held.remove(slot)
+                kept.append(slot)
     s.first_pick = False
     # Pass every hand on; the receiver sees the cards in it.
-    passed = [s.hands[(who - s.direction) % s.n] for who in range(s.n)]
+    direction, known = s.direction, s.known
+    passed = [hands[(who - direction) % n] for who in range(n)]
     s.hands = passed
-    for who in range(s.n):
+    for who in range(n):
         bit = 1 << who
         for slot in passed[who]:
-            s.known[slot] |= bit
-    s.picks = [None] * s.n
+            known[slot] |= bit
+    s.picks = [None] * n
     s.step = ("pick_round",)
 
 

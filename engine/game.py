@@ -22,6 +22,9 @@ from engine.randomness import RandomStream
 from engine.state import Decision, GameState, Phase
 
 CHANCE = -1  # the "seat" of chance in to_move()
+# Phase members as module constants: reading ``Phase.X`` goes through the enum's class and
+# costs about ten times a global (these checks run for every action).
+_OVER, _DISPATCH, _DRAFT = Phase.OVER, Phase.DISPATCH, Phase.DRAFT
 
 
 def new_game(config: GameConfig, deck_order: Sequence[int] | None = None, *,
@@ -52,20 +55,29 @@ def new_game(config: GameConfig, deck_order: Sequence[int] | None = None, *,
 def to_move(s: GameState) -> list[int]:
     """Seats that must act now (several during a draft pick), [CHANCE], or [] when the game is
     over or waiting for reveals."""
-    if s.awaiting or s.phase is Phase.OVER:
+    # Called before every action, so it reads the state directly (draft.waiting_pickers inline).
+    if s.awaiting:
+        return []
+    phase = s.phase
+    if phase is _OVER:
         return []
     if s.chance is not None:
         return [CHANCE]
     if s.decision is not None:
         return [s.decision.seat]
-    seat = dispatch.dispatch_seat(s)
-    if seat >= 0:
-        return [seat]
-    return draft.waiting_pickers(s)
+    if s.step is not None:
+        return []
+    if phase is _DISPATCH:
+        return [s.turn] if s.turn >= 0 else []
+    if phase is not _DRAFT:
+        return []
+    picks, quota, drafted, hands = s.picks, s.quota, s.drafted, s.hands
+    return [seat for seat in range(s.n) if picks[seat] is None
+            and quota[seat] > len(drafted[seat]) and hands[seat]]
 
 
 def is_over(s: GameState) -> bool:
-    return s.phase is Phase.OVER
+    return s.phase is _OVER
 
 
 def pending_decision(s: GameState) -> Decision | None:
@@ -75,37 +87,87 @@ def pending_decision(s: GameState) -> Decision | None:
 def legal_actions(s: GameState, seat: int) -> list[Action]:
     """Every legal action of ``seat`` now (empty if it has nothing to do). Needs the seat's own
     cards to be known to this state. For chance, use ``chance_request``."""
-    if s.awaiting or s.phase is Phase.OVER or s.chance is not None:
+    if s.awaiting or s.phase is _OVER or s.chance is not None:
         return []
     if s.decision is not None:
         if s.decision.seat != seat:
             return []
         return [Choose(seat, option)
                 for option in _resolution.decision_options(s, s.decision)]
-    if dispatch.dispatch_seat(s) == seat:
-        hand = s.hands[seat]
-        actions: list[Action] = []
-        append = actions.append
-        names, vision = s.config.planets, s.vision_up
-        targets = [(p, claims_by_card(names[p], vision[p])) for p in dispatch.open_planets(s)]
-        card_of = s.card_of
-        for slot in hand:
-            cid = card_of[slot]
-            for p, claims in targets:
-                for claim in claims[cid]:
-                    append(Dispatch(seat, slot, p, claim))
-        if not s.captured[seat]:
-            actions += [Capture(seat, slot) for slot in hand]
-        if not actions:
-            actions = [Discard(seat, slot) for slot in hand]
-        return actions
-    need = draft.must_pick(s, seat) if 0 <= seat < s.n else 0
+    if s.step is not None:
+        return []
+    if s.phase is _DISPATCH:
+        if s.turn != seat:
+            return []
+        return _dispatch_actions(s, seat)
+    need = draft.pick_count(s, seat) if s.phase is _DRAFT and 0 <= seat < s.n \
+        and s.picks[seat] is None else 0
     if need:
         hand = s.hands[seat]
+        picks = _picks
+        if len(picks) >= _CACHE_LIMIT:
+            picks.clear()
         if need == 1:
-            return [Pick(seat, (slot,)) for slot in hand]
-        return [Pick(seat, (a, b)) for i, a in enumerate(hand) for b in hand[i + 1:]]
+            return [picks.get((seat, slot)) or picks.setdefault((seat, slot), Pick(seat, (slot,)))
+                    for slot in hand]
+        return [picks.get((seat, a, b)) or picks.setdefault((seat, a, b), Pick(seat, (a, b)))
+                for i, a in enumerate(hand) for b in hand[i + 1:]]
     return []
+
+
+# Listing the legal dispatches is most of a decision's cost, and most of that is creating the
+# same action values again and again: they are memoised (actions are immutable values) by what
+# they depend on. A card's dispatches depend on the seat, its slot and card, and on the open
+# planets with their claim tables (``_planets_key``); a capture on seat and slot, a pick on
+# seat and slots.
+_CACHE_LIMIT = 20_000  # entries per memo (a few hundred games), then it starts again
+_planet_keys: dict[tuple[tuple[int, str, bool], ...], int] = {}
+_card_dispatches: dict[tuple[int, int, int, int], tuple[Dispatch, ...]] = {}
+_captures: dict[tuple[int, int], Capture] = {}
+_picks: dict[tuple[int, ...], Pick] = {}  # (seat, slot) or (seat, slot, slot)
+
+
+def _planets_key(targets: tuple[tuple[int, str, bool], ...]) -> int:
+    key = _planet_keys.get(targets)
+    if key is None:
+        if len(_planet_keys) >= _CACHE_LIMIT:
+            _planet_keys.clear()
+            _card_dispatches.clear()  # its keys hold the cleared numbers
+        key = _planet_keys[targets] = len(_planet_keys)
+    return key
+
+
+def _dispatch_actions(s: GameState, seat: int) -> list[Action]:
+    """The legal actions of ``seat`` on its dispatch turn: every card to every open planet
+    with every truthful claim (in hand, planet, claim order), else captures, else discards."""
+    hand, card_of = s.hands[seat], s.card_of
+    names, vision = s.config.planets, s.vision_up
+    targets = tuple((p, names[p], vision[p]) for p in dispatch.open_planets(s))
+    planets_key = _planets_key(targets)
+    actions: list[Action] = []
+    memo = _card_dispatches
+    for slot in hand:
+        cid = card_of[slot]
+        key = (seat, slot, cid, planets_key)
+        mine = memo.get(key)
+        if mine is None:
+            if len(memo) >= _CACHE_LIMIT:
+                memo.clear()
+            mine = memo[key] = tuple(Dispatch(seat, slot, p, claim) for p, name, up in targets
+                                     for claim in claims_by_card(name, up)[cid])
+        actions += mine
+    if not s.captured[seat]:
+        captures = _captures
+        for slot in hand:
+            capture = captures.get((seat, slot))
+            if capture is None:
+                if len(captures) >= _CACHE_LIMIT:
+                    captures.clear()
+                capture = captures[seat, slot] = Capture(seat, slot)
+            actions.append(capture)
+    if not actions:
+        actions = [Discard(seat, slot) for slot in hand]
+    return actions
 
 
 def chance_request(s: GameState) -> tuple[str, int] | None:
@@ -130,7 +192,7 @@ def apply(s: GameState, action: Action) -> GameState:
 
 def apply_in_place(s: GameState, action: Action) -> None:
     """Apply ``action`` to ``s``. On an illegal action ``s`` is left unchanged."""
-    if s.phase is Phase.OVER:
+    if s.phase is _OVER:
         raise IllegalActionError(action.seat, "cannot act: the game is over")
     if s.awaiting:
         raise IllegalActionError(action.seat, f"cannot act: waiting for slots {s.awaiting} "
@@ -141,6 +203,24 @@ def apply_in_place(s: GameState, action: Action) -> None:
     if s.chance is not None and handler is not _apply_shuffle:
         raise IllegalActionError(action.seat, "cannot act: waiting for a chance outcome")
     handler(s, action)
+    advance(s)
+
+
+def apply_trusted(s: GameState, action: Action) -> None:
+    """``apply_in_place`` without the legality checks, for search rollouts that apply
+    actions the engine itself listed or built by its rules (one of ``legal_actions``, a
+    dispatch with a truthful claim to an open planet, a pick of ``pick_count`` cards from the
+    hand, a capture of a card in hand, a decision's option). Anything else corrupts the
+    state: use ``apply_in_place`` for actions from players, bots or peers."""
+    cls = action.__class__
+    if cls is Dispatch:
+        dispatch.place_dispatch(s, action)  # type: ignore[arg-type]
+    elif cls is Pick:
+        draft.take_pick(s, action)  # type: ignore[arg-type]
+    elif cls is Capture:
+        dispatch.take_prisoner(s, action)  # type: ignore[arg-type]
+    else:
+        _APPLY[cls](s, action)  # the rare ones keep their checks
     advance(s)
 
 

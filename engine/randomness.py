@@ -20,7 +20,8 @@ from typing import TypeVar
 T = TypeVar("T")
 
 DOMAIN = b"solstice/stream/v1\x00"
-_FOUR_WORDS = struct.Struct(">4Q")
+_BLOCKS = 4  # blocks computed per refill: fewer calls for searches that draw thousands
+_WORDS = struct.Struct(f">{4 * _BLOCKS}Q")
 
 
 class RandomStream:
@@ -36,17 +37,20 @@ class RandomStream:
         self._seed = bytes(seed)
         self._prefix = DOMAIN + self._seed
         self._counter = 0
-        # Every read is one 8-byte word and a block holds exactly four, so a block is split
-        # into its words once (kept reversed, so the next word is popped off the end).
+        # Every read is one 8-byte word and a block holds exactly four, so the next few blocks
+        # are split into their words at once (kept reversed: the next word is popped off the
+        # end). Which words come out does not depend on how many blocks are made at a time.
         self._words: list[int] = []
 
     def word(self) -> int:
         """Next unsigned 64-bit word."""
         words = self._words
         if not words:
-            block = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
-            self._counter += 1
-            words.extend(reversed(_FOUR_WORDS.unpack(block)))
+            prefix, counter, sha256 = self._prefix, self._counter, hashlib.sha256
+            blocks = b"".join([sha256(prefix + (counter + i).to_bytes(8, "big")).digest()
+                               for i in range(_BLOCKS)])
+            self._counter = counter + _BLOCKS
+            words.extend(reversed(_WORDS.unpack(blocks)))
         return words.pop()
 
     def randbelow(self, n: int) -> int:

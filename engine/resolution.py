@@ -13,13 +13,16 @@ from engine.flow import ask, make_public, seat_name, step
 from engine.state import Decision, GameState, Phase
 from engine.strength import favored, sentry_holder, strongest, strongest_and_favored, totals
 
+_NAME_OF_CARD = [card.name for card in CARDS]  # by card id: effects ask names all the time
+
 
 def _name(s: GameState, slot: int) -> str:
-    return CARDS[s.card_of[slot]].name
+    return _NAME_OF_CARD[s.card_of[slot]]
 
 
 def _alive_named(s: GameState, p: int, name: str) -> bool:
-    return any(CARDS[s.card_of[x]].name == name for x in s.planets[p])
+    card_of = s.card_of
+    return any(_NAME_OF_CARD[card_of[x]] == name for x in s.planets[p])
 
 
 @step("start_resolve")
@@ -96,14 +99,17 @@ def resolve(s: GameState, p: int) -> None:
         s.step = ("end_round",)
         return
     if not s.planet_started[p]:
-        face_down = [x for x in s.planets[p] if not s.face_up[x]]
+        face_up = s.face_up
+        face_down = [x for x in s.planets[p] if not face_up[x]]
         if not make_public(s, face_down):
             s.step = ("resolve", p)
             return
+        controller, card_of, seat_of_faction = s.controller, s.card_of, s.seat_of_faction
         for slot in face_down:
             verify_claim(s, slot, p)
-            s.face_up[slot] = True
-            s.controller[slot] = s.owner(slot)
+            face_up[slot] = True
+            faction = CARDS[card_of[slot]].faction  # s.owner(slot) inline
+            controller[slot] = -1 if faction is None else seat_of_faction[faction]
         s.planet_started[p] = True
         s.initial_sf[p] = strongest_and_favored(s, p)
         if s.keep_log:

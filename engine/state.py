@@ -219,10 +219,11 @@ class GameState:
         new.planet_started, new.stopped = self.planet_started[:], self.stopped[:]
         new.duchess_scored, new.initial_sf = self.duchess_scored[:], self.initial_sf[:]
         new.awaiting, new.log = self.awaiting[:], self.log[:]
-        new.hands = [h[:] for h in self.hands]
-        new.drafted = [d[:] for d in self.drafted]
-        new.planets = [p[:] for p in self.planets]
-        new.planet_discarded = [d[:] for d in self.planet_discarded]
+        copy = list.copy
+        new.hands = list(map(copy, self.hands))
+        new.drafted = list(map(copy, self.drafted))
+        new.planets = list(map(copy, self.planets))
+        new.planet_discarded = list(map(copy, self.planet_discarded))
         return new
 
     # -- zones ------------------------------------------------------------------------------
@@ -254,6 +255,20 @@ class GameState:
         self.resolved.append(False)
         self.claimer.append(-1)
         return slot
+
+    def new_slots(self, card_ids: list[int]) -> list[int]:
+        """Fresh slots, seen by nobody, for ``card_ids`` (``new_slot`` for a whole batch)."""
+        first, k = len(self.card_of), len(card_ids)
+        self.card_of += card_ids
+        self.known += [0] * k
+        self.face_up += [False] * k
+        self.dispatcher += [-1] * k
+        self.claim += [""] * k
+        self.claim_vision += [False] * k
+        self.controller += [-1] * k
+        self.resolved += [False] * k
+        self.claimer += [-1] * k
+        return list(range(first, first + k))
 
     def owner(self, slot: int) -> int:
         """Seat printed on the card in ``slot`` (-1 for events)."""

@@ -8,6 +8,12 @@ from engine.state import GameState
 PEACE_ACCORDS = next(c.id for c in CARDS if c.name == "Peace Accords")
 
 
+# per card id (totals runs for nearly every card resolved): (strength, favor) of an action
+# card, None for an event; an event's neutral strength
+_ACTION_VALUES = [None if c.faction is None else (c.strength, c.favor) for c in CARDS]
+_NEUTRAL = [c.neutral_strength if c.faction is None else 0 for c in CARDS]
+
+
 def totals(s: GameState, p: int) -> tuple[list[int], list[int], int, bool]:
     """(strength per seat, favor per seat, the strongest neutral source, Peace Accords present).
 
@@ -17,17 +23,19 @@ def totals(s: GameState, p: int) -> tuple[list[int], list[int], int, bool]:
     favor = [0] * s.n
     neutral = 0
     peace = False
+    card_of, controller = s.card_of, s.controller
     for slot in s.planets[p]:
-        card = CARDS[s.card_of[slot]]
-        if card.faction is None:
-            if card.neutral_strength > neutral:
-                neutral = card.neutral_strength
-            if card.id == PEACE_ACCORDS:
+        cid = card_of[slot]
+        values = _ACTION_VALUES[cid]
+        if values is None:
+            if _NEUTRAL[cid] > neutral:
+                neutral = _NEUTRAL[cid]
+            if cid == PEACE_ACCORDS:
                 peace = True
         else:
-            k = s.controller[slot]
-            strength[k] += card.strength
-            favor[k] += card.favor
+            k = controller[slot]
+            strength[k] += values[0]
+            favor[k] += values[1]
     if s.sentry_planet == p:
         holder = sentry_holder(s)
         if holder >= 0:

@@ -16,6 +16,9 @@ from engine.randomness import RandomStream
 from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
 
+# globals: faster to read than the enum members
+_DRAFT, _DISPATCH, _RESOLVE = Phase.DRAFT, Phase.DISPATCH, Phase.RESOLVE
+
 
 def _hide_unknown(s: GameState, card_of: list[int], seat: int | None,
                  live: list[int]) -> list[int]:
@@ -59,6 +62,10 @@ def redact(s: GameState, seat: int | None) -> GameState:
 LABELS: tuple[str, ...] = tuple(card.label for card in CARDS)
 
 
+_RULE_TEXT: dict[str, str] = {name: planet.rule_text() for name, planet in PLANETS.items()}
+_SLOT_TEXTS: tuple[str, ...] = tuple(str(x) for x in range(1024))  # str(slot), looked up
+
+
 def view(s: GameState, seat: int) -> dict[str, Any]:
     """Everything ``seat`` may know, as plain data (safe to send to a bot or a UI).
 
@@ -91,14 +98,14 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
                           "resolved": resolved[slot]})
         planet_info = PLANETS[name]
         planet: dict[str, Any] = {
-            "name": name, "vp": planet_info.vp, "rule": planet_info.rule_text(),
+            "name": name, "vp": planet_info.vp, "rule": _RULE_TEXT[name],
             "limit": planet_limit(s, p) if all(card_of[x] >= 0 or not face_up[x]
                                                for x in s.planets[p]) else None,
             "vision_face_up": s.vision_up[p], "cards": cards, "strongest": None,
             "favored": None, "sentry": s.sentry_planet == p,
             "discarded": [label(x) for x in s.planet_discarded[p]],
         }
-        if s.planet_started[p] and s.phase is Phase.RESOLVE:
+        if s.planet_started[p] and s.phase is _RESOLVE:
             st, fv = strongest_and_favored(s, p)
             planet["strongest"] = st if st >= 0 else None
             planet["favored"] = fv if fv >= 0 else None
@@ -123,7 +130,7 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "hand_sizes": [len(h) for h in s.hands],
         "drafted_counts": [len(d) for d in s.drafted],
         "pick_count": pick_count(s, seat) if seat in waiting_pickers(s) else 0,
-        "picked": [s.picks[i] is not None for i in range(s.n)] if s.phase is Phase.DRAFT
+        "picked": [s.picks[i] is not None for i in range(s.n)] if s.phase is _DRAFT
         else [False] * s.n,
         "prisoner": card(s.prisoner[seat]) if s.prisoner[seat] >= 0 else None,
         "has_prisoner": [x >= 0 for x in s.prisoner],
@@ -132,14 +139,15 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
                     "active": rnd == s.round - 1} for slot, who, rnd in s.claims],
         "scores": [{"vp": s.vp[i], "casualties": s.casualties[i]} for i in range(s.n)],
         "deck_size": len(s.deck),
-        "turn": s.turn if s.phase is Phase.DISPATCH else None,
+        "turn": s.turn if s.phase is _DISPATCH else None,
         "decision": None if decision is None or decision.seat != seat else {
             "kind": decision.kind, "options": list(decision.options),
             "default": decision.default, "prompt": decision.prompt},
         "waiting_for_decision": decision.seat if decision is not None else None,
         "messenger": active_claim(s, "Messenger"),
         "poison": active_claim(s, "Poison"),
-        "known": {str(x): LABELS[card_of[x]] for x in live if card_of[x] >= 0},
+        "known": {_SLOT_TEXTS[x] if x < 1024 else str(x): LABELS[card_of[x]]
+                  for x in live if card_of[x] >= 0},
         "legal": [a.text() for a in legal_actions(s, seat)] if can_list else [],
         "log": s.log[-30:],
     }
@@ -163,7 +171,11 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
     free = [x for x in unknown if not (dispatcher[x] >= 0 and claim[x])]
     # each constrained slot's claim, and the claims every card could truthfully make there
     checks = [(claim[x], _claims_here(r, x)) for x in constrained]
-    d = r.clone()
+    log, r.log = r.log, []  # a search never reads the log: do not copy it
+    try:
+        d = r.clone()
+    finally:
+        r.log = log
     for attempt in range(tries):
         cards = pool[:]
         stream.shuffle(cards)
@@ -181,12 +193,12 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
             assignment[slot] = chosen
         if not ok:
             continue
-        for slot, cid in zip(free, cards, strict=False):
-            assignment[slot] = cid
+        dealt = d.card_of
         for slot, cid in assignment.items():
-            d.card_of[slot] = cid
+            dealt[slot] = cid
+        for slot, cid in zip(free, cards, strict=False):
+            dealt[slot] = cid
         break
     d.omniscient = True
     d.keep_log = False
-    d.log = []  # a search never reads the log: do not copy it on every clone
     return d
