@@ -134,3 +134,17 @@ def test_a_transcript_that_does_not_verify_is_not_replayed(transcript: Path,
     assert main(["replay", str(forged), "--text"]) == 1
     assert capsys.readouterr().err.startswith("error: the transcript does not verify")
     assert main(["replay", str(tmp_path / "missing.json")]) == 2
+
+
+def test_a_decision_prompt_names_cards_not_labels() -> None:
+    """A random game only sometimes asks a Prophecy question, so the wording is pinned here."""
+    from types import SimpleNamespace
+
+    from engine.actions import Choose
+    from ui.app.replay_data import describe_move
+
+    state = SimpleNamespace(config=SimpleNamespace(factions=("black", "white")),
+                            decision=SimpleNamespace(
+                                prompt="Prophecy: choose the planet for black:Diplomat"))
+    move, _, _ = describe_move(state, Choose(0, "Jungle"))  # type: ignore[arg-type]
+    assert "black:Diplomat" not in move and "Diplomat" in move

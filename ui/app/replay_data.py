@@ -184,7 +184,8 @@ def describe_move(s: GameState, action: Action) -> tuple[str, str, str]:
     if isinstance(action, Discard):
         return f"{who} cannot play and discards {card(action.slot)}", "", ""
     if isinstance(action, Choose):
-        prompt = s.decision.prompt if s.decision is not None else "a decision"
+        # The engine's prompt names cards by label ("black:Diplomat"): shown as names.
+        prompt = readable(s.decision.prompt) if s.decision is not None else "a decision"
         option = card_name(action.option)
         if action.option.isdigit():
             option = card(int(action.option))
