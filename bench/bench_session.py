@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import random
 import sys
 import time
@@ -37,10 +38,8 @@ def _checkout() -> Path:
 TREE = _checkout()
 sys.path.insert(0, str(TREE))
 
-import p2p.session.audit as session_audit  # noqa: E402
 import p2p.session.envelope as envelope  # noqa: E402
 import p2p.session.loopback as loopback  # noqa: E402
-import p2p.session.machine as machine  # noqa: E402
 from p2p.identity import Identity  # noqa: E402
 
 SPENT: dict[str, float] = {}
@@ -61,8 +60,24 @@ def timed(owner: Any, name: str, label: str) -> None:
     setattr(owner, name, wrapper)
 
 
-timed(machine, "public_hash", "state hash")
-timed(session_audit, "audit_game", "end-of-game audit")
+def call_site(name: str, *modules: str) -> Any:
+    """The first of ``modules`` (in the tree measured) that calls ``name`` by that name: the
+    session's modules were split after the "before" trees."""
+    for module in modules:
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            continue
+        if hasattr(found, name):
+            return found
+    raise SystemExit(f"no module of {TREE} calls {name}")
+
+
+timed(call_site("public_hash", "p2p.session.lockstep", "p2p.session.machine"), "public_hash",
+      "state hash")
+# Older trees import audit_game inside a method (the module's attribute is what is called).
+timed(call_site("audit_game", "p2p.session.complete", "p2p.session.audit"), "audit_game",
+      "end-of-game audit")
 timed(envelope.SignedMessage, "verify", "signature checks")
 
 
@@ -81,8 +96,10 @@ def seeded(game: int) -> random.Random:
     return random.Random(game)
 
 
-def _choose(rng: random.Random, session: Any, legal: list[Any]) -> Any:
-    return rng.choice(legal)
+def _choose(rng: random.Random, view: Any, legal: list[Any] | None = None) -> Any:
+    """A seeded random choice; ``--tree`` may be a checkout from before the seat view, whose
+    choosers get (session, legal) instead of a ``SeatView``."""
+    return rng.choice(view.legal if legal is None else legal)
 
 
 def main() -> None:

@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
+from p2p.durable import fsync_dir, write_synced
 from p2p.errors import LocalFileError
-from p2p.storage.durable import fsync_dir, write_synced
 
 IDENTITY_FILE = "identity.key"
 PEER_ID_HEX_LEN = 64

@@ -21,10 +21,10 @@ from p2p.net import node as node_module
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.joincode import JoinCode
 from p2p.net.node import HostedLobby, roster_path
+from p2p.net.notices import GameEvent
 from p2p.net.roster import Roster
 from p2p.net.runner import Chooser
 from p2p.net.transport import NetConfig
-from p2p.session.events import Event
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import verify_transcript
 
@@ -104,7 +104,7 @@ def test_the_last_joiner_killed_before_storing_the_roster_rejoins_and_the_game_f
                 monkeypatch.setattr(node_module, "save_roster", real_save)
                 assert lobbies[0].roster is not None
                 assert not roster_path(tmp_path / "bob", codes[0].game_id).exists()
-                said: list[Event] = []
+                said: list[GameEvent] = []
                 await play("bob", partial(join_game, codes[0], player(), said.append,
                                           options("bob")))
                 assert any("started before our restart" in e.text for e in said)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import trio
 
+from p2p.durable import make_dirs, write_durably
 from p2p.errors import LocalFileError, LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.identity import Identity, default_home, short_id
 from p2p.net.joincode import JoinCode
@@ -28,7 +29,6 @@ from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
 from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
 from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial, serve
-from p2p.storage.durable import make_dirs, write_durably
 
 log = logging.getLogger(__name__)
 

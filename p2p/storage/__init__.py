@@ -1,8 +1,7 @@
 """What a peer keeps on disk.
 
 - ``store``: the per-game store (secret, message log, finished marker); ``chatlog``: its
-  chat lines; ``durable``: writes
-  that survive a crash; ``paths``: checks of local paths made before a game starts.
+  chat lines; ``paths``: checks of local paths made before a game starts.
 - ``transcript``: writing a finished game's transcript and verifying one offline
   (``solstice verify``); ``rebuild``: a transcript written again from the stored log.
 """

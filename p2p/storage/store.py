@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.canonical import canonical_json
+from p2p.durable import fsync_dir, make_dirs, write_durably
 from p2p.errors import LocalFileError
 from p2p.session.envelope import SignedMessage
-from p2p.storage.durable import fsync_dir, make_dirs, write_durably
 
 DAMAGED_SUFFIX = ".damaged"
 

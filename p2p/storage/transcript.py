@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json
+from p2p.durable import make_dirs, write_durably
 from p2p.errors import P2PError, RemoteProtocolError
 from p2p.net.chat import ChatCheck, verify_chat
 from p2p.net.roster import Roster
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import ABANDONED, UNFAIR, GameAborted, Rejected
 from p2p.session.machine import GameSession
-from p2p.storage.durable import make_dirs, write_durably
 
 FORMAT = "solstice-transcript/1"
 EXIT_STATUS = {"fair": 0, "unfair": 1, "damaged": 2, "abandoned": 3, "incomplete": 3}
