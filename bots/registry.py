@@ -31,7 +31,6 @@ from typing import Any
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.ismcts import IsmctsBot
-from bots.process_bot import ProcessBot
 from bots.random_bot import RandomBot
 
 ENTRY_POINT_GROUP = "solstice.bots"
@@ -174,6 +173,9 @@ def _make_process_bot(spec: str) -> Bot:
     if unknown:
         raise BotSpecError(f"{spec!r}: cmd: bots take only the option timeout, not "
                            f"{', '.join(sorted(unknown))}")
+    # Imported here: subprocess and threading are a fifth of listing the bots (solstice bots).
+    from bots.process_bot import ProcessBot
+
     kwargs = {}
     if "timeout" in options:
         kwargs["timeout"] = _seconds(options["timeout"], spec)

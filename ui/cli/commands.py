@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -26,6 +27,32 @@ from ui.cli import rules as cmd_rules
 from ui.cli import simulate as cmd_simulate
 from ui.cli import tournament as cmd_tournament
 from ui.cli import watch as cmd_watch
+
+
+def _skip_coercing_absent_values() -> None:
+    """Let an option that was not given skip typer's value coercion (start-up cost only).
+
+    Typer >= 0.24 coerces every parameter value through pydantic when the command runs, even
+    the None of an absent ``--bot-log`` or ``--help``, so importing pydantic was a third of
+    ``solstice bots``. Its coercion maps None to None (to () for a multi-value parameter), so
+    an absent optional parameter gets exactly that here and still goes through its callback;
+    given values and required parameters are coerced as before. Older typers lack the hook.
+    """
+    param_class: Any = getattr(typer.core, "_TyperParameter", None)
+    if param_class is None or not hasattr(param_class, "get_runtime_param"):
+        return  # pragma: no cover - depends on the installed typer
+    coerce = param_class.process_value
+
+    def process_value(self: Any, ctx: Any, value: Any) -> Any:
+        if value is None and not self.required:
+            value = () if self.multiple or self.nargs == -1 else None
+            return value if self.callback is None else self.callback(ctx, self, value)
+        return coerce(self, ctx, value)
+
+    param_class.process_value = process_value
+
+
+_skip_coercing_absent_values()
 
 app = typer.Typer(
     name="solstice",
