@@ -217,8 +217,8 @@ async def test_a_lobby_line_reaches_the_host_and_the_other_joiners_and_not_a_for
             nursery.start_soon(join, ann, "ann", links["ann"])
             await until(lambda: len(lobby.joined()) == 2)
             nursery.start_soon(join, bob, "bob", links["bob"])
-            await until(lambda: len(lobby.joined()) == 3 and links["bob"]._lobby is not None
-                        and links["ann"]._lobby is not None)
+            await until(lambda: len(lobby.joined()) == 3 and links["bob"].in_lobby
+                        and links["ann"].in_lobby)
             await trio.sleep(0.1)  # bob is shown the table (ann included) before ann talks
             await links["ann"].say("hello from ann")
             said = ChatShown("ann", "hello from ann", lobby=True)
@@ -247,7 +247,7 @@ async def test_a_lobby_line_reaches_the_host_and_the_other_joiners_and_not_a_for
                 (ann.identity.peer_id, "hello from ann"), (host.identity.peer_id, "welcome all")]
             assert [line.text for line in load_lobby_chat(ann.home / "games" / game)] == [
                 "hello from ann", "welcome all"]
-            assert links["ann"]._lobby is None  # the lobby closed: chat waits for the game
+            assert not links["ann"].in_lobby  # the lobby closed: chat waits for the game
             with pytest.raises(ChatRefused, match="when the game starts"):
                 await links["ann"].say("still there?")
             nursery.cancel_scope.cancel()

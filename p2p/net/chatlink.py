@@ -61,6 +61,11 @@ class ChatLink:
         returns our name (ChatRefused if it cannot go)."""
         self._lobby = say
 
+    @property
+    def in_lobby(self) -> bool:
+        """A lobby is open for our lines (and no game yet)."""
+        return self._lobby is not None
+
     def heard_lobby(self, author: str | None, text: str) -> None:
         """A lobby line (``author``'s name) or a note about lobby chat (``author`` None)."""
         self.on_shown(ChatShown(author, text, lobby=True))

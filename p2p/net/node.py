@@ -17,6 +17,7 @@ from p2p.net.chat import ChatRefused
 from p2p.net.chatlink import ChatLink
 from p2p.net.joincode import JoinCode
 from p2p.net.lobby import (
+    MAX_LOBBY_MESSAGE,
     HostLobby,
     JoinerLobby,
     LobbyRefused,
@@ -26,7 +27,7 @@ from p2p.net.lobby import (
     encode_control,
     refuse,
 )
-from p2p.net.lobbychat import LOBBY_CHAT_TYPE, MAX_FRAME, LobbyChat, LobbyChatLine
+from p2p.net.lobbychat import LOBBY_CHAT_TYPE, LobbyChat, LobbyChatLine
 from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
 from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
@@ -274,7 +275,7 @@ class Node:
                     if frame is None:
                         raise RemoteProtocolError(
                             0, "the host closed the lobby before the game started")
-                    if (len(frame) <= MAX_FRAME
+                    if (len(frame) <= MAX_LOBBY_MESSAGE
                             and decode_control(frame, 0)["type"] == LOBBY_CHAT_TYPE):
                         note = lobby_chat.hear(frame, seen)
                         if chat is not None and note.line is not None:
