@@ -205,7 +205,7 @@ async def test_a_lobby_line_reaches_the_host_and_the_other_joiners_and_not_a_for
                 await nursery.start(peer.run)
             assert host.node and ann.node and bob.node and cy.node
             lobby = host.node.host(players=4, name="host")
-            shown: dict[str, list[ChatShown]] = {n: [] for n in ("host", "ann", "bob")}
+            shown: dict[str, list[ChatShown]] = {n: [] for n in ("host", "ann", "bob", "cy")}
             links = {n: ChatLink(shown[n].append) for n in shown}
             lobby.open_chat(links["host"])
             rosters = {}
@@ -239,8 +239,11 @@ async def test_a_lobby_line_reaches_the_host_and_the_other_joiners_and_not_a_for
             await until(lambda: any("refused" in (s.text or "") for s in shown["bob"]))
             assert not any(s.text == "ann resigns" for s in shown["bob"] + shown["ann"])
 
-            nursery.start_soon(join, cy, "cy", None)  # the table is full: the roster goes
+            nursery.start_soon(join, cy, "cy", links["cy"])  # full: the roster goes at once
             await until(lambda: len(rosters) == 3)
+            # Who came last is sent what was said (but the forgery) before the roster.
+            assert shown["cy"][:2] == [said, welcome]
+            assert "refused" in (shown["cy"][2].text or "") and len(shown["cy"]) == 3
             game = lobby.code.game_id
             kept = load_lobby_chat(bob.home / "games" / game)
             assert [(line.peer, line.text) for line in kept] == [

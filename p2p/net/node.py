@@ -420,24 +420,31 @@ class Node:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(notice_leaving)
                 sent, told = b"", 0  # the last update and how many lines it was sent
-                while hosted.roster is None:
-                    changed = hosted._changed
+
+                async def tell() -> None:
+                    # The table, then every line so far of those at it (a late joiner reads
+                    # what was said) but its own. Once the roster is out, the update goes only
+                    # ahead of lines (it shows the joiner who came last their authors).
+                    nonlocal sent, told
                     update = encode_control(hosted.lobby.update())
-                    # Every line so far of those at the table (a late joiner reads what was
-                    # said) but its own; after the update, which shows the joiner the authors.
                     seated = {e.peer_id for e in hosted.lobby.joined} - {conn.peer_id}
                     lines = [line.frame() for line in hosted.chat.lines[told:]
                              if line.peer in seated]
                     told = len(hosted.chat.lines)
+                    if update != sent and (hosted.roster is None or lines):
+                        await conn.send_frame(update)
+                        sent = update
+                    for frame in lines:
+                        await conn.send_frame(frame)
+
+                while hosted.roster is None:
+                    changed = hosted._changed
                     try:
-                        if update != sent:
-                            await conn.send_frame(update)
-                            sent = update
-                        for frame in lines:
-                            await conn.send_frame(frame)
+                        await tell()
                     except (P2PError, OSError):
                         leave()  # cancels this scope: a joiner we cannot reach has left
                     await changed.wait()
+                await tell()  # what was said since, and to the last joiner all of it
                 await conn.send_frame(encode_control(HostLobby.roster_message(hosted.roster)))
                 nursery.cancel_scope.cancel()
 
