@@ -220,9 +220,6 @@ class LobbyChat:
         self.last[line.peer] = line.n
         self._counts[line.peer] = self._counts.get(line.peer, 0) + 1
 
-    def transcript(self) -> list[dict[str, Any]]:
-        return [line.to_json() for line in self.lines]
-
 
 def verify_lobby_chat(game: str, entries: object) -> ChatCheck:
     """Check every lobby line of a transcript: form, game id, signature, counters. The authors

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from engine.canonical import canonical_json
 from p2p.errors import RemoteProtocolError
@@ -23,18 +24,23 @@ from p2p.storage.durable import write_durably
 
 CHAT_FILE = "chat.jsonl"
 LOBBY_CHAT_FILE = "lobby_chat.jsonl"
+T = TypeVar("T")
 
 
 def load_chat(game_dir: Path) -> list[ChatLine]:
     """The stored chat lines (none if the file is missing; damaged lines are skipped)."""
+    return _load(Path(game_dir) / CHAT_FILE, ChatLine.from_json)
+
+
+def _load(path: Path, parse: Callable[[object], T]) -> list[T]:
     try:
-        raw = (Path(game_dir) / CHAT_FILE).read_bytes()
+        raw = path.read_bytes()
     except OSError:
         return []
     lines = []
     for text in raw.split(b"\n"):
         try:
-            lines.append(ChatLine.from_json(json.loads(text)))
+            lines.append(parse(json.loads(text)))
         except (ValueError, RemoteProtocolError, RecursionError):
             continue
     return lines
@@ -58,14 +64,4 @@ def save_lobby_chat(game_dir: Path, lines: Sequence[LobbyChatLine]) -> None:
 
 def load_lobby_chat(game_dir: Path) -> list[LobbyChatLine]:
     """The stored lobby chat lines (none if the file is missing; damaged lines skipped)."""
-    try:
-        raw = (Path(game_dir) / LOBBY_CHAT_FILE).read_bytes()
-    except OSError:
-        return []
-    lines = []
-    for text in raw.split(b"\n"):
-        try:
-            lines.append(LobbyChatLine.from_json(json.loads(text)))
-        except (ValueError, RemoteProtocolError, RecursionError):
-            continue
-    return lines
+    return _load(Path(game_dir) / LOBBY_CHAT_FILE, LobbyChatLine.from_json)
