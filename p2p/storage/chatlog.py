@@ -20,7 +20,6 @@ from engine.canonical import canonical_json
 from p2p.errors import RemoteProtocolError
 from p2p.net.chat import ChatLine
 from p2p.net.lobbychat import LobbyChatLine
-from p2p.storage.durable import write_durably
 
 CHAT_FILE = "chat.jsonl"
 LOBBY_CHAT_FILE = "lobby_chat.jsonl"
@@ -56,10 +55,13 @@ def append_chat(game_dir: Path, line: ChatLine, durable: bool) -> None:
 
 
 def save_lobby_chat(game_dir: Path, lines: Sequence[LobbyChatLine]) -> None:
-    """Store the lobby's chat once the roster is in (fsynced; none: no file)."""
+    """Store the lobby's chat once the roster is in (fsynced; none: no file). Written once;
+    a line a crash cut short is skipped on load, like a damaged one."""
     if lines:
-        write_durably(Path(game_dir) / LOBBY_CHAT_FILE,
-                      b"".join(canonical_json(line.to_json()) + b"\n" for line in lines))
+        with open(Path(game_dir) / LOBBY_CHAT_FILE, "wb") as handle:
+            handle.write(b"".join(canonical_json(line.to_json()) + b"\n" for line in lines))
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def load_lobby_chat(game_dir: Path) -> list[LobbyChatLine]:
