@@ -208,15 +208,15 @@ class Chatter(ChatLink):
 
 
 async def chat_game(root: Path) -> tuple[list[Any], list[Chatter]]:
-    """Three bots over loopback TLS (``peers[i]``, ``links[i]``: home i); at its first decision
-    bot1 says a line, bot2 sends a line with a bad signature and one signed for another
-    game."""
+    """Three bots over loopback TLS (``peers[i]``, ``links[i]``: home i); in the lobby, before
+    anyone joins, the host says a line; at its first decision bot1 says a line, bot2 sends a
+    line with a bad signature and one signed for another game."""
     from test_net_tcp import CFG, LOOPBACK, Peer
 
     links = [Chatter() for _ in range(3)]
     peers = [Peer(i) for i in range(3)]
     code: dict[str, Any] = {}
-    ready = trio.Event()
+    ready, said = trio.Event(), trio.Event()
     ids = {}
 
     def chooser(i: int) -> Any:
@@ -253,13 +253,19 @@ async def chat_game(root: Path) -> tuple[list[Any], list[Chatter]]:
     async def host() -> None:
         peers[0].session = await host_game(3, chooser(0), peers[0], options(0), on_lobby)
 
-    async def join(i: int) -> None:
+    async def welcome() -> None:
         await ready.wait()
+        await links[0].say("welcome, both")  # the lobby's: the joiners get it when admitted
+        said.set()
+
+    async def join(i: int) -> None:
+        await said.wait()
         peers[i].session = await join_game(code["code"], chooser(i), peers[i], options(i))
 
     with trio.fail_after(90):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(host)
+            nursery.start_soon(welcome)
             for i in (1, 2):
                 nursery.start_soon(join, i)
     return peers, links
@@ -282,6 +288,11 @@ def test_a_line_said_in_a_game_reaches_every_peer_and_every_transcript(chatted) 
         assert verdict.chat.count == 1 and verdict.chat.problems == ()
         kept = json.loads(peer.transcript.read_text())["chat"]
         assert [entry["chat"]["text"] for entry in kept] == ["good luck, all"]
+        assert verdict.lobby_chat.count == 1 and verdict.lobby_chat.problems == ()
+        lobby = json.loads(peer.transcript.read_text())["lobby_chat"]
+        assert [entry["line"]["text"] for entry in lobby] == ["welcome, both"]
+    for link in links:  # the last joiner too: it is sent the lines before the roster
+        assert ChatShown("bot0", "welcome, both", lobby=True) in link.shown
     for peer in (peers[0], peers[1]):  # the forgeries are the sender's protocol violations
         rejected = [e.text for e in peer.events if isinstance(e, Rejected)]
         assert any("bad signature on chat" in text for text in rejected), rejected

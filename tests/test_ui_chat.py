@@ -88,3 +88,37 @@ def test_a_question_arriving_while_typing_leaves_the_keys_in_the_chat_line(
             assert not app.answers and not chat.display
 
     run(scenario)
+
+
+def test_in_the_lobby_t_says_a_line_to_the_table_and_the_lobby_shows_it(tmp_path: Path) -> None:
+    options = PeerOptions(home=tmp_path, name="tester", bind="127.0.0.1", port=0)
+    setup = NetSetup("host", options, players=3)
+
+    async def scenario() -> None:
+        app = SolsticeApp(setup)
+        async with app.run_test(size=(100, 40)) as pilot:
+            lobby = app.lobby
+            deadline = time.monotonic() + 10
+            while lobby.code is None and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert lobby.code is not None and app.screen is lobby
+            log = lobby.query_one("#lobby-chat", RichLog)
+            assert not log.display  # no chat yet: no empty pane
+            await pilot.press("t")
+            chat = lobby.query_one(ChatInput)
+            assert chat.display and chat.has_focus
+            await pilot.press(*"hi, qc")  # q and c: text here, not Quit or Copy
+            await pilot.press("enter")
+            deadline = time.monotonic() + 10
+            while not lobby.chat_lines and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert lobby.chat_lines == ["(lobby) tester: hi, qc"]
+            assert log.display and not chat.display and app.screen is lobby
+            # A joiner's line arrives as peer text: escaped before it is shown.
+            app.deliver(ChatShown("bob\x1b[2J", "hello\u202e", lobby=True))
+            await pilot.pause()
+            assert lobby.chat_lines[-1] == "(lobby) bob\\x1b[2J: hello\\u202e"
+            shown = [str(strip.text) for strip in log.lines]
+            assert any("tester: hi, qc" in text for text in shown)
+
+    asyncio.run(scenario())

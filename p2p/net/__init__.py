@@ -12,5 +12,5 @@
   hosted game (python-zeroconf); ``observers``: the host's spectator links; ``watch``: a
   spectator; ``rematch``: the same table again.
 - ``chat``, ``chatlink``: the table chat (signed lines outside the game's lockstep) and the
-  player's link to it.
+  player's link to it; ``lobbychat``: the lobby's chat (signed lines the host relays).
 """

@@ -3,7 +3,8 @@
 ``open_room`` gives the runner the game's ``ChatRoom`` (our earlier lines reloaded from the
 store after a restart, every kept line stored). A UI or the headless printer hands a
 ``ChatLink`` to the game (``PeerOptions.chat``): it is told every line shown (``on_shown``)
-and can ``say`` a line from any task of the game's trio run once the game has started.
+and can ``say`` a line from any task of the game's trio run: in the lobby (``attach_lobby``,
+by the node while we wait for the table to fill) and once the game has started (``attach``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ log = logging.getLogger("solstice.chat")
 @dataclass(frozen=True)
 class ChatShown:
     """A line for the player: ``author``'s name and text, or (``author`` None) a local note
-    about chat. Peer text, raw: whoever shows it escapes it (``p2p.text.printable``)."""
+    about chat; ``lobby``: said in the lobby. Peer text, raw: whoever shows it escapes it
+    (``p2p.text.printable``)."""
 
     author: str | None
     text: str
+    lobby: bool = False
 
 
 def open_room(mesh: Mesh, store: GameStore) -> ChatRoom:
@@ -51,6 +54,21 @@ class ChatLink:
         self._room: ChatRoom | None = None
         self._send: Callable[[bytes], Awaitable[None]] | None = None
         self._clock: Callable[[], float] = lambda: 0.0
+        self._lobby: Callable[[str], Awaitable[str]] | None = None
+
+    def attach_lobby(self, say: Callable[[str], Awaitable[str]] | None) -> None:
+        """The lobby is open (None: it closed): ``say`` signs and sends a line there and
+        returns our name (ChatRefused if it cannot go)."""
+        self._lobby = say
+
+    @property
+    def in_lobby(self) -> bool:
+        """A lobby is open for our lines (and no game yet)."""
+        return self._lobby is not None
+
+    def heard_lobby(self, author: str | None, text: str) -> None:
+        """A lobby line (``author``'s name) or a note about lobby chat (``author`` None)."""
+        self.on_shown(ChatShown(author, text, lobby=True))
 
     def attach(self, room: ChatRoom, send: Callable[[bytes], Awaitable[None]],
                clock: Callable[[], float]) -> None:
@@ -61,6 +79,14 @@ class ChatLink:
         """Sign and send a line, and show it; ChatRefused (shown as a note too) if it
         cannot go."""
         room, send = self._room, self._send
+        if (room is None or send is None) and self._lobby is not None:
+            try:
+                name = await self._lobby(text)
+            except ChatRefused as exc:
+                self.heard_lobby(None, f"chat: {exc}")
+                raise
+            self.heard_lobby(name, text.strip())
+            return
         try:
             if room is None or send is None:
                 raise ChatRefused("chat opens when the game starts (every player connected)")

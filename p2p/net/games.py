@@ -177,6 +177,7 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
                           game_id=game_id)
         lobby.allowed = allowed
         lobby.on_change = lambda entry, came: on_event(arrival_event(lobby, entry, came))
+        lobby.open_chat(options.chat)
         if options.watchers > 0:
             node.observers = ObserverHub(lobby.code.game_id, options.watchers,
                                           options.net.keepalive)
@@ -217,7 +218,8 @@ async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
         roster = await node.enter_lobby(join_code, name=options.name_for(identity),
-                                        on_update=lobby_reporter(identity, on_event))
+                                        on_update=lobby_reporter(identity, on_event),
+                                        chat=options.chat)
         if node.listens_for(roster):
             mesh = await _start(lambda: node.start_mesh(roster), game_id, options)
             return await _play(node, mesh, choose, on_event, options)

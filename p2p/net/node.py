@@ -13,9 +13,12 @@ import trio
 
 from p2p.durable import make_dirs, write_durably
 from p2p.errors import LocalFileError, LocalProtocolError, P2PError, RemoteProtocolError
-from p2p.identity import Identity, default_home, short_id
+from p2p.identity import Identity, default_home, peer_id_of, short_id
+from p2p.net.chat import ChatRefused
+from p2p.net.chatlink import ChatLink
 from p2p.net.joincode import JoinCode
 from p2p.net.lobby import (
+    MAX_LOBBY_MESSAGE,
     HostLobby,
     JoinerLobby,
     LobbyRefused,
@@ -25,10 +28,12 @@ from p2p.net.lobby import (
     encode_control,
     refuse,
 )
+from p2p.net.lobbychat import LOBBY_CHAT_TYPE, LobbyChat, LobbyChatLine
 from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
 from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
 from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial, serve
+from p2p.storage.chatlog import save_lobby_chat
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +69,15 @@ def load_roster(home: Path, game_id: str) -> Roster:
     return Roster.decode(data)
 
 
+def keep_lobby_chat(home: Path, game_id: str, lines: list[LobbyChatLine]) -> None:
+    """Store the lobby's chat beside the roster, for the transcript (never worth failing a
+    game for)."""
+    try:
+        save_lobby_chat(roster_path(home, game_id).parent, lines)
+    except OSError as exc:
+        log.warning("lobby chat not stored: %s", exc)
+
+
 def saved_games(home: Path) -> list[str]:
     """Game ids with a stored roster under ``home``."""
     games = Path(home) / "games"
@@ -89,6 +103,39 @@ class HostedLobby:
         self.on_change: Callable[[RosterEntry, bool], None] | None = None
         self._changed = trio.Event()  # set (and replaced) whenever the table changes
         self.failure: LocalFileError | None = None  # the roster could not be stored
+        self.chat = LobbyChat(lobby.game_id, node.identity)  # relayed to every joiner
+        self.chat_link: ChatLink | None = None  # shows the lines we accept, says ours
+
+    def open_chat(self, link: ChatLink | None) -> None:
+        """Show the lobby's chat with ``link`` and let its player say lines here."""
+        self.chat_link = link
+        if link is not None:
+            link.attach_lobby(self.say)
+
+    async def say(self, text: str) -> str:
+        """Sign our line and relay it to every joiner; our name (ChatRefused if it cannot
+        go)."""
+        if self.roster is not None:
+            raise ChatRefused("the lobby has closed; chat opens when every player is connected")
+        self.chat.say(text, trio.current_time())
+        self._table_changed()
+        return self.lobby.joined[0].name
+
+    def hear(self, peer_key: bytes, frame: bytes) -> bool:
+        """A frame a waiting joiner sent: a lobby line is checked (and kept and relayed if
+        it passes); False if the joiner broke the rules (or sent anything else)."""
+        note = self.chat.relay(peer_key, frame, trio.current_time())
+        if note.violation:
+            log.warning("%s: %s", short_id(peer_id_of(peer_key)), note.violation)
+            return False
+        names = {e.peer_id: e.name for e in self.lobby.joined}
+        if note.line is not None:
+            self._table_changed()
+            if self.chat_link is not None:
+                self.chat_link.heard_lobby(names.get(note.line.peer, "?"), note.line.text)
+        elif note.note and self.chat_link is not None:
+            self.chat_link.heard_lobby(None, note.note)
+        return True
 
     def _table_changed(self) -> None:
         """Wake every waiting joiner's task: it sends a lobby update (or the roster)."""
@@ -104,7 +151,10 @@ class HostedLobby:
         except LocalFileError as exc:
             self.failure = exc  # raised by wait_mesh; nobody is sent an unstored roster
         else:
+            keep_lobby_chat(self._node.home, roster.game_id, self.chat.lines)
             self.roster = roster
+        if self.chat_link is not None:
+            self.chat_link.attach_lobby(None)
         self.roster_ready.set()
         self._table_changed()
 
@@ -172,9 +222,10 @@ class Node:
         return self._hosted
 
     async def join(self, code: JoinCode | str, *, name: str,
-                   on_update: Callable[[LobbyUpdate], None] | None = None) -> Mesh:
+                   on_update: Callable[[LobbyUpdate], None] | None = None,
+                   chat: ChatLink | None = None) -> Mesh:
         """Join the game of ``code``: hello to the host, get the roster, form the mesh."""
-        roster = await self.enter_lobby(code, name=name, on_update=on_update)
+        roster = await self.enter_lobby(code, name=name, on_update=on_update, chat=chat)
         if not self.listens_for(roster):
             raise LocalProtocolError(
                 f"game {roster.game_id} started before we restarted and its roster has us on "
@@ -182,9 +233,12 @@ class Node:
         return await self.start_mesh(roster)
 
     async def enter_lobby(self, code: JoinCode | str, *, name: str,
-                          on_update: Callable[[LobbyUpdate], None] | None = None) -> Roster:
+                          on_update: Callable[[LobbyUpdate], None] | None = None,
+                          chat: ChatLink | None = None) -> Roster:
         """Hello to the code's host, show its lobby updates (``on_update``, the last one made
-        from the roster), and return the roster, stored durably before it is used.
+        from the roster), and return the roster, stored durably before it is used. While we
+        wait, ``chat`` shows the lobby's chat (each line's signature checked here: the host
+        relays it) and may say lines to the host.
 
         The host answers a peer its roster lists with that roster even after the lobby has
         closed: a joiner killed between the host sending it and its storing it gets it again
@@ -196,9 +250,22 @@ class Node:
         conn = await dial(
             join_code.address, join_code.port, self.identity, join_code.host_id, self.config, 0
         )
+        lobby_chat = LobbyChat(join_code.game_id, self.identity)
+        seen: dict[str, str] = {}  # peer id -> name of everyone a lobby update has shown
+
+        async def say(text: str) -> str:
+            line = lobby_chat.say(text, trio.current_time())
+            try:
+                await conn.send_frame(line.frame())
+            except (P2PError, OSError, trio.ClosedResourceError, trio.BrokenResourceError):
+                raise ChatRefused("not sent: the lobby connection has closed") from None
+            return name
+
         try:
             await conn.send_frame(encode_control(joiner.hello()))
             joiner.on_welcome(await conn.receive_first_frame())
+            if chat is not None:
+                chat.attach_lobby(say)
             with trio.fail_after(self.config.lobby_timeout):
                 while True:
                     try:
@@ -208,17 +275,29 @@ class Node:
                     if frame is None:
                         raise RemoteProtocolError(
                             0, "the host closed the lobby before the game started")
+                    if (len(frame) <= MAX_LOBBY_MESSAGE
+                            and decode_control(frame, 0)["type"] == LOBBY_CHAT_TYPE):
+                        note = lobby_chat.hear(frame, seen)
+                        if chat is not None and note.line is not None:
+                            chat.heard_lobby(seen[note.line.peer], note.line.text)
+                        elif chat is not None and note.note:
+                            chat.heard_lobby(None, note.note)
+                        continue
                     got = joiner.on_message(frame)
                     if isinstance(got, Roster):
                         break
+                    seen.update((s.peer_id, s.name) for s in got.seated)
                     if on_update is not None:
                         on_update(got)
         finally:
+            if chat is not None:
+                chat.attach_lobby(None)
             await conn.aclose()
         if got.game_id in saved_games(self.home) and load_roster(self.home, got.game_id) != got:
             raise RemoteProtocolError(0, f"the host sent a roster of game {got.game_id} other "
                                          f"than the one stored in {self.home}")
         save_roster(self.home, got)  # fsynced: a crash from now on resumes with it
+        keep_lobby_chat(self.home, got.game_id, lobby_chat.lines)
         if on_update is not None:
             on_update(LobbyUpdate.from_roster(got))
         return got
@@ -330,24 +409,42 @@ class Node:
         with trio.CancelScope() as watch:
 
             async def notice_leaving() -> None:
-                # Any frame or EOF from a waiting joiner means it left (or misbehaved).
+                # A waiting joiner may send lobby chat; anything else, a line that breaks the
+                # rules, or EOF means it left (or misbehaved).
                 with contextlib.suppress(P2PError, OSError):
-                    await conn.receive_frame()
+                    while (frame := await conn.receive_frame()) is not None:
+                        if not hosted.hear(conn.peer_key, frame):
+                            break
                 leave()
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(notice_leaving)
-                sent = b""
+                sent, told = b"", 0  # the last update and how many lines it was sent
+
+                async def tell() -> None:
+                    # The table, then every line so far of those at it (a late joiner reads
+                    # what was said) but its own. Once the roster is out, the update goes only
+                    # ahead of lines (it shows the joiner who came last their authors).
+                    nonlocal sent, told
+                    update = encode_control(hosted.lobby.update())
+                    seated = {e.peer_id for e in hosted.lobby.joined} - {conn.peer_id}
+                    lines = [line.frame() for line in hosted.chat.lines[told:]
+                             if line.peer in seated]
+                    told = len(hosted.chat.lines)
+                    if update != sent and (hosted.roster is None or lines):
+                        await conn.send_frame(update)
+                        sent = update
+                    for frame in lines:
+                        await conn.send_frame(frame)
+
                 while hosted.roster is None:
                     changed = hosted._changed
-                    update = encode_control(hosted.lobby.update())
-                    if update != sent:
-                        try:
-                            await conn.send_frame(update)
-                        except (P2PError, OSError):
-                            leave()  # cancels this scope: a joiner we cannot reach has left
-                        sent = update
+                    try:
+                        await tell()
+                    except (P2PError, OSError):
+                        leave()  # cancels this scope: a joiner we cannot reach has left
                     await changed.wait()
+                await tell()  # what was said since, and to the last joiner all of it
                 await conn.send_frame(encode_control(HostLobby.roster_message(hosted.roster)))
                 nursery.cancel_scope.cancel()
 

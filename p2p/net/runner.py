@@ -56,6 +56,7 @@ from p2p.session.inbox import FRAME_SYNC
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
 from p2p.session.timing import Timing
+from p2p.storage.chatlog import load_lobby_chat
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import outcome_of, write_transcript
 
@@ -376,7 +377,8 @@ def _finish(session: GameSession, store: GameStore, roster: Roster, names: list[
     path = options.transcript or store.dir / "transcript.json"
     failure = None
     try:
-        write_transcript(path, roster, session, outcome, chat.transcript())
+        write_transcript(path, roster, session, outcome, chat.transcript(),
+                         [line.to_json() for line in load_lobby_chat(store.dir)])
     except OSError as exc:
         failure = TranscriptNotWritten(
             f"the game is over ({outcome.get('summary') or outcome.get('reason')}), but its "

@@ -10,7 +10,7 @@ from pathlib import Path
 from p2p.errors import LocalFileError
 from p2p.net.node import load_roster
 from p2p.session.machine import GameSession
-from p2p.storage.chatlog import load_chat
+from p2p.storage.chatlog import load_chat, load_lobby_chat
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import write_transcript
 
@@ -32,7 +32,8 @@ def rebuild_transcript(home: Path, game_id: str, out: Path | None = None) -> Pat
     path = Path(out) if out is not None else store.dir / "transcript.json"
     try:
         write_transcript(path, roster, session, dict(session.result),
-                         [line.to_json() for line in load_chat(store.dir)])
+                         [line.to_json() for line in load_chat(store.dir)],
+                         [line.to_json() for line in load_lobby_chat(store.dir)])
     except OSError as exc:
         raise LocalFileError(f"cannot write {path}: {exc.strerror or exc}") from None
     if not store.finished:

@@ -1,8 +1,9 @@
 """Transcripts: the signed roster and every signed message of a game, re-checkable offline.
 
 Format (JSON): ``{"format": "solstice-transcript/1", "roster": <signed roster>,
-"messages": [<signed message>...], "outcome": {...}, "chat": [<signed chat line>...]}``
-(``chat`` only when there was any). ``verify_transcript`` replays the messages through a
+"messages": [<signed message>...], "outcome": {...}, "chat": [<signed chat line>...],
+"lobby_chat": [<signed lobby chat line>...]}`` (``chat`` and ``lobby_chat`` only when there was
+any). ``verify_transcript`` replays the messages through a
 keyless observer session: every signature, every stage, every deck step and opening, every
 abort's claim (``p2p.session.blame``), the audit (which opens every secret) and
 the full-information replay of the game. The verdict is recomputed; a stored outcome of a fair
@@ -13,8 +14,9 @@ Verdicts (``Verdict.status``, with the exit status of ``solstice verify``): ``fa
 file is unreadable, or a message in it does not check, e.g. a bad signature: that proves only
 that the file was altered, so nobody is named), ``abandoned`` (3: a peer stopped answering, as
 observed by the peer that wrote the file) and ``incomplete`` (3: the game stopped or the file
-ends without anybody to name). The table chat (``chat``, optional) is checked too
-(``Verdict.chat``), but it is no part of the game and never changes the verdict.
+ends without anybody to name). The table chat (``chat``, optional) and the lobby's
+(``lobby_chat``) are checked too (``Verdict.chat``, ``Verdict.lobby_chat``), but they are no
+part of the game and never change the verdict.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.durable import make_dirs, write_durably
 from p2p.errors import P2PError, RemoteProtocolError
 from p2p.net.chat import ChatCheck, verify_chat
+from p2p.net.lobbychat import verify_lobby_chat
 from p2p.net.roster import Roster
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import ABANDONED, UNFAIR, GameAborted, Rejected
@@ -50,6 +53,7 @@ class Verdict:
     message: int | None = None         # index of the offending message in the transcript
     result: dict[str, Any] = field(default_factory=dict)
     chat: ChatCheck = field(default_factory=lambda: ChatCheck(0))  # never part of the verdict
+    lobby_chat: ChatCheck = field(default_factory=lambda: ChatCheck(0))  # nor is this
 
     @property
     def ok(self) -> bool:
@@ -69,6 +73,9 @@ class Verdict:
                          "blame_peer": self.blame, "message": self.message})
         if self.chat.count or self.chat.problems:  # a game without chat reads as before
             data["chat"] = {"messages": self.chat.count, "problems": list(self.chat.problems)}
+        if self.lobby_chat.count or self.lobby_chat.problems:
+            data["lobby_chat"] = {"messages": self.lobby_chat.count,
+                                  "problems": list(self.lobby_chat.problems)}
         return data
 
 
@@ -88,14 +95,18 @@ def outcome_of(session: GameSession, names: list[str]) -> dict[str, Any]:
 
 
 def write_transcript(path: Path, roster: Roster, session: GameSession,
-                     outcome: dict[str, Any], chat: list[dict[str, Any]] | None = None) -> Path:
-    """``chat``: the signed chat lines this peer kept (``ChatRoom.transcript()``)."""
+                     outcome: dict[str, Any], chat: list[dict[str, Any]] | None = None,
+                     lobby_chat: list[dict[str, Any]] | None = None) -> Path:
+    """``chat``: the signed chat lines this peer kept (``ChatRoom.transcript()``);
+    ``lobby_chat``: the lobby's (``LobbyChatLine.to_json()``)."""
     path = Path(path)
     make_dirs(path.parent)
     data = {"format": FORMAT, "roster": roster.signed_json(),
             "messages": session.transcript_messages(), "outcome": outcome}
     if chat:  # a game without chat is written as before
         data["chat"] = chat
+    if lobby_chat:
+        data["lobby_chat"] = lobby_chat
     write_durably(path, canonical_json(data))
     return path
 
@@ -126,14 +137,14 @@ def load_transcript(path: Path) -> tuple[Roster, list[Any], dict[str, Any]]:
     return roster, messages, outcome
 
 
-def load_chat_entries(path: Path) -> object:
-    """The transcript's ``chat`` value (None when it has none); the file was loaded once by
-    ``load_transcript`` already, so it is readable JSON."""
+def load_chat_entries(path: Path, key: str = "chat") -> object:
+    """The transcript's ``chat`` (or other ``key``'s) value (None when it has none); the file
+    was loaded once by ``load_transcript`` already, so it is readable JSON."""
     try:
         data = json.loads(Path(path).read_bytes())
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
-    return data.get("chat") if isinstance(data, dict) else None
+    return data.get(key) if isinstance(data, dict) else None
 
 
 def verify_transcript(path: Path) -> Verdict:
@@ -143,6 +154,7 @@ def verify_transcript(path: Path) -> Verdict:
     verdict = _verify_game(roster, messages, outcome)
     verdict.chat = verify_chat(roster.game_id, [p.key for p in roster.players],
                                load_chat_entries(path))
+    verdict.lobby_chat = verify_lobby_chat(roster.game_id, load_chat_entries(path, "lobby_chat"))
     return verdict
 
 

@@ -245,7 +245,7 @@ class SolsticeApp(App[int]):
         line = chat_line(shown)  # escapes the peer's name and text
         self.log_lines.append(line.plain)
         if self.game is None:
-            self.lobby.show_status(line.plain)
+            self.lobby.add_chat(line)
             return
         self.game.add_log(line)
         if self.game.has_class("narrow") and shown.author is not None:

@@ -1,8 +1,10 @@
-"""Table chat in the game screen: the one-line input (key ``t``) and how a line is shown.
+"""Table chat in the game and lobby screens: the one-line input (key ``t``) and how a line is
+shown.
 
 Lines arrive from the network side as ``p2p.net.chatlink.ChatShown`` (peer text, raw); they
 are escaped here, at the app's entry point, like every other peer text, and shown in the log
-pane as "name: text" (a note about chat, e.g. a dropped flood, as a dim line).
+pane as "name: text" (a lobby line as "(lobby) name: text"; a note about chat, e.g. a dropped
+flood, as a dim line).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ def chat_line(shown: ChatShown) -> Text:
     """The log pane's line for a chat line or note, every peer character escaped."""
     if shown.author is None:
         return Text(printable(shown.text), style=NOTE_STYLE)
-    line = Text(printable(shown.author, 4 * MAX_NAME_LEN) + ": ", style="bold " + CHAT_STYLE)
+    line = Text("(lobby) " if shown.lobby else "", style="dim")
+    line.append(printable(shown.author, 4 * MAX_NAME_LEN) + ": ", style="bold " + CHAT_STYLE)
     line.append(printable(shown.text, MAX_TEXT))
     return line
 

@@ -53,7 +53,8 @@ class LogPrinter:
 
     def chat(self, shown: ChatShown) -> None:
         who = f"{printable(shown.author, 40)}: " if shown.author is not None else ""
-        print(f"{self.stamp()} chat: {who}{printable(shown.text)}", file=self.out, flush=True)
+        where = "lobby chat" if shown.lobby else "chat"
+        print(f"{self.stamp()} {where}: {who}{printable(shown.text)}", file=self.out, flush=True)
 
     def __call__(self, event: GameEvent) -> None:
         if isinstance(event, InputWanted):

@@ -264,12 +264,14 @@ def verify(
         label = {"unfair": "NOT fair", "damaged": "DAMAGED", "abandoned": "ABANDONED",
                  "incomplete": "INCOMPLETE"}[verdict.status]
         typer.echo(f"{label}: {printable(verdict.summary, 2000)}", err=True)
-    if not as_json and (verdict.chat.count or verdict.chat.problems):
+    for label, check in (("lobby chat", verdict.lobby_chat), ("chat", verdict.chat)):
+        if as_json or not (check.count or check.problems):
+            continue
         # The chat is no part of the game: it is reported, and never changes the exit status.
-        checked = "every signature checks" if not verdict.chat.problems else \
-            f"{len(verdict.chat.problems)} do not check (not part of the game's verdict)"
-        typer.echo(f"chat: {verdict.chat.count} line(s), {checked}")
-        for problem in verdict.chat.problems[:10]:
+        checked = "every signature checks" if not check.problems else \
+            f"{len(check.problems)} do not check (not part of the game's verdict)"
+        typer.echo(f"{label}: {check.count} line(s), {checked}")
+        for problem in check.problems[:10]:
             typer.echo(f"  {printable(problem)}")
     raise typer.Exit(verdict.exit_status)
 

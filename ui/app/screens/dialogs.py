@@ -37,7 +37,7 @@ Legions may be sacrificed instead of another of your cards on its planet.
 KEYS = """\
 [b]Keys[/b]: arrows / mouse move · Enter choose · Esc back a step · l log ·
 [ and ] (or PgUp / PgDn) scroll the board · F1 or ? this help · c copy the join code (lobby) ·
-t chat with the table · space show the rest of a round's resolution at once
+t chat with the table (in the lobby too) · space show the rest of a round's resolution at once
 """
 
 

@@ -1,5 +1,6 @@
 """The lobby: the join command to hand out (selectable, pastable as shown, copyable), the
-roster, and what we wait for (with a spinner and the time so far)."""
+roster, what we wait for (with a spinner and the time so far) and the lobby's chat (key
+``t``, as in the game)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, RichLog, Static
 
+from ui.app.chat import ChatInput
 from ui.app.messages import RosterLine
 from ui.app.widgets import StatusLine
 
@@ -57,6 +59,7 @@ def copy_to_tmux(text: str) -> bool:
 class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy_code", "Copy join code"),
+        Binding("t", "chat", "Chat", show=False),  # in F1 help and README, as in the game
         Binding("f1", "app.help", "Help"),
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("q", "app.leave", "Quit"),
@@ -68,6 +71,7 @@ class LobbyScreen(Screen[None]):
         self.code: str | None = None
         self.players = 0
         self.roster: tuple[RosterLine, ...] = ()
+        self.chat_lines: list[str] = []  # as shown (escaped), for tests and the game's log
 
     def compose(self) -> ComposeResult:
         with Vertical(id="lobby-box"):
@@ -76,6 +80,8 @@ class LobbyScreen(Screen[None]):
             yield Static(id="join-hint", classes="hidden")
             yield Static(id="roster")
             yield StatusLine(id="lobby-status")
+            yield RichLog(id="lobby-chat", wrap=True, markup=False, classes="hidden")
+        yield ChatInput()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -116,6 +122,16 @@ class LobbyScreen(Screen[None]):
     def show_roster(self, players: int, roster: tuple[RosterLine, ...]) -> None:
         self.players, self.roster = players, roster
         self._render_roster()
+
+    def add_chat(self, line: Text) -> None:
+        """A chat line (escaped already) or a note about chat, under the roster."""
+        self.chat_lines.append(line.plain)
+        log = self.query_one("#lobby-chat", RichLog)
+        log.remove_class("hidden")
+        log.write(line)
+
+    def action_chat(self) -> None:
+        self.query_one(ChatInput).open()
 
     def show_status(self, text: str) -> None:
         self.query_one("#lobby-status", StatusLine).show_text(text)
