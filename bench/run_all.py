@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-ORDER = ("engine", "deck", "session", "network", "silence", "bots", "crash")
+ORDER = ("engine", "invariants", "deck", "session", "network", "silence", "bots", "crash")
 
 
 def main(argv: list[str]) -> int:
