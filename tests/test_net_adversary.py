@@ -28,6 +28,7 @@ from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.mesh import Mesh
 from p2p.net.transport import NetConfig
+from p2p.session.bundle import FRAME_BUNDLE, bundle, unbundle
 from p2p.session.envelope import SignedMessage, sign_message
 from p2p.session.events import ABANDONED, UNFAIR, ClockRanOut, GameAborted, TableClock
 from p2p.session.events import Peer as SessionPeer
@@ -164,22 +165,27 @@ async def test_equivocation_over_tls_is_proven_against_the_cheater(tmp_path: Pat
     done: list[bool] = []
     honest_send = Mesh.send
 
+    def twin_of(mesh: Mesh, index: int, frame: bytes) -> bytes:
+        signed = SignedMessage.decode(frame[1:])
+        action = signed.msg.body.get("action")
+        others = sorted(i for i in range(3) if i != mesh.my_index)
+        if (signed.msg.seat == mesh.my_index and signed.msg.type == "action"
+                and action.get("type") == "dispatch" and index == others[1]):
+            twins = [a for a in legal_now.get("legal", []) if isinstance(a, Dispatch)
+                     and action_to_dict(a) != action]
+            if twins and not done:
+                done.append(True)
+                body = {**signed.msg.body, "action": action_to_dict(twins[0])}
+                twin = sign_message(mesh.identity, dataclasses.replace(signed.msg, body=body))
+                return FRAME_MESSAGE + twin.encode()
+        return frame
+
     async def send(self: Mesh, index: int, payload: bytes) -> None:
-        if is_adversary(table_ref[0], self.identity) and not done and \
-                payload[:1] == FRAME_MESSAGE:
-            signed = SignedMessage.decode(payload[1:])
-            action = signed.msg.body.get("action")
-            others = sorted(i for i in range(3) if i != self.my_index)
-            if (signed.msg.seat == self.my_index and signed.msg.type == "action"
-                    and action.get("type") == "dispatch" and index == others[1]):
-                twins = [a for a in legal_now.get("legal", []) if isinstance(a, Dispatch)
-                         and action_to_dict(a) != action]
-                if twins:
-                    done.append(True)
-                    body = {**signed.msg.body, "action": action_to_dict(twins[0])}
-                    twin = sign_message(self.identity,
-                                        dataclasses.replace(signed.msg, body=body))
-                    payload = FRAME_MESSAGE + twin.encode()
+        if is_adversary(table_ref[0], self.identity) and not done:
+            if payload[:1] == FRAME_MESSAGE:
+                payload = twin_of(self, index, payload)
+            elif payload[:1] == FRAME_BUNDLE:  # its own message travels with its relays
+                (payload,) = bundle([twin_of(self, index, f) for f in unbundle(payload)])
         await honest_send(self, index, payload)
 
     async def chooser(view: SeatView) -> Any:
@@ -199,6 +205,44 @@ async def test_equivocation_over_tls_is_proven_against_the_cheater(tmp_path: Pat
         # the copy this peer did not get) arrives before the relay of that copy, by the
         # adversary's state hash: the same author either way (protocol.md, the relay).
         assert "equivocation" in reason or "state hash" in reason, reason
+
+
+async def test_messages_withheld_from_one_peer_reach_it_by_the_relay(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """The adversary never sends its first messages to one honest peer (alone or in a
+    bundle): the other honest peer's relays (with its next message, or alone after
+    ``RELAY_WAIT``) bring them, and the game ends normally for all three."""
+    table_ref: list[list[Peer]] = []
+    withheld: list[int] = []
+    honest_send = Mesh.send
+
+    def keep(mesh: Mesh, index: int, frame: bytes) -> bool:
+        own = SignedMessage.decode(frame[1:]).msg.seat == mesh.my_index
+        starved = sorted(i for i in range(3) if i != mesh.my_index)[1]
+        if own and index == starved and len(withheld) < 6:
+            withheld.append(index)
+            return False
+        return True
+
+    async def send(self: Mesh, index: int, payload: bytes) -> None:
+        if is_adversary(table_ref[0], self.identity):
+            if payload[:1] == FRAME_MESSAGE and not keep(self, index, payload):
+                return
+            if payload[:1] == FRAME_BUNDLE:
+                kept = [f for f in unbundle(payload) if keep(self, index, f)]
+                if not kept:
+                    return
+                (payload,) = bundle(kept)
+        await honest_send(self, index, payload)
+
+    monkeypatch.setattr(Mesh, "send", send)
+    table_ref.append([Peer(tmp_path / f"peer{i}") for i in range(3)])
+    table = await play_table(tmp_path, None)
+    assert len(withheld) == 6
+    for peer in table:
+        assert peer.session is not None and peer.session.result is not None, \
+            peer.session.aborted if peer.session is not None else "no session"
+        assert verify_transcript(peer.transcript).ok
 
 
 # -- 3. silence -------------------------------------------------------------------------------

@@ -768,6 +768,7 @@ def _deterministic_game(n: int, seed: int) -> LoopbackGame:
     game.sessions = [GameSession(game.game_id, keys, me, game.identities[me], game.masters[me])
                      for me in range(n)]
     game.frames = game.bytes = 0
+    game.network = False
     return game
 
 

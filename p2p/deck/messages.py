@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
 from p2p.crypto.group import (
     InvalidPoint,
@@ -25,20 +25,41 @@ from p2p.errors import MalformedMessage
 _HEX32 = re.compile(r"[0-9a-f]{64}")
 
 
+def _wire(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, tuple):
+        return [_wire(item) for item in value]
+    return value
+
+
+class _Wire:
+    """The wire form of a deck message: its ``TYPE`` and every field, bytes as lowercase
+    hex and tuples as lists."""
+
+    TYPE: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # every subclass is a dataclass
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.TYPE, **{f.name: _wire(getattr(self, f.name))
+                                      for f in fields(self)}}
+
+    @classmethod
+    def wire_fields(cls) -> set[str]:
+        return {"type", *(f.name for f in fields(cls))}
+
+
 @dataclass(frozen=True)
-class KeyCommit:
+class KeyCommit(_Wire):
     """Before the game: commitment to the author's deck seed (hence all its deck keys)."""
 
     TYPE = "deck/commit"
     seat: int
     commitment: bytes
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "seat": self.seat, "commitment": self.commitment.hex()}
-
 
 @dataclass(frozen=True)
-class Shuffle:
+class Shuffle(_Wire):
     """One shuffle layer: the batch's points, each multiplied by x and permuted."""
 
     TYPE = "deck/shuffle"
@@ -47,18 +68,9 @@ class Shuffle:
     cards: tuple[int, ...]
     points: tuple[bytes, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.TYPE,
-            "seat": self.seat,
-            "batch": self.batch,
-            "cards": list(self.cards),
-            "points": [p.hex() for p in self.points],
-        }
-
 
 @dataclass(frozen=True)
-class Blind:
+class Blind(_Wire):
     """One blinding layer of a reshuffle batch (before its shuffles): input point i, the
     point of old slot ``sources[i]``, times y_b, with the author's own key on that slot
     stripped."""
@@ -69,18 +81,9 @@ class Blind:
     sources: tuple[int, ...]
     points: tuple[bytes, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.TYPE,
-            "seat": self.seat,
-            "batch": self.batch,
-            "sources": list(self.sources),
-            "points": [p.hex() for p in self.points],
-        }
-
 
 @dataclass(frozen=True)
-class Rekey:
+class Rekey(_Wire):
     """One re-key layer: point i times k_i * x^-1, and the slot-key commitments k_i * B."""
 
     TYPE = "deck/rekey"
@@ -89,18 +92,9 @@ class Rekey:
     points: tuple[bytes, ...]
     key_commitments: tuple[bytes, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.TYPE,
-            "seat": self.seat,
-            "batch": self.batch,
-            "points": [p.hex() for p in self.points],
-            "key_commitments": [p.hex() for p in self.key_commitments],
-        }
-
 
 @dataclass(frozen=True)
-class SlotKey:
+class SlotKey(_Wire):
     """Private, to seat ``to`` only: the author's key for ``slot``."""
 
     TYPE = "deck/slot-key"
@@ -109,18 +103,9 @@ class SlotKey:
     to: int
     key: bytes
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.TYPE,
-            "seat": self.seat,
-            "slot": self.slot,
-            "to": self.to,
-            "key": self.key.hex(),
-        }
-
 
 @dataclass(frozen=True)
-class Reveal:
+class Reveal(_Wire):
     """Public: the author's key for ``slot``; once every seat's is in, all see the card."""
 
     TYPE = "deck/reveal"
@@ -128,12 +113,9 @@ class Reveal:
     slot: int
     key: bytes
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "seat": self.seat, "slot": self.slot, "key": self.key.hex()}
-
 
 @dataclass(frozen=True)
-class KeyOpening:
+class KeyOpening(_Wire):
     """After the game: the author's deck seed and the salt of its commitment."""
 
     TYPE = "deck/open-keys"
@@ -141,17 +123,9 @@ class KeyOpening:
     seed: bytes
     salt: bytes
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.TYPE,
-            "seat": self.seat,
-            "seed": self.seed.hex(),
-            "salt": self.salt.hex(),
-        }
-
 
 @dataclass(frozen=True)
-class Remask:
+class Remask(_Wire):
     """Public: the author moves the cards of its slots ``old`` to fresh slots ``first``,
     ``first + 1``, ...: fresh slot i's point is r_i * (card point of old[order[i]])."""
 
@@ -160,15 +134,6 @@ class Remask:
     first: int
     old: tuple[int, ...]
     points: tuple[bytes, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.TYPE,
-            "seat": self.seat,
-            "first": self.first,
-            "old": list(self.old),
-            "points": [p.hex() for p in self.points],
-        }
 
 
 class RemaskKey(SlotKey):
@@ -310,17 +275,17 @@ def _unmask(r: _Reader) -> Unmask:
     return Unmask(r.sender, r.uint("slot"), r.scalar("key"))
 
 
-_PARSERS: dict[str, tuple[set[str], Callable[[_Reader], DeckMessage]]] = {
-    KeyCommit.TYPE: ({"type", "seat", "commitment"}, _key_commit),
-    Blind.TYPE: ({"type", "seat", "batch", "sources", "points"}, _blind),
-    Shuffle.TYPE: ({"type", "seat", "batch", "cards", "points"}, _shuffle),
-    Rekey.TYPE: ({"type", "seat", "batch", "points", "key_commitments"}, _rekey),
-    SlotKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _slot_key),
-    Reveal.TYPE: ({"type", "seat", "slot", "key"}, _reveal),
-    KeyOpening.TYPE: ({"type", "seat", "seed", "salt"}, _key_opening),
-    Remask.TYPE: ({"type", "seat", "first", "old", "points"}, _remask),
-    RemaskKey.TYPE: ({"type", "seat", "slot", "to", "key"}, _remask_key),
-    Unmask.TYPE: ({"type", "seat", "slot", "key"}, _unmask),
+_PARSERS: dict[str, tuple[type[_Wire], Callable[[_Reader], DeckMessage]]] = {
+    KeyCommit.TYPE: (KeyCommit, _key_commit),
+    Blind.TYPE: (Blind, _blind),
+    Shuffle.TYPE: (Shuffle, _shuffle),
+    Rekey.TYPE: (Rekey, _rekey),
+    SlotKey.TYPE: (SlotKey, _slot_key),
+    Reveal.TYPE: (Reveal, _reveal),
+    KeyOpening.TYPE: (KeyOpening, _key_opening),
+    Remask.TYPE: (Remask, _remask),
+    RemaskKey.TYPE: (RemaskKey, _remask_key),
+    Unmask.TYPE: (Unmask, _unmask),
 }
 
 
@@ -329,5 +294,5 @@ def parse_deck_message(sender: int, data: Any) -> DeckMessage:
     kind = data.get("type") if isinstance(data, Mapping) else None
     if kind not in _PARSERS:
         raise MalformedMessage(sender, f"not a deck message type: {kind!r}", data)
-    fields, parser = _PARSERS[kind]
-    return parser(_Reader(sender, data, fields))
+    cls, parser = _PARSERS[kind]
+    return parser(_Reader(sender, data, cls.wire_fields()))

@@ -20,8 +20,9 @@ sequence numbers, so each side can tell what the other is missing).
 No peer can block or flood us: ``send`` never waits (a peer that stops reading until its
 outbox of ``_OUTBOX_SIZE`` frames is full is cut off: its connection is dropped and its queue
 emptied, the resync after a reconnect makes up for it), and a peer sending more than
-``FRAME_RATE`` frames per second on average (bursts up to ``FRAME_BURST``, e.g. a resync reply)
-is cut off the same way. Both are reported as ``PeerCutOff`` events.
+``FRAME_RATE`` frames per second on average (bursts up to ``FRAME_BURST``, e.g. a resync reply;
+a bundle counts the frames it carries) is cut off the same way. Both are reported as
+``PeerCutOff`` events.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from p2p.net.lobby import (
 )
 from p2p.net.roster import Roster, RosterEntry
 from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial
+from p2p.session.bundle import frame_cost
 
 log = logging.getLogger(__name__)
 _OUTBOX_SIZE = 4096
@@ -97,21 +99,21 @@ class PeerFlooding(ConnectionLost):
 
 
 class _RateLimit:
-    """A token bucket: ``take()`` is False once more than ``burst`` frames came faster than
-    ``rate`` per second."""
+    """A token bucket: ``take(cost)`` is False once more than ``burst`` frames came faster
+    than ``rate`` per second (a bundle costs the frames it carries)."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, burst
         self.tokens = float(burst)
         self.last = trio.current_time()
 
-    def take(self) -> bool:
+    def take(self, cost: int = 1) -> bool:
         now = trio.current_time()
         self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now
-        if self.tokens < 1:
+        if self.tokens < cost:
             return False
-        self.tokens -= 1
+        self.tokens -= cost
         return True
 
 
@@ -305,7 +307,7 @@ class Mesh:
                 payload = await conn.receive_frame()
                 if payload is None:
                     return
-                if not rate.take():
+                if not rate.take(frame_cost(payload)):
                     reason = f"flood: more than {FRAME_RATE:g} frames/s"
                     self._events_send.send_nowait(PeerCutOff(link.entry.index, reason))
                     raise PeerFlooding(reason)

@@ -51,6 +51,7 @@ from p2p.net.notices import (
 from p2p.net.resync import FRAME_FINISHED, FRAME_SYNC_DONE, Resync, names_of, who
 from p2p.net.roster import Roster
 from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
+from p2p.session.bundle import bundle
 from p2p.session.events import STOPPED, Aborted, LogLine, Peer
 from p2p.session.inbox import FRAME_SYNC
 from p2p.session.machine import GameSession
@@ -70,6 +71,10 @@ SYNC_EVERY = 5.0     # ... then one per this many seconds
 TICK = 0.5           # seconds between clock ticks fed to the session
 DRAIN = 2.0          # seconds we wait at the end for our last frames to leave
 _CHANNEL_SIZE = 256
+_HOLD_BACK = 32      # items taken in at most before what they made is sent
+# Relays wait this long for a message of ours to travel with (see protocol.md, the relay):
+# well under any deadline, so a peer its author starved still gets the message in time.
+RELAY_WAIT = 0.2
 
 
 class _SyncBudget:
@@ -172,8 +177,9 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
             options.chat.heard(chat, note)
 
     async def flush() -> None:
-        while session.outbox:
-            await mesh.broadcast(session.outbox.pop(0))
+        frames, session.outbox = session.outbox, []
+        for frame in bundle(frames):
+            await mesh.broadcast(frame)
 
     def emit_new(start: int) -> int:
         for event in session.events[start:]:
@@ -230,8 +236,16 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
         session.tick(trio.current_time())
         session.start()
         seats_announced = False
+        held_back = 0
+        relays_since: float | None = None
         while True:
-            await flush()
+            # What is already waiting is taken in first, so that the relays and messages it
+            # makes leave together in one bundle (bounded: a busy peer still sends).
+            if receive.statistics().current_buffer_used and held_back < _HOLD_BACK:
+                held_back += 1
+            else:
+                held_back = 0
+                await flush()
             seen = emit_new(seen)
             if not seats_announced and session.config is not None:
                 seats_announced = True
@@ -252,7 +266,21 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                 view = session.seat_view()
                 assert view is not None  # a question is only put to a seated player
                 nursery.start_soon(ask, view, ask_scope)
-            item = await receive.receive()
+            if not session.relays:
+                relays_since = None
+                item = await receive.receive()
+            else:
+                if relays_since is None:
+                    relays_since = trio.current_time()
+                waited: tuple[Any, ...] | None = None
+                with trio.move_on_at(relays_since + RELAY_WAIT):
+                    waited = await receive.receive()
+                if waited is None:  # nothing of ours to go with: the relays go alone
+                    session.release_relays()
+                    relays_since = None
+                    held_back = _HOLD_BACK
+                    continue
+                item = waited
             kind = item[0]
             if kind == "frame":
                 _, index, payload = item
@@ -328,6 +356,7 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                     on_event(Waiting(f"waiting for {names_of(roster, waiting)} "
                                      f"({now - last_progress:.0f} s so far)",
                                      tuple(Peer(p) for p in waiting)))
+        session.release_relays()
         await flush()
         emit_new(seen)
         failure = None

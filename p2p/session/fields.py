@@ -41,6 +41,7 @@ class SessionFields:
     queues: list[deque[SignedMessage]]
     future: list[dict[int, SignedMessage]]
     outbox: list[bytes]
+    relays: list[bytes]
     events: list[SessionEvent]
     stage_index: int
     stage: Stage | None

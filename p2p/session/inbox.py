@@ -2,7 +2,9 @@
 
 ``Inbox`` is a part of ``GameSession`` (a mixin: it uses the session's log, queues, outbox and
 events). Every message of another author accepted for the first time is relayed to every peer
-before anything of ours that builds on it (see protocol.md, "Authors, seats and frames");
+before anything of ours that builds on it (see protocol.md, "Authors, seats and frames"):
+relays wait in ``relays`` and leave just before our next message, or when the transport
+releases them (``release_relays``) after a short wait;
 copies of messages already held are dropped silently; what one peer can make us hold is
 bounded (messages queued ahead, messages held ahead of a gap, rejections reported).
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.errors import CheatDetected, RemoteProtocolError
+from p2p.session.bundle import FRAME_BUNDLE, unbundle
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import UNFAIR, Peer, Rejected, SessionEvent
 
@@ -38,6 +41,7 @@ class Inbox:
     me: Peer | None
     replaying: bool
     outbox: list[bytes]
+    relays: list[bytes]
     events: list[SessionEvent]
     rejections: list[int]
     msglog: Any
@@ -53,11 +57,20 @@ class Inbox:
         raise NotImplementedError
 
     def receive(self, from_peer: int, frame: bytes) -> None:
-        """A frame from the connection of ``from_peer``."""
+        """A frame from the connection of ``from_peer`` (a message, or a bundle of them)."""
         if not frame:
             self._reject(from_peer, "empty frame")
             return
         tag, payload = frame[:1], frame[1:]
+        if tag == FRAME_BUNDLE:
+            try:
+                items = unbundle(frame, from_peer)
+            except RemoteProtocolError as exc:
+                self._reject(from_peer, exc.reason)
+                return
+            for item in items:
+                self.receive(from_peer, item)
+            return
         if tag != FRAME_MESSAGE:
             self._reject(from_peer, f"unknown frame tag {tag!r}")
             return
@@ -166,10 +179,20 @@ class Inbox:
 
     def _take(self, signed: SignedMessage) -> None:
         """Record a newly accepted message and queue it; a player relays another author's
-        message to every peer at once, before anything of its own that builds on it, so two
-        different messages with one (author, seq) meet at every honest peer within the stage
-        (equivocation is proven) and a state hash is never compared before the inputs are in."""
+        message to every peer before anything of its own that builds on it (with our next
+        message, or when the transport releases waiting relays), so two different messages
+        with one (author, seq) meet at every honest peer within the stage (equivocation is
+        proven) and a state hash is never compared before the inputs are in."""
         self._record(signed)
         self.queues[signed.msg.seat].append(signed)
         if self.me is not None and signed.msg.seat != self.me and not self.replaying:
-            self.outbox.append(FRAME_MESSAGE + signed.encode())
+            self.relays.append(FRAME_MESSAGE + signed.encode())
+
+    def release_relays(self) -> bool:
+        """Move the relays waiting for our next message to the outbox (the transport calls
+        this when they have waited long enough); True if there were any."""
+        if not self.relays:
+            return False
+        self.outbox.extend(self.relays)
+        self.relays.clear()
+        return True

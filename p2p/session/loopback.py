@@ -8,10 +8,11 @@ game, answering each session's input requests with a chooser (a bot) given the s
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from engine import Action
 from p2p.identity import Identity
+from p2p.session.bundle import bundle
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
 
@@ -20,7 +21,12 @@ Tamper = Callable[[int, bytes], bytes | None]
 
 
 class LoopbackGame:
-    def __init__(self, n: int, game_id: str | None = None) -> None:
+    """``network``: as the network runner does, relays wait for their session's next message
+    (released when nothing else moves) and the frames a session has ready go bundled; by
+    default every frame goes alone and at once (tests tamper with single messages)."""
+
+    def __init__(self, n: int, game_id: str | None = None, network: bool = False) -> None:
+        self.network = network
         self.game_id = game_id or secrets.token_hex(16)
         self.identities = [Identity.generate() for _ in range(n)]
         self.masters = [secrets.token_bytes(32) for _ in range(n)]
@@ -34,9 +40,14 @@ class LoopbackGame:
         """Move all pending frames; True if anything moved."""
         moved = False
         for sender, session in enumerate(self.sessions):
+            if not self.network:
+                session.release_relays()
             out, session.outbox = session.outbox, []
-            for frame in out:
-                data = tamper(sender, frame) if tamper else frame
+            # Lazily: a tamperer sees each frame just before it is delivered.
+            frames: Iterable[bytes | None] = (tamper(sender, f) if tamper else f for f in out)
+            if self.network:
+                frames = bundle([f for f in frames if f is not None])
+            for data in frames:
                 if data is None:
                     continue
                 self.frames += 1
@@ -58,5 +69,7 @@ class LoopbackGame:
                 if view is not None and view.legal:
                     session.submit(choose(view), view.stage)
                     moved = True
-            if all(s.finished for s in self.sessions) or not moved:
+            if all(s.finished for s in self.sessions):
+                return
+            if not moved and not any([s.release_relays() for s in self.sessions]):
                 return

@@ -86,6 +86,9 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.queues: list[deque[SignedMessage]] = [deque() for _ in range(self.n)]
         self.future: list[dict[int, SignedMessage]] = [{} for _ in range(self.n)]
         self.outbox: list[bytes] = []
+        # Relays of others' messages wait here until our next message (they go just before
+        # it, in one bundle) or until the transport's short timer releases them.
+        self.relays: list[bytes] = []
         self.events: list[SessionEvent] = []
         self.stage_index = 0
         self.stage: Stage | None = None
@@ -225,6 +228,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
             body["clock"] = self.timing.to_json()  # the host sets the table's clock
         signed = self.msglog.create(self.identity, self.me, kind, body)
         self._record(signed)
+        self.release_relays()  # what we build on goes out before what we built
         self.outbox.append(FRAME_MESSAGE + signed.encode())
         self.queues[self.me].append(signed)
 
