@@ -145,251 +145,305 @@ async def run_session(mesh: Mesh, session: GameSession, choose: Chooser, store: 
                       resumed: bool = False) -> GameSession:
     """Play until the game ends (audited) or stops (a cheat, an abandonment, a peer lost).
     ``resumed``: the session was rebuilt from our store (it signs nothing until resynced)."""
-    options = options or RunOptions()
-    send, receive = trio.open_memory_channel[tuple[Any, ...]](_CHANNEL_SIZE)
-    roster = mesh.roster
-    names = [p.name for p in roster.players]
-    others = [p for p in range(len(names)) if p != mesh.my_index]
-    if options.timing is not None and not session.msglog.messages:
-        session.timing = session.clock.timing = options.timing
-    resync = Resync(session, others, held=resumed)
-    heard_watchers = HeardWatchers(roster)  # the host's notices of who watches
-    finished_on_replay = session.finished
-    sync_budget = _SyncBudget(len(names))
-    ask_scope: trio.CancelScope | None = None
-    asked_stage: int | None = None
-    lost: set[int] = set()
-    lost_stop = False
-    last_progress = trio.current_time()
-    last_stage = -1
-    shown_waiting: tuple[int, ...] = ()
-    shown_at = 0.0
-    started = trio.current_time()
-    chat = open_room(mesh, store)
-    if options.chat is not None:
-        options.chat.attach(chat, mesh.broadcast, trio.current_time)
+    run = _GameRun(mesh, session, choose, store, on_event, options or RunOptions(), resumed)
+    await run.run()
+    return session
 
-    def hear_chat(index: int, payload: bytes) -> None:
-        note = chat.receive(index, payload, trio.current_time())
-        if note.violation:  # like any other malformed frame of that peer
-            session._reject(index, note.violation)
-        elif options.chat is not None:
-            options.chat.heard(chat, note)
 
-    async def flush() -> None:
-        frames, session.outbox = session.outbox, []
-        for frame in bundle(frames):
-            await mesh.broadcast(frame)
+class _GameRun:
+    """One game over the mesh: the task that owns the session and what it keeps between
+    items (see the module docstring)."""
 
-    def emit_new(start: int) -> int:
-        for event in session.events[start:]:
-            on_event(event)
-        return len(session.events)
+    def __init__(self, mesh: Mesh, session: GameSession, choose: Chooser, store: GameStore,
+                 on_event: EventSink, options: RunOptions, resumed: bool) -> None:
+        self.mesh, self.session, self.choose, self.store = mesh, session, choose, store
+        self.on_event, self.options, self.resumed = on_event, options, resumed
+        self.send, self.receive = trio.open_memory_channel[tuple[Any, ...]](_CHANNEL_SIZE)
+        self.roster = mesh.roster
+        self.names = [p.name for p in self.roster.players]
+        self.others = [p for p in range(len(self.names)) if p != mesh.my_index]
+        if options.timing is not None and not session.msglog.messages:
+            session.timing = session.clock.timing = options.timing
+        self.resync = Resync(session, self.others, held=resumed)
+        self.heard_watchers = HeardWatchers(self.roster)  # the host's notices of who watches
+        self.finished_on_replay = session.finished
+        self.sync_budget = _SyncBudget(len(self.names))
+        self.ask_scope: trio.CancelScope | None = None
+        self.asked_stage: int | None = None
+        self.lost: set[int] = set()
+        self.lost_stop = False
+        self.started = self.last_progress = trio.current_time()
+        self.last_stage = -1
+        self.shown_waiting: tuple[int, ...] = ()
+        self.shown_at = 0.0
+        self.seen = 0              # session events passed on so far
+        self.held_back = 0         # items taken in since we last sent
+        self.relays_since: float | None = None
+        self.chat = open_room(mesh, store)
+        if options.chat is not None:
+            options.chat.attach(self.chat, mesh.broadcast, trio.current_time)
 
-    async def pump_frames() -> None:
-        async for index, payload in mesh.incoming:
-            await send.send(("frame", index, payload))
+    async def run(self) -> None:
+        session, mesh = self.session, self.mesh
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._pump_frames)
+            nursery.start_soon(self._pump_events)
+            nursery.start_soon(self._tick)
+            if self.resumed:
+                # Rebuilt from our store: ask everyone at once for what we lack (the requests
+                # wait in the mesh's queues for peers not connected yet).
+                for peer in self.others:
+                    await mesh.send(peer, self.resync.request())
+            self.on_event(RosterKnown("Players: " + names_of(self.roster,
+                                                             range(len(self.names))),
+                                      tuple(self.names)))
+            self._emit_new()
+            session.tick(trio.current_time())
+            session.start()
+            await self._play(nursery)
+            session.release_relays()
+            await self._flush()
+            self._emit_new()
+            failure = None
+            if not self.lost_stop:  # a lost peer stops the game for now: it stays resumable
+                failure = _finish(session, self.store, self.roster, self.names, self.options,
+                                  self.on_event, self.chat)
+                # Keep answering until every other peer is done too, so that one that
+                # crashed during the audit can fetch what it lacks when it comes back.
+                await mesh.broadcast(self.resync.finished_frame())
+            linger = (self.options.linger_replayed if self.finished_on_replay
+                      else self.options.linger)
+            with trio.move_on_after(0 if self.lost_stop else linger):
+                await self._linger()
+            with trio.move_on_after(DRAIN):
+                await mesh.drain()  # our F (and last answers) must leave before we hang up
+            nursery.cancel_scope.cancel()
+        self.store.close()
+        if failure is not None:
+            raise failure
 
-    async def pump_events() -> None:
-        async for event in mesh.events:
-            await send.send(("mesh", event))
-
-    async def tick() -> None:
-        while True:
-            await trio.sleep(TICK)
-            await send.send(("tick",))
-
-    async def ask(view: SeatView, scope: trio.CancelScope) -> None:
-        with scope:
-            action = await choose(view)
-            await send.send(("action", action, view.stage))
-
-    async def answer_sync(index: int, payload: bytes) -> None:
-        if not sync_budget.take(index):
-            session.rejections[index] += 1
-            return
-        for frame in resync.reply(payload):
-            await mesh.send(index, frame)
-
-    def stop_for_lost(peers: set[int]) -> None:
-        """The game needs peers the mesh gave up on: stop for now, say who and how to go on."""
-        text = (f"{names_of(roster, sorted(peers))} did not come back within "
-                f"{mesh.config.grace_period:g} s; the game cannot go on now. To continue it "
-                f"later, every player runs 'solstice resume {mesh.game_id} --home THEIR_HOME' "
-                f"(here: '{options.resume_command}'); if the others have finished, add "
-                "'--from THEIR_TRANSCRIPT'")
-        on_event(Stopped(text, tuple(Peer(p) for p in sorted(peers))))
-        session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost", STOPPED,
-                                  session.stage_index)
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(pump_frames)
-        nursery.start_soon(pump_events)
-        nursery.start_soon(tick)
-        if resumed:
-            # Rebuilt from our store: ask everyone at once for what we lack (the requests
-            # wait in the mesh's queues for peers not connected yet).
-            for peer in others:
-                await mesh.send(peer, resync.request())
-        on_event(RosterKnown("Players: " + names_of(roster, range(len(names))), tuple(names)))
-        seen = emit_new(0)
-        session.tick(trio.current_time())
-        session.start()
+    async def _play(self, nursery: trio.Nursery) -> None:
+        """Take items in until the game is over or stops."""
+        session = self.session
         seats_announced = False
-        held_back = 0
-        relays_since: float | None = None
         while True:
             # What is already waiting is taken in first, so that the relays and messages it
             # makes leave together in one bundle (bounded: a busy peer still sends).
-            if receive.statistics().current_buffer_used and held_back < _HOLD_BACK:
-                held_back += 1
+            if self.receive.statistics().current_buffer_used and self.held_back < _HOLD_BACK:
+                self.held_back += 1
             else:
-                held_back = 0
-                await flush()
-            seen = emit_new(seen)
+                self.held_back = 0
+                await self._flush()
+            self._emit_new()
             if not seats_announced and session.config is not None:
                 seats_announced = True
-                on_event(seats_event(session, names))
-            if not session.finished and lost & set(session.waiting_for()):
-                lost_stop = True
-                stop_for_lost(lost & set(session.waiting_for()))
-                seen = emit_new(seen)
+                self.on_event(seats_event(session, self.names))
+            if not session.finished and self.lost & set(session.waiting_for()):
+                self.lost_stop = True
+                self._stop_for_lost(self.lost & set(session.waiting_for()))
+                self._emit_new()
             if session.finished:
-                break
-            if ask_scope is not None and (session.pending_input is None
-                                          or asked_stage != session.input_stage):
-                ask_scope.cancel()  # our clock ran out (the default was played) or withdrawn
-                ask_scope = None
-            if session.pending_input is not None and ask_scope is None:
-                ask_scope = trio.CancelScope()
-                asked_stage = session.input_stage
-                view = session.seat_view()
-                assert view is not None  # a question is only put to a seated player
-                nursery.start_soon(ask, view, ask_scope)
-            if not session.relays:
-                relays_since = None
-                item = await receive.receive()
-            else:
-                if relays_since is None:
-                    relays_since = trio.current_time()
-                waited: tuple[Any, ...] | None = None
-                with trio.move_on_at(relays_since + RELAY_WAIT):
-                    waited = await receive.receive()
-                if waited is None:  # nothing of ours to go with: the relays go alone
-                    session.release_relays()
-                    relays_since = None
-                    held_back = _HOLD_BACK
-                    continue
-                item = waited
+                return
+            self._ask_if_wanted(nursery)
+            item = await self._next_item()
+            if item is None:
+                continue
             kind = item[0]
             if kind == "frame":
-                _, index, payload = item
-                tag = payload[:1]
-                if tag == FRAME_SYNC:
-                    await answer_sync(index, payload)
-                elif tag == FRAME_SYNC_DONE:
-                    if resync.on_done(index, payload):
-                        on_event(LogLine("caught up with every peer; playing on"))
-                        session.start()
-                elif tag == FRAME_FINISHED:
-                    resync.finished_peers.add(index)
-                elif tag == FRAME_CHAT:  # never part of the game's lockstep
-                    hear_chat(index, payload)
-                elif tag == FRAME_WATCHERS:
-                    for event in heard_watchers.receive(index, payload):
-                        on_event(event)
-                else:
-                    session.receive(index, payload)  # any other tag is rejected there
+                await self._on_frame(item[1], item[2])
             elif kind == "tick":
                 session.tick(trio.current_time())
             elif kind == "action":
-                if item[2] != session.input_stage:
-                    continue  # answered after our clock ran out: the default stands
-                ask_scope = None
-                try:
-                    session.submit(item[1], item[2])
-                except LocalProtocolError as exc:
-                    on_event(ChoiceRefused(str(exc)))
+                self._on_action(item[1], item[2])
             elif kind == "mesh":
-                event = item[1]
-                if isinstance(event, PeerReconnected | PeerConnected):
-                    session.away.discard(event.index)
-                    lost.discard(event.index)
-                if isinstance(event, PeerReconnected):
-                    on_event(LogLine(f"{who(roster, event.index)} is back"))
-                    await mesh.send(event.index, resync.request())
-                elif isinstance(event, PeerConnected):
-                    on_event(LogLine(f"{who(roster, event.index)} is connected"))
-                elif isinstance(event, PeerDisconnected):
-                    session.away.add(event.index)
-                    on_event(Waiting(f"{who(roster, event.index)} disconnected "
-                                     f"({event.reason}); waiting up to "
-                                     f"{mesh.config.grace_period:g} s for it to come back",
-                                     (Peer(event.index),)))
-                elif isinstance(event, PeerCutOff):
-                    on_event(Waiting(f"cut off {who(roster, event.index)}: {event.reason}",
-                                     (Peer(event.index),)))
-                elif isinstance(event, PeerLost):
-                    # Not a stop by itself: the other peers may still hear it (and relay its
-                    # messages). The game stops (resumable) only if it needs this peer.
-                    lost.add(event.index)
-                    resync.lost.add(event.index)
-                    on_event(Waiting(f"{who(roster, event.index)} did not come back within "
-                                     f"{mesh.config.grace_period:g} s", (Peer(event.index),)))
-            now = trio.current_time()
-            if resync.held:
-                waiting = tuple(resync.waiting_for())
-                if waiting and now - started >= 2 and (waiting != shown_waiting
-                                                        or now - shown_at >= 10):
-                    shown_waiting, shown_at = waiting, now
-                    on_event(Waiting(f"resuming: waiting for {names_of(roster, waiting)} to "
-                                     "re-send what we lack before we play on "
-                                     f"({now - started:.0f} s so far; giving up after "
-                                     f"{mesh.config.grace_period:g} s)",
-                                     tuple(Peer(p) for p in waiting)))
-            elif session.stage_index != last_stage:
-                last_stage, last_progress, shown_waiting = session.stage_index, now, ()
-            elif now - last_progress > options.waiting_after:
-                waiting = tuple(p for p in session.waiting_for() if p != mesh.my_index)
-                if waiting and (waiting != shown_waiting or now - shown_at >= 30):
-                    shown_waiting, shown_at = waiting, now
-                    on_event(Waiting(f"waiting for {names_of(roster, waiting)} "
-                                     f"({now - last_progress:.0f} s so far)",
-                                     tuple(Peer(p) for p in waiting)))
+                await self._on_mesh(item[1])
+            self._report_waiting()
+
+    async def _next_item(self) -> tuple[Any, ...] | None:
+        """The next item; None when relays waited ``RELAY_WAIT`` for a message of ours to go
+        with and were released to go alone."""
+        session = self.session
+        if not session.relays:
+            self.relays_since = None
+            return await self.receive.receive()
+        if self.relays_since is None:
+            self.relays_since = trio.current_time()
+        with trio.move_on_at(self.relays_since + RELAY_WAIT):
+            return await self.receive.receive()
         session.release_relays()
-        await flush()
-        emit_new(seen)
-        failure = None
-        if not lost_stop:  # a lost peer stops the game for now only: it stays resumable
-            failure = _finish(session, store, roster, names, options, on_event, chat)
-            # Keep answering until every other peer is done too, so that one that crashed
-            # during the audit can fetch what it lacks when it comes back.
-            await mesh.broadcast(resync.finished_frame())
-        linger = options.linger_replayed if finished_on_replay else options.linger
-        with trio.move_on_after(0 if lost_stop else linger):
-            while not resync.everyone_done():
-                item = await receive.receive()
-                if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
-                    await answer_sync(item[1], item[2])
-                elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
-                    resync.finished_peers.add(item[1])
-                elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
-                    await mesh.send(item[1].index, resync.finished_frame())
-                elif item[0] == "mesh" and isinstance(item[1], PeerLost):
-                    resync.lost.add(item[1].index)
-                elif (item[0] == "mesh" and isinstance(item[1], PeerDisconnected)
-                      and _audited(session, item[1].index)):
-                    # It hung up after its own audit message: it has the game (its F may
-                    # have been cut off with the connection); only a peer that went away
-                    # before its audit may come back needing our messages.
-                    resync.finished_peers.add(item[1].index)
-        with trio.move_on_after(DRAIN):
-            await mesh.drain()  # our F (and last answers) must leave before we hang up
-        nursery.cancel_scope.cancel()
-    store.close()
-    if failure is not None:
-        raise failure
-    return session
+        self.relays_since = None
+        self.held_back = _HOLD_BACK  # send them now
+        return None
+
+    def _ask_if_wanted(self, nursery: trio.Nursery) -> None:
+        """Put the session's question to our player, or withdraw one it no longer asks."""
+        session = self.session
+        if self.ask_scope is not None and (session.pending_input is None
+                                           or self.asked_stage != session.input_stage):
+            self.ask_scope.cancel()  # our clock ran out (the default was played) or withdrawn
+            self.ask_scope = None
+        if session.pending_input is not None and self.ask_scope is None:
+            self.ask_scope = trio.CancelScope()
+            self.asked_stage = session.input_stage
+            view = session.seat_view()
+            assert view is not None  # a question is only put to a seated player
+            nursery.start_soon(self._ask, view, self.ask_scope)
+
+    async def _on_frame(self, index: int, payload: bytes) -> None:
+        tag = payload[:1]
+        if tag == FRAME_SYNC:
+            await self._answer_sync(index, payload)
+        elif tag == FRAME_SYNC_DONE:
+            if self.resync.on_done(index, payload):
+                self.on_event(LogLine("caught up with every peer; playing on"))
+                self.session.start()
+        elif tag == FRAME_FINISHED:
+            self.resync.finished_peers.add(index)
+        elif tag == FRAME_CHAT:  # never part of the game's lockstep
+            self._hear_chat(index, payload)
+        elif tag == FRAME_WATCHERS:
+            for event in self.heard_watchers.receive(index, payload):
+                self.on_event(event)
+        else:
+            self.session.receive(index, payload)  # any other tag is rejected there
+
+    def _on_action(self, action: Action, stage: int) -> None:
+        if stage != self.session.input_stage:
+            return  # answered after our clock ran out: the default stands
+        self.ask_scope = None
+        try:
+            self.session.submit(action, stage)
+        except LocalProtocolError as exc:
+            self.on_event(ChoiceRefused(str(exc)))
+
+    async def _on_mesh(self, event: Any) -> None:
+        roster, on_event = self.roster, self.on_event
+        grace = self.mesh.config.grace_period
+        if isinstance(event, PeerReconnected | PeerConnected):
+            self.session.away.discard(event.index)
+            self.lost.discard(event.index)
+        if isinstance(event, PeerReconnected):
+            on_event(LogLine(f"{who(roster, event.index)} is back"))
+            await self.mesh.send(event.index, self.resync.request())
+        elif isinstance(event, PeerConnected):
+            on_event(LogLine(f"{who(roster, event.index)} is connected"))
+        elif isinstance(event, PeerDisconnected):
+            self.session.away.add(event.index)
+            on_event(Waiting(f"{who(roster, event.index)} disconnected ({event.reason}); "
+                             f"waiting up to {grace:g} s for it to come back",
+                             (Peer(event.index),)))
+        elif isinstance(event, PeerCutOff):
+            on_event(Waiting(f"cut off {who(roster, event.index)}: {event.reason}",
+                             (Peer(event.index),)))
+        elif isinstance(event, PeerLost):
+            # Not a stop by itself: the other peers may still hear it (and relay its
+            # messages). The game stops (resumable) only if it needs this peer.
+            self.lost.add(event.index)
+            self.resync.lost.add(event.index)
+            on_event(Waiting(f"{who(roster, event.index)} did not come back within "
+                             f"{grace:g} s", (Peer(event.index),)))
+
+    def _report_waiting(self) -> None:
+        """Say whom we wait for: while resuming, and when the game has not moved for a
+        while (repeated only when it changes, or every 10 and 30 s)."""
+        session, roster = self.session, self.roster
+        now = trio.current_time()
+        if self.resync.held:
+            waiting = tuple(self.resync.waiting_for())
+            if waiting and now - self.started >= 2 and (waiting != self.shown_waiting
+                                                        or now - self.shown_at >= 10):
+                self.shown_waiting, self.shown_at = waiting, now
+                self.on_event(Waiting(
+                    f"resuming: waiting for {names_of(roster, waiting)} to re-send what we "
+                    f"lack before we play on ({now - self.started:.0f} s so far; giving up "
+                    f"after {self.mesh.config.grace_period:g} s)",
+                    tuple(Peer(p) for p in waiting)))
+        elif session.stage_index != self.last_stage:
+            self.last_stage, self.last_progress, self.shown_waiting = (
+                session.stage_index, now, ())
+        elif now - self.last_progress > self.options.waiting_after:
+            waiting = tuple(p for p in session.waiting_for() if p != self.mesh.my_index)
+            if waiting and (waiting != self.shown_waiting or now - self.shown_at >= 30):
+                self.shown_waiting, self.shown_at = waiting, now
+                self.on_event(Waiting(f"waiting for {names_of(roster, waiting)} "
+                                      f"({now - self.last_progress:.0f} s so far)",
+                                      tuple(Peer(p) for p in waiting)))
+
+    async def _linger(self) -> None:
+        """After the end: answer resyncs until every other peer is done too."""
+        resync = self.resync
+        while not resync.everyone_done():
+            item = await self.receive.receive()
+            if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
+                await self._answer_sync(item[1], item[2])
+            elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
+                resync.finished_peers.add(item[1])
+            elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
+                await self.mesh.send(item[1].index, resync.finished_frame())
+            elif item[0] == "mesh" and isinstance(item[1], PeerLost):
+                resync.lost.add(item[1].index)
+            elif (item[0] == "mesh" and isinstance(item[1], PeerDisconnected)
+                  and _audited(self.session, item[1].index)):
+                # It hung up after its own audit message: it has the game (its F may have
+                # been cut off with the connection); only a peer that went away before its
+                # audit may come back needing our messages.
+                resync.finished_peers.add(item[1].index)
+
+    # -- small parts ------------------------------------------------------------------------
+
+    def _hear_chat(self, index: int, payload: bytes) -> None:
+        note = self.chat.receive(index, payload, trio.current_time())
+        if note.violation:  # like any other malformed frame of that peer
+            self.session._reject(index, note.violation)
+        elif self.options.chat is not None:
+            self.options.chat.heard(self.chat, note)
+
+    async def _flush(self) -> None:
+        frames, self.session.outbox = self.session.outbox, []
+        for frame in bundle(frames):
+            await self.mesh.broadcast(frame)
+
+    def _emit_new(self) -> None:
+        for event in self.session.events[self.seen:]:
+            self.on_event(event)
+        self.seen = len(self.session.events)
+
+    async def _pump_frames(self) -> None:
+        async for index, payload in self.mesh.incoming:
+            await self.send.send(("frame", index, payload))
+
+    async def _pump_events(self) -> None:
+        async for event in self.mesh.events:
+            await self.send.send(("mesh", event))
+
+    async def _tick(self) -> None:
+        while True:
+            await trio.sleep(TICK)
+            await self.send.send(("tick",))
+
+    async def _ask(self, view: SeatView, scope: trio.CancelScope) -> None:
+        with scope:
+            action = await self.choose(view)
+            await self.send.send(("action", action, view.stage))
+
+    async def _answer_sync(self, index: int, payload: bytes) -> None:
+        if not self.sync_budget.take(index):
+            self.session.rejections[index] += 1
+            return
+        for frame in self.resync.reply(payload):
+            await self.mesh.send(index, frame)
+
+    def _stop_for_lost(self, peers: set[int]) -> None:
+        """The game needs peers the mesh gave up on: stop for now, say who and how to go on."""
+        mesh, roster = self.mesh, self.roster
+        text = (f"{names_of(roster, sorted(peers))} did not come back within "
+                f"{mesh.config.grace_period:g} s; the game cannot go on now. To continue it "
+                f"later, every player runs 'solstice resume {mesh.game_id} --home THEIR_HOME' "
+                f"(here: '{self.options.resume_command}'); if the others have finished, add "
+                "'--from THEIR_TRANSCRIPT'")
+        self.on_event(Stopped(text, tuple(Peer(p) for p in sorted(peers))))
+        self.session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost",
+                                       STOPPED, self.session.stage_index)
 
 
 def _audited(session: GameSession, peer: int) -> bool:
