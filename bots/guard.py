@@ -31,7 +31,7 @@ log = logging.getLogger("solstice.bots")
 class GuardedSeat:
     """One seat's bot plus what the guard remembers about it (whether it is gone)."""
 
-    __slots__ = ("asked", "bot", "game", "gone", "seat")
+    __slots__ = ("asked", "bot", "game", "gone", "notices", "seat")
 
     def __init__(self, bot: Bot, seat: int) -> None:
         self.bot = bot
@@ -39,6 +39,9 @@ class GuardedSeat:
         self.gone = False
         self.game = ""
         self.asked = 0  # decisions asked this game (numbers the faults of in-process bots)
+        # Most bots keep the base class's take_faults (never any): asking it after every
+        # decision is a call per move for nothing, so only a bot that overrides it is asked.
+        self.notices = getattr(type(bot), "take_faults", None) is not Bot.take_faults
 
     def _report(self, fault: Fault, faults: list[Fault], replacement: str = "") -> None:
         fault = fault.at(bot=self.bot.name, seat=self.seat, game=self.game)
@@ -46,6 +49,8 @@ class GuardedSeat:
         faults.append(fault)
 
     def _collect(self, faults: list[Fault]) -> None:
+        if not self.notices:
+            return
         try:
             noticed = self.bot.take_faults()
         except Exception:  # a broken hook of a plugin bot must not stop the game
@@ -75,7 +80,9 @@ class GuardedSeat:
         if self.gone:
             return legal[fallback.randbelow(len(legal))]
         self.asked += 1
-        started = time.perf_counter()
+        budget = self.bot.time_budget
+        # the clock is read only for a bot with a budget (a call per move otherwise)
+        started = time.perf_counter() if budget is not None else 0.0
         fault: Fault | None = None
         try:
             action = self.bot.choose(turn)
@@ -88,15 +95,15 @@ class GuardedSeat:
         except Exception as exc:
             fault = Fault("raised", f"raised {type(exc).__name__}: {exc}", decision=self.asked)
         else:
-            elapsed = time.perf_counter() - started
-            budget = self.bot.time_budget
+            elapsed = time.perf_counter() - started if budget is not None else 0.0
             if budget is not None and elapsed > budget:
                 fault = Fault("slow", f"took {elapsed:.3f} s, over its budget of {budget:g} s "
                               f"(its answer {_text(action)} is ignored)", decision=self.asked)
             elif not _is_one_of(action, legal):
                 fault = Fault("illegal", f"answered an illegal action {_text(action)}",
                               decision=self.asked)
-        self._collect(faults)
+        if self.notices:
+            self._collect(faults)
         if fault is None:
             return action
         choice = legal[fallback.randbelow(len(legal))]

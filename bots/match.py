@@ -77,16 +77,16 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     actions = 0
     decisions = [0] * len(bots)
     think = [0.0] * len(bots)
+    clock = time.perf_counter
     while not is_over(state):
-        movers = to_move(state)
-        if movers == [CHANCE]:
+        seat = to_move(state)[0]  # the first seat to move, or CHANCE
+        if seat == CHANCE:
             action = random_chance(state, chance)
         else:
-            seat = movers[0]
             legal = legal_actions(state, seat)
-            started = time.perf_counter()
+            started = clock()
             action = seats[seat].ask(Turn(state, seat, legal), fallback, faults)
-            think[seat] += time.perf_counter() - started
+            think[seat] += clock() - started
             decisions[seat] += 1
         apply_in_place(state, action)
         actions += 1
