@@ -28,13 +28,13 @@ test-fast: $(STAMP)
 
 # Optional compiled engine (mypyc) in build/fast: use it with PYTHONPATH=build/fast. make test
 # always tests the pure-Python engine; test-compiled runs the engine tests (seeded-game pins
-# included) against the build.
+# included), the scenarios and the bot tests against the build.
 fast: $(STAMP)
 	$(BIN)/python tools/build_fast.py
 
 test-compiled: fast
 	SOLSTICE_EXPECT_COMPILED=1 PYTHONPATH=build/fast $(BIN)/pytest -m "not slow" \
-		tests/test_engine_*.py tests/test_scenarios.py
+		tests/test_engine_*.py tests/test_scenarios.py tests/test_bots_*.py tests/test_bot_*.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

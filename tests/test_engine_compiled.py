@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import pickle
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-COMPILED = ("cleanup", "dispatch", "draft", "flow", "game", "resolution", "strength", "view")
+COMPILED = ("cleanup", "dispatch", "draft", "flow", "game", "resolution", "state", "strength",
+            "view")
 
 
 def _sources_hash() -> str:
@@ -46,3 +48,15 @@ def test_a_compiled_build_matches_the_sources() -> None:
     build = Path(importlib.import_module("engine").__file__ or "").parent.parent
     stamp = (build / "SOURCES").read_text().strip()
     assert stamp == _sources_hash(), f"{build} was built from other sources: run make fast"
+
+
+def test_a_match_result_survives_pickling() -> None:
+    """What a tournament's worker process sends back (``GameConfig`` inside) pickles in either
+    build: ``config`` stays interpreted in the compiled one for this."""
+    from bots.match import play_match
+    from bots.random_bot import RandomBot
+
+    result = play_match([RandomBot(), RandomBot()], "pickled", keep_log=False)
+    again = pickle.loads(pickle.dumps(result))
+    assert again == result
+    assert again.config == result.config

@@ -7,11 +7,14 @@ directory first on the path:
     PYTHONPATH=build/fast .venv/bin/solstice simulate --players 4 --bots random --games 600
     make test-compiled     # the engine tests and the seeded-game pins against the build
 
-What is compiled: every engine module except ``actions`` (slots dataclasses, which mypyc does
-not take), ``state`` (``GameState.clone`` makes an instance without ``__init__``, which a mypyc
-class does not allow) and the package ``__init__``; those stay interpreted, beside the compiled
-modules. The build copies the sources first and writes the hash of the sources it compiled to
-``build/fast/SOURCES`` (``make test-compiled`` refuses a build older than the sources).
+What is compiled: every engine module except the package ``__init__``, ``actions`` (slots
+dataclasses with class attributes, which mypyc does not take), ``config`` and ``cards`` (their
+frozen dataclasses, compiled, could not be pickled, and a tournament's worker processes send
+``GameConfig`` back in every result); those stay interpreted, beside the compiled modules.
+Compiled, a ``RandomStream``, a ``Decision`` or a state holding one cannot be pickled (nothing
+in the project pickles them). The build copies the sources first and writes the hash of the
+sources it compiled to ``build/fast/SOURCES`` (``make test-compiled`` refuses a build older
+than the sources).
 
     .venv/bin/python tools/build_fast.py [--out build/fast]
 """
@@ -27,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-INTERPRETED = {"__init__.py", "actions.py", "state.py"}
+INTERPRETED = {"__init__.py", "actions.py", "cards.py", "config.py"}
 
 
 def sources_hash(engine: Path) -> str:
