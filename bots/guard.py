@@ -17,6 +17,7 @@ import operator
 import time
 from collections.abc import Sequence
 from itertools import repeat
+from typing import cast
 
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import BotError, BotGone, Fault
@@ -75,7 +76,10 @@ class GuardedSeat:
             self._collect(faults)
 
     def ask(self, turn: Turn, fallback: RandomStream, faults: list[Fault]) -> Action:
-        """The bot's action if it is legal and in time, else a random legal one (reported)."""
+        """The bot's action if it is legal and in time, else a random legal one (reported).
+        Either way it is one of the very objects of ``turn.legal`` (a bot's equal copy is
+        swapped for the listed action), so the caller may play it without checking it again
+        (``engine.apply_trusted``)."""
         legal: Sequence[Action] = turn.legal
         if self.gone:
             return legal[fallback.randbelow(len(legal))]
@@ -84,6 +88,7 @@ class GuardedSeat:
         # the clock is read only for a bot with a budget (a call per move otherwise)
         started = time.perf_counter() if budget is not None else 0.0
         fault: Fault | None = None
+        listed: Action | None = None
         try:
             action = self.bot.choose(turn)
         except BotGone as exc:
@@ -99,27 +104,33 @@ class GuardedSeat:
             if budget is not None and elapsed > budget:
                 fault = Fault("slow", f"took {elapsed:.3f} s, over its budget of {budget:g} s "
                               f"(its answer {_text(action)} is ignored)", decision=self.asked)
-            elif not _is_one_of(action, legal):
-                fault = Fault("illegal", f"answered an illegal action {_text(action)}",
-                              decision=self.asked)
+            else:
+                listed = _listed(action, legal)
+                if listed is None:
+                    fault = Fault("illegal", f"answered an illegal action {_text(action)}",
+                                  decision=self.asked)
         if self.notices:
             self._collect(faults)
-        if fault is None:
-            return action
+        if fault is None and listed is not None:
+            return listed
         choice = legal[fallback.randbelow(len(legal))]
         self._report(fault, faults, f"; playing {choice.text()} for it instead")
         return choice
 
 
-def _is_one_of(action: object, legal: Sequence[Action]) -> bool:
+def _listed(action: object, legal: Sequence[Action]) -> Action | None:
+    """The element of ``legal`` that ``action`` is, or equals; None if there is none."""
     # In-process bots answer with one of the very objects offered: find it by identity first
     # (C-level), comparing by value only for a copy (e.g. parsed from a process bot's text).
     if any(map(operator.is_, legal, repeat(action))):
-        return True
+        return cast(Action, action)  # it is one of them
     try:
-        return action in legal
+        for listed in legal:
+            if listed == action:
+                return listed
     except Exception:  # garbage with a raising __eq__ is simply not a legal action
-        return False
+        return None
+    return None
 
 
 def _text(action: object) -> str:
