@@ -235,15 +235,17 @@ class GameState:
 
     def live_slots(self) -> list[int]:
         """Every slot that holds a card now (each card of the game is in exactly one)."""
-        slots = list(self.deck)
+        hands, drafted, prisoner = self.hands, self.drafted, self.prisoner
+        slots = self.deck[:]
         for s in range(self.n):
-            slots += self.hands[s]
-            slots += self.drafted[s]
-            if self.prisoner[s] >= 0:
-                slots.append(self.prisoner[s])
+            slots += hands[s]
+            slots += drafted[s]
+            if prisoner[s] >= 0:
+                slots.append(prisoner[s])
         for cards in self.planets:
             slots += cards
-        slots += [c[0] for c in self.claims]
+        if self.claims:
+            slots += [c[0] for c in self.claims]
         slots += self.discard
         slots += self.leftovers
         return slots
