@@ -24,6 +24,9 @@ machine cannot disturb (per unit: the difference of two counts over the differen
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
         .venv/bin/python bench/bench_engine.py --only simulate --count 41 [--tree PATH]
 
+With random hash seeds a count moves by about 1% between runs of the same code: set
+``PYTHONHASHSEED=0`` for counts that repeat exactly.
+
 Units: ``simulate`` and ``bare`` a game, ``ismcts2``/``ismcts4`` a decision of 100 iterations,
 ``view``/``redact``/``determinize`` a pass over 440 (state, seat) pairs.
 
