@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-fast typecheck play bench lint clean
+.PHONY: test test-fast typecheck play bench lint clean fast test-compiled
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,16 @@ test-fast: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -m "not slow" -x
 
+# Optional compiled engine (mypyc) in build/fast: use it with PYTHONPATH=build/fast. make test
+# always tests the pure-Python engine; test-compiled runs the engine tests (seeded-game pins
+# included), the scenarios and the bot tests against the build.
+fast: $(STAMP)
+	$(BIN)/python tools/build_fast.py
+
+test-compiled: fast
+	SOLSTICE_EXPECT_COMPILED=1 PYTHONPATH=build/fast $(BIN)/pytest -m "not slow" \
+		tests/test_engine_*.py tests/test_scenarios.py tests/test_bots_*.py tests/test_bot_*.py
+
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
@@ -39,4 +49,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache build/fast

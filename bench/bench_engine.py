@@ -15,12 +15,17 @@ Figures:
   cards`` (a fresh interpreter each, best of 3), and of a bare interpreter for reference.
 
 ``--tree PATH`` measures another checkout of the project (for a before/after comparison);
+``--compiled`` measures the optional compiled engine of the tree (``make fast``: mypyc, in
+``build/fast``) instead of its sources (the CLI start-up figures stay those of the sources);
 ``--profile`` prints a cProfile of the random games. ``--only WORKLOAD --count N`` runs one
 workload N times and prints nothing, to count its instructions under valgrind, which a shared
 machine cannot disturb (per unit: the difference of two counts over the difference of N):
 
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
         .venv/bin/python bench/bench_engine.py --only simulate --count 41 [--tree PATH]
+
+With random hash seeds a count moves by about 1% between runs of the same code: set
+``PYTHONHASHSEED=0`` for counts that repeat exactly.
 
 Units: ``simulate`` and ``bare`` a game, ``ismcts2``/``ismcts4`` a decision of 100 iterations,
 ``view``/``redact``/``determinize`` a pass over 440 (state, seat) pairs.
@@ -58,6 +63,10 @@ def _tree_from_argv(argv: list[str]) -> Path:
 
 TREE = _tree_from_argv(sys.argv)
 sys.path.insert(0, str(TREE))
+# ``--compiled``: the optional mypyc build of the engine (``make fast``) ahead of its sources
+COMPILED = "--compiled" in sys.argv
+if COMPILED:
+    sys.path.insert(0, str(TREE / "build" / "fast"))
 
 from bots.base import GameInfo, Turn  # noqa: E402
 from bots.ismcts import IsmctsBot  # noqa: E402
@@ -242,13 +251,18 @@ def main() -> None:
     parser.add_argument("--only", choices=WORKLOADS,
                         help="run only this workload, --count times, printing nothing")
     parser.add_argument("--count", type=int, default=1, help="repetitions for --only")
+    parser.add_argument("--compiled", action="store_true",
+                        help="measure the compiled engine in TREE/build/fast (make fast)")
     args = parser.parse_args()
     tree = TREE
+    import engine.game
+    if args.compiled and str(engine.game.__file__).endswith(".py"):
+        parser.error("--compiled: no compiled engine in build/fast (run make fast)")
     if args.only:
         run_only(args.only, args.count)
         return
 
-    print(f"tree:    {tree}")
+    print(f"tree:    {tree}" + (" (compiled engine, build/fast)" if args.compiled else ""))
     print(f"machine: {platform.machine()} ({os.cpu_count()} CPUs), {platform.system()} "
           f"{platform.release()}, load {os.getloadavg()[0]:.2f}")
     print(f"python:  {platform.python_implementation()} {platform.python_version()}")

@@ -1,7 +1,8 @@
 """``make bench``: run every benchmark script in this folder, one after the other.
 
 Each script prints its own figures and how they were measured; none of them is a test.
-Pass names to run only some: ``python bench/run_all.py engine deck``.
+Pass names to run only some: ``python bench/run_all.py engine deck``. After ``make fast`` the
+engine benchmark runs a second time on the compiled engine (``--compiled``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ def main(argv: list[str]) -> int:
         print(f"=== {script.name}", flush=True)
         result = subprocess.run([sys.executable, str(script)], check=False)
         status = status or result.returncode
+        if name == "engine" and (HERE.parent / "build" / "fast" / "SOURCES").exists():
+            # the optional compiled engine too, when it was built (make fast)
+            print(f"=== {script.name} --compiled", flush=True)
+            result = subprocess.run([sys.executable, str(script), "--compiled"], check=False)
+            status = status or result.returncode
     return status
 
 

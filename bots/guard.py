@@ -17,6 +17,7 @@ import operator
 import time
 from collections.abc import Sequence
 from itertools import repeat
+from typing import cast
 
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import BotError, BotGone, Fault
@@ -31,7 +32,7 @@ log = logging.getLogger("solstice.bots")
 class GuardedSeat:
     """One seat's bot plus what the guard remembers about it (whether it is gone)."""
 
-    __slots__ = ("asked", "bot", "game", "gone", "seat")
+    __slots__ = ("asked", "bot", "game", "gone", "notices", "seat")
 
     def __init__(self, bot: Bot, seat: int) -> None:
         self.bot = bot
@@ -39,6 +40,9 @@ class GuardedSeat:
         self.gone = False
         self.game = ""
         self.asked = 0  # decisions asked this game (numbers the faults of in-process bots)
+        # Most bots keep the base class's take_faults (never any): asking it after every
+        # decision is a call per move for nothing, so only a bot that overrides it is asked.
+        self.notices = getattr(type(bot), "take_faults", None) is not Bot.take_faults
 
     def _report(self, fault: Fault, faults: list[Fault], replacement: str = "") -> None:
         fault = fault.at(bot=self.bot.name, seat=self.seat, game=self.game)
@@ -46,6 +50,8 @@ class GuardedSeat:
         faults.append(fault)
 
     def _collect(self, faults: list[Fault]) -> None:
+        if not self.notices:
+            return
         try:
             noticed = self.bot.take_faults()
         except Exception:  # a broken hook of a plugin bot must not stop the game
@@ -70,13 +76,19 @@ class GuardedSeat:
             self._collect(faults)
 
     def ask(self, turn: Turn, fallback: RandomStream, faults: list[Fault]) -> Action:
-        """The bot's action if it is legal and in time, else a random legal one (reported)."""
+        """The bot's action if it is legal and in time, else a random legal one (reported).
+        Either way it is one of the very objects of ``turn.legal`` (a bot's equal copy is
+        swapped for the listed action), so the caller may play it without checking it again
+        (``engine.apply_trusted``)."""
         legal: Sequence[Action] = turn.legal
         if self.gone:
             return legal[fallback.randbelow(len(legal))]
         self.asked += 1
-        started = time.perf_counter()
+        budget = self.bot.time_budget
+        # the clock is read only for a bot with a budget (a call per move otherwise)
+        started = time.perf_counter() if budget is not None else 0.0
         fault: Fault | None = None
+        listed: Action | None = None
         try:
             action = self.bot.choose(turn)
         except BotGone as exc:
@@ -88,31 +100,37 @@ class GuardedSeat:
         except Exception as exc:
             fault = Fault("raised", f"raised {type(exc).__name__}: {exc}", decision=self.asked)
         else:
-            elapsed = time.perf_counter() - started
-            budget = self.bot.time_budget
+            elapsed = time.perf_counter() - started if budget is not None else 0.0
             if budget is not None and elapsed > budget:
                 fault = Fault("slow", f"took {elapsed:.3f} s, over its budget of {budget:g} s "
                               f"(its answer {_text(action)} is ignored)", decision=self.asked)
-            elif not _is_one_of(action, legal):
-                fault = Fault("illegal", f"answered an illegal action {_text(action)}",
-                              decision=self.asked)
-        self._collect(faults)
-        if fault is None:
-            return action
+            else:
+                listed = _listed(action, legal)
+                if listed is None:
+                    fault = Fault("illegal", f"answered an illegal action {_text(action)}",
+                                  decision=self.asked)
+        if self.notices:
+            self._collect(faults)
+        if fault is None and listed is not None:
+            return listed
         choice = legal[fallback.randbelow(len(legal))]
         self._report(fault, faults, f"; playing {choice.text()} for it instead")
         return choice
 
 
-def _is_one_of(action: object, legal: Sequence[Action]) -> bool:
+def _listed(action: object, legal: Sequence[Action]) -> Action | None:
+    """The element of ``legal`` that ``action`` is, or equals; None if there is none."""
     # In-process bots answer with one of the very objects offered: find it by identity first
     # (C-level), comparing by value only for a copy (e.g. parsed from a process bot's text).
     if any(map(operator.is_, legal, repeat(action))):
-        return True
+        return cast(Action, action)  # it is one of them
     try:
-        return action in legal
+        for listed in legal:
+            if listed == action:
+                return listed
     except Exception:  # garbage with a raising __eq__ is simply not a legal action
-        return False
+        return None
+    return None
 
 
 def _text(action: object) -> str:

@@ -20,6 +20,7 @@ from engine import (
     GameConfig,
     GameState,
     apply_in_place,
+    apply_trusted,
     final_scores,
     is_over,
     legal_actions,
@@ -77,18 +78,20 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     actions = 0
     decisions = [0] * len(bots)
     think = [0.0] * len(bots)
+    clock = time.perf_counter
     while not is_over(state):
-        movers = to_move(state)
-        if movers == [CHANCE]:
-            action = random_chance(state, chance)
+        seat = to_move(state)[0]  # the first seat to move, or CHANCE
+        if seat == CHANCE:
+            apply_in_place(state, random_chance(state, chance))
         else:
-            seat = movers[0]
             legal = legal_actions(state, seat)
-            started = time.perf_counter()
+            started = clock()
             action = seats[seat].ask(Turn(state, seat, legal), fallback, faults)
-            think[seat] += time.perf_counter() - started
+            think[seat] += clock() - started
             decisions[seat] += 1
-        apply_in_place(state, action)
+            # The guard answers one of the very actions listed as legal, so it is not checked
+            # again: the same state as apply_in_place (tests/test_engine_trusted.py).
+            apply_trusted(state, action)
         actions += 1
         if on_state is not None:
             on_state(state)

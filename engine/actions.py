@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import FACTIONS, TYPES
 from engine.errors import MalformedActionError
@@ -52,7 +52,7 @@ class Pick:
     seat: int
     slots: tuple[int, ...]
 
-    verb = "pick"
+    verb: ClassVar[str] = "pick"
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Pick:
@@ -91,7 +91,7 @@ class Dispatch:
     planet: int
     claim: str
 
-    verb = "dispatch"
+    verb: ClassVar[str] = "dispatch"
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Dispatch:
@@ -131,7 +131,7 @@ class Capture:
     seat: int
     slot: int
 
-    verb = "capture"
+    verb: ClassVar[str] = "capture"
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Capture:
@@ -161,7 +161,7 @@ class Discard:
     seat: int
     slot: int
 
-    verb = "discard"
+    verb: ClassVar[str] = "discard"
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Discard:
@@ -198,7 +198,7 @@ class Choose:
     seat: int
     option: str
 
-    verb = "choose"
+    verb: ClassVar[str] = "choose"
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Choose:
@@ -232,7 +232,7 @@ class Shuffle:
     perm: tuple[int, ...] | None
     seat: None = None
 
-    verb = "shuffle"
+    verb: ClassVar[str] = "shuffle"
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Shuffle:

@@ -13,7 +13,7 @@ from typing import Any
 from engine import cleanup, dispatch, draft
 from engine import resolution as _resolution
 from engine.actions import Action, Capture, Choose, Discard, Dispatch, Pick, Shuffle
-from engine.cards import CARDS, HAND_SIZE
+from engine.cards import CARDS, HAND_SIZE, PLANET_LIMIT
 from engine.config import GameConfig
 from engine.disclosure import claims_by_card
 from engine.errors import IllegalActionError, NotWaitingError
@@ -127,13 +127,23 @@ _captures: dict[tuple[int, int], Capture] = {}
 _picks: dict[tuple[int, ...], Pick] = {}  # (seat, slot) or (seat, slot, slot)
 
 
+_OPEN = PLANET_LIMIT  # a planet with fewer cards is open (without a face-up Blockade)
+# (planet names, open flags, Vision flags) -> the number of its targets in _planet_keys
+_fill_keys: dict[tuple[tuple[str, ...], tuple[bool, ...], tuple[bool, ...]], int] = {}
+# by number: each open planet with the truthful claims of every card id there
+_claims_of_key: list[tuple[tuple[int, tuple[tuple[str, ...], ...]], ...]] = []
+
+
 def _planets_key(targets: tuple[tuple[int, str, bool], ...]) -> int:
     key = _planet_keys.get(targets)
     if key is None:
         if len(_planet_keys) >= _CACHE_LIMIT:
             _planet_keys.clear()
-            _card_dispatches.clear()  # its keys hold the cleared numbers
+            _claims_of_key.clear()
+            _fill_keys.clear()
+            _card_dispatches.clear()  # their keys hold the cleared numbers
         key = _planet_keys[targets] = len(_planet_keys)
+        _claims_of_key.append(tuple((p, claims_by_card(name, up)) for p, name, up in targets))
     return key
 
 
@@ -141,9 +151,24 @@ def _dispatch_actions(s: GameState, seat: int) -> list[Action]:
     """The legal actions of ``seat`` on its dispatch turn: every card to every open planet
     with every truthful claim (in hand, planet, claim order), else captures, else discards."""
     hand, card_of = s.hands[seat], s.card_of
-    names, vision = s.config.planets, s.vision_up
-    targets = tuple((p, names[p], vision[p]) for p in dispatch.open_planets(s))
-    planets_key = _planets_key(targets)
+    config, planets, vision = s.config, s.planets, s.vision_up
+    # The open planets and their Vision marks, read at C speed where no face-up Blockade can
+    # close a planet, name the targets' number (``_planets_key``) in a memo of their own.
+    if "Blockade" in config.events:
+        open_now = dispatch.open_planets(s)
+        opens = tuple([p in open_now for p in range(len(planets))])
+    else:
+        opens = tuple(map(_OPEN.__gt__, map(len, planets)))
+    fill = (config.planets, opens, tuple(vision))
+    planets_key = _fill_keys.get(fill, -1)
+    if planets_key < 0:
+        names = config.planets
+        planets_key = _planets_key(tuple((p, names[p], vision[p])
+                                         for p in dispatch.open_planets(s)))
+        if len(_fill_keys) >= _CACHE_LIMIT:
+            _fill_keys.clear()
+        _fill_keys[fill] = planets_key
+    targets = _claims_of_key[planets_key]
     actions: list[Action] = []
     memo = _card_dispatches
     for slot in hand:
@@ -153,8 +178,8 @@ def _dispatch_actions(s: GameState, seat: int) -> list[Action]:
         if mine is None:
             if len(memo) >= _CACHE_LIMIT:
                 memo.clear()
-            mine = memo[key] = tuple(Dispatch(seat, slot, p, claim) for p, name, up in targets
-                                     for claim in claims_by_card(name, up)[cid])
+            mine = memo[key] = tuple([Dispatch(seat, slot, p, claim) for p, claims in targets
+                                      for claim in claims[cid]])
         actions += mine
     if not s.captured[seat]:
         captures = _captures

@@ -120,7 +120,9 @@ def resolve(s: GameState, p: int) -> None:
                       f"{seat_name(s, fv) if fv >= 0 else 'none'}")
     # Card after card while no effect stops the loop (a decision, a kill's follow-up step, a
     # reveal): what the step loop would do by running this step again, without its overhead.
-    here = ("resolve", p)
+    # ``tuple``, not ``tuple[str, int]``: a compiled build (mypyc) keeps a typed tuple unboxed,
+    # and this one is compared by identity below.
+    here: tuple = ("resolve", p)
     resolved, card_of, stopped = s.resolved, s.card_of, s.stopped
     while True:
         slot = -1 if stopped[p] else next_card(s, p)

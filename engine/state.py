@@ -141,10 +141,15 @@ class GameState:
     seat_of_faction: dict[str, int]
     all_mask: int
 
-    def __init__(self, config: GameConfig, *, omniscient: bool = True,
+    def __init__(self, config: GameConfig | None = None, *, omniscient: bool = True,
                  keep_log: bool = True) -> None:
         """A table with no cards yet (``new_slot`` adds them), at the start of round 1: the
-        one way to build a state (``new_game``, scenarios and ``state_from_dict`` start here)."""
+        one way to build a state (``new_game``, scenarios and ``state_from_dict`` start here).
+
+        ``GameState()`` (no config) is an empty shell for ``clone`` to fill in, field by field (a
+        compiled build cannot make an instance without calling ``__init__``)."""
+        if config is None:
+            return
         n = config.n
         self.config = config
         self.n = n
@@ -198,7 +203,7 @@ class GameState:
 
     def clone(self) -> GameState:
         """An independent copy (search bots clone thousands: every field spelled out)."""
-        new = GameState.__new__(GameState)  # a copy, not a new table: skip __init__
+        new = GameState(None)  # a copy, not a new table: an empty shell
         new.config, new.n, new.omniscient = self.config, self.n, self.omniscient
         new.keep_log, new.seat_of_faction, new.all_mask = \
             self.keep_log, self.seat_of_faction, self.all_mask
@@ -230,15 +235,17 @@ class GameState:
 
     def live_slots(self) -> list[int]:
         """Every slot that holds a card now (each card of the game is in exactly one)."""
-        slots = list(self.deck)
+        hands, drafted, prisoner = self.hands, self.drafted, self.prisoner
+        slots = self.deck[:]
         for s in range(self.n):
-            slots += self.hands[s]
-            slots += self.drafted[s]
-            if self.prisoner[s] >= 0:
-                slots.append(self.prisoner[s])
+            slots += hands[s]
+            slots += drafted[s]
+            if prisoner[s] >= 0:
+                slots.append(prisoner[s])
         for cards in self.planets:
             slots += cards
-        slots += [c[0] for c in self.claims]
+        if self.claims:
+            slots += [c[0] for c in self.claims]
         slots += self.discard
         slots += self.leftovers
         return slots

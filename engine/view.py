@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import CARDS, PLANETS
+from engine.cards import CARDS, PLANET_LIMIT, PLANETS
 from engine.disclosure import claims_by_card
 from engine.dispatch import planet_limit
-from engine.draft import active_claim, pick_count, waiting_pickers
+from engine.draft import active_claim, must_pick
 from engine.game import legal_actions, to_move
 from engine.randomness import RandomStream
 from engine.state import GameState, Phase
@@ -51,10 +51,9 @@ def redact(s: GameState, seat: int | None) -> GameState:
     r = s.clone()
     live = s.live_slots()
     _hide_unknown(s, r.card_of, seat, live)
-    if seat is None:
-        r.picks = [None] * s.n
-    else:
-        r.picks = [p if i == seat else None for i, p in enumerate(s.picks)]
+    r.picks = [None] * s.n
+    if seat is not None:
+        r.picks[seat] = s.picks[seat]
     r.omniscient = _all_known(r.card_of, live)
     return r
 
@@ -63,6 +62,7 @@ LABELS: tuple[str, ...] = tuple(card.label for card in CARDS)
 
 
 _RULE_TEXT: dict[str, str] = {name: planet.rule_text() for name, planet in PLANETS.items()}
+_VP: dict[str, int] = {name: planet.vp for name, planet in PLANETS.items()}
 _SLOT_TEXTS: tuple[str, ...] = tuple(str(x) for x in range(1024))  # str(slot), looked up
 
 
@@ -85,27 +85,32 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
 
     face_up, dispatcher, claim = s.face_up, s.dispatcher, s.claim
     controller, resolved = s.controller, s.resolved
+    vision, discarded, started = s.vision_up, s.planet_discarded, s.planet_started
+    resolving, sentry = s.phase is _RESOLVE, s.sentry_planet
+    blockade = "Blockade" in s.config.events  # else every planet's limit is the printed one
     planets = []
-    for p, name in enumerate(s.config.planets):
+    for p, (name, here) in enumerate(zip(s.config.planets, s.planets, strict=True)):
         cards = []
-        for slot in s.planets[p]:
+        limit_known = True  # the limit shows only when every face-up card here is known
+        for slot in here:
             up = face_up[slot]
             cid = card_of[slot]
+            if cid < 0 and up:
+                limit_known = False
             cards.append({"slot": slot, "label": LABELS[cid] if cid >= 0 else None,
                           "face_up": up, "dispatcher": dispatcher[slot],
                           "claim": claim[slot] or None,
                           "controller": controller[slot] if up else None,
                           "resolved": resolved[slot]})
-        planet_info = PLANETS[name]
         planet: dict[str, Any] = {
-            "name": name, "vp": planet_info.vp, "rule": _RULE_TEXT[name],
-            "limit": planet_limit(s, p) if all(card_of[x] >= 0 or not face_up[x]
-                                               for x in s.planets[p]) else None,
-            "vision_face_up": s.vision_up[p], "cards": cards, "strongest": None,
-            "favored": None, "sentry": s.sentry_planet == p,
-            "discarded": [label(x) for x in s.planet_discarded[p]],
+            "name": name, "vp": _VP[name], "rule": _RULE_TEXT[name],
+            "limit": (planet_limit(s, p) if blockade else PLANET_LIMIT) if limit_known
+            else None,
+            "vision_face_up": vision[p], "cards": cards, "strongest": None,
+            "favored": None, "sentry": sentry == p,
+            "discarded": [label(x) for x in discarded[p]],
         }
-        if s.planet_started[p] and s.phase is _RESOLVE:
+        if resolving and started[p]:
             st, fv = strongest_and_favored(s, p)
             planet["strongest"] = st if st >= 0 else None
             planet["favored"] = fv if fv >= 0 else None
@@ -129,15 +134,15 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "drafted": [card(x) for x in s.drafted[seat]],
         "hand_sizes": [len(h) for h in s.hands],
         "drafted_counts": [len(d) for d in s.drafted],
-        "pick_count": pick_count(s, seat) if seat in waiting_pickers(s) else 0,
-        "picked": [s.picks[i] is not None for i in range(s.n)] if s.phase is _DRAFT
-        else [False] * s.n,
+        "pick_count": must_pick(s, seat),  # the seat's pick_count while it is a waiting picker
+        "picked": [p is not None for p in s.picks] if s.phase is _DRAFT else [False] * s.n,
         "prisoner": card(s.prisoner[seat]) if s.prisoner[seat] >= 0 else None,
         "has_prisoner": [x >= 0 for x in s.prisoner],
         "captured": list(s.captured),
         "claims": [{"event": CARDS[s.card_of[slot]].name, "seat": who, "round": rnd,
                     "active": rnd == s.round - 1} for slot, who, rnd in s.claims],
-        "scores": [{"vp": s.vp[i], "casualties": s.casualties[i]} for i in range(s.n)],
+        "scores": [{"vp": vp, "casualties": lost} for vp, lost in zip(s.vp, s.casualties,
+                                                                     strict=True)],
         "deck_size": len(s.deck),
         "turn": s.turn if s.phase is _DISPATCH else None,
         "decision": None if decision is None or decision.seat != seat else {
@@ -146,8 +151,9 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "waiting_for_decision": decision.seat if decision is not None else None,
         "messenger": active_claim(s, "Messenger"),
         "poison": active_claim(s, "Poison"),
-        "known": {_SLOT_TEXTS[x] if x < 1024 else str(x): LABELS[card_of[x]]
-                  for x in live if card_of[x] >= 0},
+        "known": {_SLOT_TEXTS[x]: LABELS[cid] for x in live if (cid := card_of[x]) >= 0}
+        if len(card_of) <= len(_SLOT_TEXTS) else
+        {str(x): LABELS[cid] for x in live if (cid := card_of[x]) >= 0},
         "legal": [a.text() for a in legal_actions(s, seat)] if can_list else [],
         "log": s.log[-30:],
     }

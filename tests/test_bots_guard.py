@@ -97,3 +97,49 @@ def test_faulty_games_finish_and_replay_identically() -> None:
     second = _play(FaultyBot("raise"), "replay")
     assert first.scores == second.scores and first.actions == second.actions
     assert max(first.vp) >= 16 or max(first.casualties) >= 3  # a complete game
+
+
+
+class _EqualsAnything:
+    """Garbage that claims to equal every action (``action in legal`` would say yes)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Answer(Bot):
+    name = "answer"
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+    def choose(self, turn: Turn):
+        return self.make(turn)
+
+
+def test_the_guard_hands_back_one_of_the_listed_actions() -> None:
+    """play_match plays the guard's answer without checking it again (apply_trusted), so the
+    guard answers one of the very objects listed: a bot's equal copy is swapped for the listed
+    action, and garbage that claims to equal anything is never what is played."""
+    from bots.guard import GuardedSeat
+    from engine import Pick, legal_actions, new_game, random_config, to_move
+    from engine.randomness import RandomStream
+
+    config = random_config(3, RandomStream("guard-listed"))
+    state = new_game(config, list(config.card_ids()))
+    seat = to_move(state)[0]
+    legal = legal_actions(state, seat)
+    last = legal[-1]
+    assert isinstance(last, Pick)
+    cases = {"copy": lambda turn: Pick(last.seat, tuple(last.slots)),
+             "garbage": lambda turn: _EqualsAnything()}
+    for kind, make in cases.items():
+        guard = GuardedSeat(_Answer(make), seat)
+        faults: list = []
+        guard.start(GameInfo(seat, config, b"seed"), faults)
+        answer = guard.ask(Turn(state, seat, legal), RandomStream("fallback"), faults)
+        assert any(answer is action for action in legal), kind
+        if kind == "copy":
+            assert answer is last and faults == []
