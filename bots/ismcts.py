@@ -61,6 +61,7 @@ from engine import (
     GameState,
     Phase,
     Pick,
+    RuleViolationError,
     apply_in_place,
     apply_trusted,
     is_over,
@@ -138,6 +139,7 @@ class IsmctsBot(Bot):
         self.c = float(c)
         self.policy = policy
         self.last_iterations = 0
+        self._expanded: tuple[Node, str] | None = None  # the node the iteration added, if any
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
@@ -167,7 +169,17 @@ class IsmctsBot(Bot):
             if deadline is not None and done > 0 and time.perf_counter() >= deadline:
                 break
             world = determinize(redacted, rng)
-            self._iterate(root, world, root_seat, rng, allowed)
+            self._expanded = None
+            try:
+                self._iterate(root, world, root_seat, rng, allowed)
+            except RuleViolationError:
+                # determinize accepts a world that breaks a face-down card's disclosure when
+                # its tries run out (several hidden cards competing for the few that fit); the
+                # engine stops such a world when it reveals the card. Drop the world and the
+                # node it expanded (unvisited, it would divide by zero in selection).
+                if self._expanded is not None:
+                    parent, edge = self._expanded
+                    del parent.children[edge]
             done += 1
         self.last_iterations = done
         key = self._key
@@ -273,6 +285,7 @@ class IsmctsBot(Bot):
                 child = Node(seat)
                 child.avail = 1
                 node.children[texts[i]] = child
+                self._expanded = (node, texts[i])
                 expanded = True
             else:
                 i = self._select(node, texts)

@@ -132,3 +132,25 @@ def test_value_draft_takes_the_pick_of_highest_draft_value() -> None:
         return sum(max(draft_value(s.card_of[x], faction, 2), 0.05) for x in a.slots)
 
     assert value(action) == pytest.approx(max(value(a) for a in legal))
+
+
+def test_a_world_the_engine_stops_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # determinize may, after its tries, return a world whose face-down card breaks its
+    # disclosure; the engine raises when it reveals it. The search drops that world (and the
+    # node it expanded) instead of failing the decision.
+    import bots.ismcts as ismcts
+    from engine import RuleViolationError
+
+    real = ismcts._rewards
+    calls = [0]
+
+    def flaky(d, win=ismcts.WIN_WEIGHT):
+        calls[0] += 1
+        if calls[0] % 3 == 0:
+            raise RuleViolationError(0, "a broken disclosure")
+        return real(d, win)
+
+    monkeypatch.setattr(ismcts, "_rewards", flaky)
+    result = play_match([make_bot("ismcts:iterations=30"), make_bot("greedy")], "dropped")
+    assert result.faults == ()
+    assert calls[0] > 30
