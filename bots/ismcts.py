@@ -101,7 +101,8 @@ class IsmctsBot(Bot):
 
     name = "ismcts"
     description = ("information-set Monte Carlo tree search "
-                   "(ismcts:iterations=500 or ismcts:time=1.0)")
+                   "(default 2,000 iterations under a 1 s cap; ismcts:iterations=N or "
+                   "ismcts:time=1.0)")
 
     def __init__(self, iterations: int | None = None, time: float | None = None,
                  c: float = 0.7, policy: str = "biased", horizon: str = "round",
