@@ -9,10 +9,23 @@ internals (``engine.dispatch.next_turn``, ``engine.flow.advance``) on a private 
 
 from __future__ import annotations
 
-from engine import CARDS, Choose, GameState, Phase, apply_in_place
+from engine import (
+    CARDS,
+    Action,
+    Capture,
+    Choose,
+    Discard,
+    Dispatch,
+    GameState,
+    Phase,
+    apply_in_place,
+)
+from engine.cards import PLANETS
 from engine.cleanup import final_scores
-from engine.dispatch import next_turn
+from engine.disclosure import legal_claims
+from engine.dispatch import next_turn, open_planets
 from engine.flow import advance
+from engine.randomness import RandomStream
 
 # Draft value of an action card to its own faction: roughly the VP it is expected to bring.
 _OWN_VALUE = {"Legions": 1.1, "Diplomat": 0.65, "Assassin": 0.5, "Duchess": 2.3,
@@ -88,3 +101,89 @@ def resolve_now(d: GameState) -> list[int]:
             continue
         break
     return final_scores(d)
+
+
+# Per card id, for the rollout dispatch below: (faction, strength, favor) of an action card,
+# None for an event.
+_FORCE = [None if c.faction is None else (c.faction, c.strength, c.favor) for c in CARDS]
+
+
+def planet_dispatch(d: GameState, seat: int, rng: RandomStream) -> Action:
+    """A cheap rollout dispatch: a random card from the hand; an opponent's action card is
+    captured when possible (played, it would only help its owner); one of the seat's own
+    action cards goes preferably where it makes the seat strongest or favored on a planet
+    (where its VP-scoring cards pay off), or strengthens a lead that is contested; events go
+    to a random open planet. Builds the action directly from the state: listing every legal
+    dispatch is most of a rollout's cost."""
+    hand = d.hands[seat]
+    slot = hand[rng.randbelow(len(hand))]
+    cid = d.card_of[slot]
+    force = _FORCE[cid]
+    can_capture = not d.captured[seat]
+    if force is not None and can_capture and d.seat_of_faction[force[0]] != seat:
+        return Capture(seat, slot)
+    planets = open_planets(d)
+    if not planets:
+        return Capture(seat, slot) if can_capture else Discard(seat, slot)
+    if force is None or len(planets) == 1:
+        p = planets[rng.randbelow(len(planets))]
+    else:
+        p = _best_planet(d, seat, force[1], force[2], planets, rng)
+    return Dispatch(seat, slot, p, legal_claims(cid, d.config.planets[p], d.vision_up[p])[0])
+
+
+def _best_planet(d: GameState, seat: int, strength: int, favor: int, planets: list[int],
+                 rng: RandomStream) -> int:
+    weights = []
+    n = d.n
+    card_of, seat_of_faction = d.card_of, d.seat_of_faction
+    for p in planets:
+        st = [0] * n
+        fv = [0] * n
+        for x in d.planets[p]:
+            f = _FORCE[card_of[x]]
+            if f is not None:
+                k = seat_of_faction[f[0]]
+                st[k] += f[1]
+                fv[k] += f[2]
+        mine_s, mine_f = st[seat], fv[seat]
+        st[seat] = fv[seat] = -1
+        other_s, other_f = max(st), max(fv)
+        w = 1.0
+        # becoming (or staying, against a close rival) strictly strongest / favored
+        if mine_s <= other_s < mine_s + strength:
+            w += 2.0 * PLANETS[d.config.planets[p]].vp
+        if mine_f <= other_f < mine_f + favor:
+            w += 2.0
+        weights.append(w)
+    r = (rng.word() / 2**64) * sum(weights)
+    for p, w in zip(planets, weights, strict=True):
+        r -= w
+        if r <= 0:
+            return p
+    return planets[-1]
+
+
+CAPTURE_SHARE = 0.4  # part of a prisoner's draft value credited now (it returns next round)
+
+
+def one_step_values(worlds: list[GameState], seat: int, candidates: list[Action],
+                    faction: str) -> list[float]:
+    """Greedy's estimate of each candidate move of ``seat``: the mean over ``worlds``
+    (determinizations of what the seat knows) of its score margin plus a quarter of its own
+    score after ``resolve_now``, and for a capture part of the prisoner's draft value (it comes
+    back next round)."""
+    n = worlds[0].n
+    out = []
+    for action in candidates:
+        total = 0.0
+        for world in worlds:
+            d = world.clone()
+            apply_in_place(d, action)
+            scores = resolve_now(d)
+            total += margin(scores, seat) + 0.25 * scores[seat]
+        value = total / len(worlds)
+        if type(action) is Capture:
+            value += CAPTURE_SHARE * draft_value(worlds[0].card_of[action.slot], faction, n)
+        out.append(value)
+    return out

@@ -12,27 +12,44 @@ Simultaneous draft picks are applied one seat at a time, the searching seat firs
 pick is never chosen with knowledge of the others'. Chance (leftover shuffles, reshuffles)
 is sampled with ``Shuffle(stream.permutation(k))`` and is not part of the tree.
 
-Options: ``iterations=N`` (default 500; deterministic for a fixed game seed) or ``time=SECONDS``
-(iterations until the time is used up), ``c=`` exploration constant, ``policy=`` rollout
-policy (``biased``, the default: draft picks weighted by card value, opponents' action cards
-captured when possible, other dispatches random, decisions by their default; ``random``:
-uniform over the legal actions), ``horizon=`` how far a rollout goes: ``round`` (the default:
-to the end of the round it starts in, then the reward is computed from the standings as if
-the game ended there) or ``game`` (to the end of the game). Round horizons played better in
-a probe (20 two-player games against greedy at 400 iterations: 14 wins against 5): a rollout to
-the end of the game is mostly noise from later, randomly played rounds, and costs about four
-times as much. The biased policy builds its actions directly from the state
-(hand, open planets, legal claims) rather than listing every legal action, which is most of
-the cost of a rollout.
+Draft picks are not searched by default (``draft=value``): the seat takes the pick of the
+highest summed card value (``heuristics.draft_value``, as ``greedy`` drafts), and the search
+is spent on dispatches, captures and decisions. A pick's rollouts run through the whole rest
+of the round and are mostly noise; at 300 iterations against greedy (80 two-player games,
+seed ab1) searched drafts won 47 and value drafts 57, with a mean score 3 points higher per
+seat, at half the time per decision.
+
+Options: ``iterations=N`` and/or ``time=SECONDS`` (stop at whichever comes first; the default
+is 2,000 iterations under a 1 s cap, which only a slow or overloaded machine reaches: below the
+cap a game is deterministic for its seed), ``c=`` exploration constant (0.7), ``draft=value``
+(the default) or ``search``, ``claims=merge`` (the default: dispatches that differ only by
+their claim share one tree edge, since a claim changes what the others learn, not the outcome
+in a sampled world; the claim played is drawn among them) or ``split`` (one edge per claim),
+``prune=K`` (0, off, by default: search only the K root moves that greedy's one-step estimate
+ranks best, ``heuristics.one_step_values``), ``win=`` the reward's weight on winning (0.7; the
+rest is the scaled score margin), ``policy=`` rollout policy (``biased``, the default: draft
+picks weighted by card value, opponents' action cards captured when possible, other dispatches
+random, decisions by their default; ``planets``: the same, but a seat's own action cards go
+preferably where they make it strongest or favored, ``heuristics.planet_dispatch``;
+``random``: uniform over the legal actions), ``horizon=`` how far a rollout goes: ``round``
+(the default: to the end of the round it starts in, then the reward is computed from the
+standings as if the game ended there) or ``game`` (to the end of the game). Round horizons
+played better in a probe (20 two-player games against greedy at 400 iterations: 14 wins
+against 5): a rollout to the end of the game is mostly noise from later, randomly played
+rounds, and costs about four times as much. The biased policy builds its actions directly
+from the state (hand, open planets, legal claims) rather than listing every legal action,
+which is most of the cost of a rollout. README's "Measured strength" gives the tournaments
+that chose these defaults.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 
 from bots.base import Bot, GameInfo, Turn
-from bots.heuristics import margin, value_table
+from bots.heuristics import margin, one_step_values, planet_dispatch, value_table
 from engine import (
     CARDS,
     CHANCE,
@@ -44,6 +61,7 @@ from engine import (
     GameState,
     Phase,
     Pick,
+    RuleViolationError,
     apply_in_place,
     apply_trusted,
     is_over,
@@ -62,6 +80,9 @@ _DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
 
 WIN_WEIGHT = 0.7      # reward = WIN_WEIGHT * won + (1 - WIN_WEIGHT) * scaled score margin
 MARGIN_SCALE = 12.0   # a margin of this many points counts as a full win/loss in the margin term
+DEFAULT_ITERATIONS = 2000
+DEFAULT_TIME_CAP = 1.0  # seconds per decision, with the default iterations only
+PRUNE_SAMPLES = 4     # sampled worlds for the one-step estimate of the root moves
 
 
 class Node:
@@ -80,33 +101,55 @@ class IsmctsBot(Bot):
 
     name = "ismcts"
     description = ("information-set Monte Carlo tree search "
-                   "(ismcts:iterations=500 or ismcts:time=1.0)")
+                   "(default 2,000 iterations under a 1 s cap; ismcts:iterations=N or "
+                   "ismcts:time=1.0)")
 
     def __init__(self, iterations: int | None = None, time: float | None = None,
-                 c: float = 0.7, policy: str = "biased", horizon: str = "round") -> None:
+                 c: float = 0.7, policy: str = "biased", horizon: str = "round",
+                 win: float = WIN_WEIGHT, claims: str = "merge", draft: str = "value",
+                 prune: int = 0) -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:
             raise ValueError("time must be positive")
-        if policy not in ("biased", "random"):
-            raise ValueError("policy must be 'biased' or 'random'")
+        if policy not in ("biased", "random", "planets"):
+            raise ValueError("policy must be 'planets', 'biased' or 'random'")
         if horizon not in ("game", "round"):
             raise ValueError("horizon must be 'game' or 'round'")
+        if not 0.0 <= float(win) <= 1.0:
+            raise ValueError("win must be between 0 and 1")
+        if claims not in ("merge", "split"):
+            raise ValueError("claims must be 'merge' or 'split'")
+        if draft not in ("search", "value"):
+            raise ValueError("draft must be 'search' or 'value'")
+        self.draft = draft
+        if int(prune) < 0:
+            raise ValueError("prune must be 0 (off) or a number of moves")
+        self.prune = int(prune)
         self.horizon = horizon
-        self.iterations = int(iterations) if iterations is not None else (
-            None if time is not None else 500)
-        self.think_time = float(time) if time is not None else None
+        self.win = float(win)
+        self.merge_claims = claims == "merge"
+        if iterations is None and time is None:
+            # the default: a fixed number of iterations (deterministic for a seed) under a
+            # time cap that only a slow or overloaded machine reaches
+            self.iterations: int | None = DEFAULT_ITERATIONS
+            self.think_time: float | None = DEFAULT_TIME_CAP
+        else:
+            self.iterations = int(iterations) if iterations is not None else None
+            self.think_time = float(time) if time is not None else None
         self.c = float(c)
         self.policy = policy
         self.last_iterations = 0
+        self._expanded: tuple[Node, str] | None = None  # the node the iteration added, if any
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
         n = info.config.n
         # Rollout draft weights per seat: that seat's card values, floored so that every card
         # stays possible (the default policy must not be deterministic).
-        self._weights = [[max(v, 0.05) for v in value_table(info.config.factions[seat], n)]
-                         for seat in range(n)]
+        self._values = [value_table(info.config.factions[seat], n) for seat in range(n)]
+        self._weights = [[max(v, 0.05) for v in values] for values in self._values]
+        self.info_factions = info.config.factions
 
     def choose(self, turn: Turn) -> Action:
         legal = turn.legal
@@ -114,8 +157,11 @@ class IsmctsBot(Bot):
             return legal[0]
         root_seat = turn.seat
         redacted = turn.state()
+        if self.draft == "value" and type(legal[0]) is Pick:
+            return self._value_pick(redacted, root_seat, legal)
         root = Node(-1)
         rng = self.rng
+        allowed = self._root_moves(redacted, root_seat, legal) if self.prune else None
         deadline = None if self.think_time is None else time.perf_counter() + self.think_time
         done = 0
         while True:
@@ -124,20 +170,80 @@ class IsmctsBot(Bot):
             if deadline is not None and done > 0 and time.perf_counter() >= deadline:
                 break
             world = determinize(redacted, rng)
-            self._iterate(root, world, root_seat, rng)
+            self._expanded = None
+            try:
+                self._iterate(root, world, root_seat, rng, allowed)
+            except RuleViolationError:
+                # determinize accepts a world that breaks a face-down card's disclosure when
+                # its tries run out (several hidden cards competing for the few that fit); the
+                # engine stops such a world when it reveals the card. Drop the world and the
+                # node it expanded (unvisited, it would divide by zero in selection).
+                if self._expanded is not None:
+                    parent, edge = self._expanded
+                    del parent.children[edge]
             done += 1
         self.last_iterations = done
-        by_text = {a.text(): a for a in legal}
+        key = self._key
+        by_key: dict[str, list[Action]] = {}
+        for a in legal:
+            by_key.setdefault(key(a), []).append(a)
         ranked = sorted(((child.visits, child.total, text)
-                         for text, child in root.children.items() if text in by_text),
+                         for text, child in root.children.items() if text in by_key),
                         reverse=True)
         if not ranked:
             return legal[rng.randbelow(len(legal))]
-        return by_text[ranked[0][2]]
+        options = by_key[ranked[0][2]]
+        # merged claims: the search did not tell them apart, so any of them will do
+        return options[rng.randbelow(len(options))] if len(options) > 1 else options[0]
+
+    def _root_moves(self, state: GameState, seat: int, legal: Sequence[Action]) -> set[str] | None:
+        """The root moves worth searching: the ``prune`` best by greedy's one-step estimate
+        (draft value for picks, the planets resolved now on a few sampled worlds for
+        dispatches and captures). Few iterations spread over every legal move give each only
+        a handful of noisy rollouts; the one-step estimate is cheap and rarely misses the best
+        move by far, so the search spends them on the candidates that matter."""
+        key = self._key
+        reps: dict[str, Action] = {}
+        for a in legal:
+            reps.setdefault(key(a), a)
+        if len(reps) <= self.prune:
+            return None
+        keys = list(reps)
+        first = legal[0]
+        values: list[float]
+        if isinstance(first, Pick):
+            weights = self._values[seat]
+            values = [sum(weights[state.card_of[x]] for x in _slots(reps[k])) for k in keys]
+        elif type(first) in (Dispatch, Capture, Discard):
+            worlds = [determinize(state, self.rng) for _ in range(PRUNE_SAMPLES)]
+            values = one_step_values(worlds, seat, [reps[k] for k in keys],
+                                     self.info_factions[seat])
+        else:
+            return None
+        order = sorted(range(len(keys)), key=lambda i: -values[i])
+        return {keys[i] for i in order[:self.prune]}
+
+    def _value_pick(self, state: GameState, seat: int, legal: Sequence[Action]) -> Action:
+        """The pick of the highest summed draft value (greedy's draft)."""
+        weights = self._weights[seat]
+        scored = [(sum(weights[state.card_of[x]] for x in _slots(a)), i)
+                  for i, a in enumerate(legal) if isinstance(a, Pick)]
+        top = max(v for v, _ in scored)
+        best = [i for v, i in scored if v >= top - 1e-9]
+        return legal[best[self.rng.randbelow(len(best))]]
+
+    def _key(self, action: Action) -> str:
+        """The tree edge of an action. A dispatch's claim changes only what the others learn,
+        not the outcome in a sampled (full-information) world, so with merged claims the
+        dispatches that differ only by claim share one edge instead of splitting its visits."""
+        if self.merge_claims and type(action) is Dispatch:
+            return f"{action.seat} dispatch {action.slot} {action.planet}"
+        return action.text()
 
     # -- one iteration -----------------------------------------------------------------------
 
-    def _iterate(self, root: Node, d: GameState, root_seat: int, rng: RandomStream) -> None:
+    def _iterate(self, root: Node, d: GameState, root_seat: int, rng: RandomStream,
+                 allowed: set[str] | None = None) -> None:
         path = [root]
         node = root
         expanded = False
@@ -152,7 +258,24 @@ class IsmctsBot(Bot):
                 break
             seat = root_seat if root_seat in movers else movers[0]
             legal = legal_actions(d, seat)
-            texts = [a.text() for a in legal]
+            if self.merge_claims:
+                key = self._key
+                texts = []
+                kept = []
+                seen: set[str] = set()
+                for a in legal:
+                    k = key(a)
+                    if k not in seen:
+                        seen.add(k)
+                        texts.append(k)
+                        kept.append(a)
+                legal = kept
+            else:
+                texts = [a.text() for a in legal]
+            if allowed is not None and node is root:
+                keep = [i for i, t in enumerate(texts) if t in allowed]
+                legal = [legal[i] for i in keep]
+                texts = [texts[i] for i in keep]
             untried = [i for i, t in enumerate(texts) if t not in node.children]
             for t in texts:
                 child = node.children.get(t)
@@ -163,6 +286,7 @@ class IsmctsBot(Bot):
                 child = Node(seat)
                 child.avail = 1
                 node.children[texts[i]] = child
+                self._expanded = (node, texts[i])
                 expanded = True
             else:
                 i = self._select(node, texts)
@@ -172,7 +296,7 @@ class IsmctsBot(Bot):
             node = child
         start_round = d.round
         self._rollout(d, rng, start_round if self.horizon == "round" else None)
-        rewards = _rewards(d)
+        rewards = _rewards(d, self.win)
         for visited in path:
             visited.visits += 1
             if visited.seat >= 0:
@@ -205,6 +329,7 @@ class IsmctsBot(Bot):
                 legal = legal_actions(d, seat)
                 apply_trusted(d, legal[rng.randbelow(len(legal))])
             return
+        planets_policy = self.policy == "planets"
         while not is_over(d):
             seat = to_move(d)[0]
             if seat == CHANCE:
@@ -219,6 +344,8 @@ class IsmctsBot(Bot):
             # the rollout policy builds only legal picks and dispatches: no need to check them
             elif d.phase is _DRAFT:
                 apply_trusted(d, self._rollout_pick(d, seat, rng))
+            elif planets_policy:
+                apply_trusted(d, planet_dispatch(d, seat, rng))
             else:
                 apply_trusted(d, _rollout_dispatch(d, seat, rng))
 
@@ -240,6 +367,10 @@ class IsmctsBot(Bot):
         return Pick(seat, tuple(sorted(chosen)))
 
 
+def _slots(action: Action) -> tuple[int, ...]:
+    return action.slots if isinstance(action, Pick) else ()
+
+
 def _rollout_dispatch(d: GameState, seat: int, rng: RandomStream) -> Action:
     """A random card to a random open planet, built directly instead of listing every legal
     dispatch (the list is most of a rollout's cost). Opponents' action cards are captured
@@ -259,11 +390,11 @@ def _rollout_dispatch(d: GameState, seat: int, rng: RandomStream) -> Action:
     return Dispatch(seat, slot, p, claims[0])
 
 
-def _rewards(d: GameState) -> list[float]:
+def _rewards(d: GameState, win: float = WIN_WEIGHT) -> list[float]:
     scores = final_scores(d)
     won = ranking(d)[0]
     out = []
     for seat in range(d.n):
         m = max(-1.0, min(1.0, margin(scores, seat) / MARGIN_SCALE))
-        out.append(WIN_WEIGHT * (seat == won) + (1 - WIN_WEIGHT) * 0.5 * (1 + m))
+        out.append(win * (seat == won) + (1 - win) * 0.5 * (1 + m))
     return out

@@ -105,7 +105,8 @@ def _ismcts_choices(seed: str, n: int, decisions: int) -> list[str]:
     deck = list(config.card_ids())
     stream.shuffle(deck)
     s = new_game(config, deck, keep_log=False)
-    bot = IsmctsBot(iterations=60)
+    # the search as pinned when written: drafts searched, one tree edge per claim
+    bot = IsmctsBot(iterations=60, draft="search", claims="split")
     bot.start(GameInfo(0, config, b"ismcts-pin"))
     chosen: list[str] = []
     while not is_over(s) and len(chosen) < decisions:

@@ -1,0 +1,156 @@
+"""The search bot's helpers: the rollout dispatch policy builds only legal, seeded moves; the
+one-step estimate ranks an obviously winning move first; root pruning and merged claims keep
+``ismcts`` legal and deterministic for a seed."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.base import Turn
+from bots.heuristics import one_step_values, planet_dispatch
+from bots.ismcts import IsmctsBot
+from bots.match import play_match
+from bots.registry import make_bot
+from engine import Phase, legal_actions, to_move
+from engine.randomness import RandomStream
+from engine.view import determinize, redact
+from tests.engine_helpers import random_states
+
+
+def dispatch_states(seed: str, n: int, limit: int = 40):
+    """Copies of the dispatch-phase states (no pending decision) of one random game."""
+    out = []
+    for s, _ in random_states(seed, n):
+        if s.phase is Phase.DISPATCH and s.decision is None and s.chance is None \
+                and to_move(s) and to_move(s)[0] >= 0 and s.hands[to_move(s)[0]]:
+            out.append(s.clone())
+            if len(out) >= limit:
+                break
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_planet_dispatch_builds_legal_moves_and_is_seeded(n: int) -> None:
+    states = dispatch_states(f"planet-dispatch/{n}", n)
+    assert states
+    for i, s in enumerate(states):
+        seat = to_move(s)[0]
+        legal = {a.text() for a in legal_actions(s, seat)}
+        for k in range(5):
+            action = planet_dispatch(s, seat, RandomStream(f"pd/{i}/{k}"))
+            assert action.text() in legal
+            assert planet_dispatch(s, seat, RandomStream(f"pd/{i}/{k}")) == action
+
+
+def test_one_step_values_rank_the_moves_of_a_sampled_position() -> None:
+    s = dispatch_states("one-step", 2)[3]
+    seat = to_move(s)[0]
+    legal = legal_actions(s, seat)
+    worlds = [determinize(redact(s, seat), RandomStream(f"w{i}")) for i in range(3)]
+    values = one_step_values(worlds, seat, legal, s.config.factions[seat])
+    assert len(values) == len(legal)
+    assert values == one_step_values(worlds, seat, legal, s.config.factions[seat])
+    # the worlds are not consumed
+    assert one_step_values([w.clone() for w in worlds], seat, legal,
+                           s.config.factions[seat]) == values
+
+
+@pytest.mark.parametrize("options", ["prune=3", "prune=3,claims=split", "policy=planets",
+                                     "draft=value"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_ismcts_options_play_legal_deterministic_games(options: str, players: int) -> None:
+    def bots():
+        return [make_bot(f"ismcts:iterations=6,{options}")] + [
+            make_bot("greedy") for _ in range(players - 1)]
+
+    result = play_match(bots(), f"search/{options}/{players}")
+    assert result.faults == ()
+    assert play_match(bots(), f"search/{options}/{players}") == result
+
+
+def test_pruned_root_searches_only_the_kept_moves() -> None:
+    bot = IsmctsBot(iterations=40, prune=2)
+    picked: list[tuple[set[str], str]] = []
+    root_moves = bot._root_moves
+
+    def spy(state, seat, legal):
+        kept = root_moves(state, seat, legal)
+        if kept is not None:
+            picked.append((kept, ""))
+        return kept
+
+    bot._root_moves = spy  # type: ignore[method-assign]
+    choose = bot.choose
+
+    def check(turn: Turn):
+        before = len(picked)
+        action = choose(turn)
+        if len(picked) > before:
+            assert len(picked[-1][0]) == 2
+            assert bot._key(action) in picked[-1][0]
+        return action
+
+    bot.choose = check  # type: ignore[method-assign]
+    result = play_match([bot, make_bot("greedy")], "pruned-root")
+    assert result.faults == ()
+    assert picked  # the pruning did happen
+
+
+def test_bad_options_are_refused() -> None:
+    for bad in ({"prune": -1}, {"claims": "x"}, {"draft": "x"}, {"win": 2.0},
+                {"policy": "x"}):
+        with pytest.raises(ValueError):
+            IsmctsBot(**bad)  # type: ignore[arg-type]
+
+
+def test_default_is_iteration_limited_under_a_time_cap() -> None:
+    bot = IsmctsBot()
+    assert (bot.iterations, bot.think_time, bot.draft) == (2000, 1.0, "value")
+    assert (IsmctsBot(time=0.5).iterations, IsmctsBot(iterations=7).think_time) == (None, None)
+    both = IsmctsBot(iterations=7, time=2.0)
+    assert (both.iterations, both.think_time) == (7, 2.0)
+
+
+def test_value_draft_takes_the_pick_of_highest_draft_value() -> None:
+    from bots.base import GameInfo
+    from bots.heuristics import draft_value
+    from engine import Pick
+
+    for s, _ in random_states("value-draft", 2):
+        movers = to_move(s)
+        if s.phase is Phase.DRAFT and movers and movers[0] >= 0 and s.decision is None:
+            break
+    seat = to_move(s)[0]
+    legal = legal_actions(s, seat)
+    assert isinstance(legal[0], Pick) and len(legal) > 1
+    bot = IsmctsBot(iterations=1)
+    bot.start(GameInfo(seat, s.config, b"seed", game="g"))
+    action = bot.choose(Turn(s, seat, legal))
+    faction = s.config.factions[seat]
+
+    def value(a) -> float:
+        return sum(max(draft_value(s.card_of[x], faction, 2), 0.05) for x in a.slots)
+
+    assert value(action) == pytest.approx(max(value(a) for a in legal))
+
+
+def test_a_world_the_engine_stops_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # determinize may, after its tries, return a world whose face-down card breaks its
+    # disclosure; the engine raises when it reveals it. The search drops that world (and the
+    # node it expanded) instead of failing the decision.
+    import bots.ismcts as ismcts
+    from engine import RuleViolationError
+
+    real = ismcts._rewards
+    calls = [0]
+
+    def flaky(d, win=ismcts.WIN_WEIGHT):
+        calls[0] += 1
+        if calls[0] % 3 == 0:
+            raise RuleViolationError(0, "a broken disclosure")
+        return real(d, win)
+
+    monkeypatch.setattr(ismcts, "_rewards", flaky)
+    result = play_match([make_bot("ismcts:iterations=30"), make_bot("greedy")], "dropped")
+    assert result.faults == ()
+    assert calls[0] > 30
