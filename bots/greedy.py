@@ -16,8 +16,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from bots.base import Bot, GameInfo, Turn
-from bots.heuristics import draft_value, margin, resolve_now
-from engine import Action, Capture, Choose, Discard, Dispatch, GameState, Pick, apply_in_place
+from bots.heuristics import draft_value, resolved_value
+from engine import Action, Capture, Choose, Discard, Dispatch, GameState, Pick
 from engine.view import determinize
 
 CAPTURE_SHARE = 0.4  # part of a prisoner's draft value credited now (it returns next round)
@@ -96,15 +96,7 @@ class GreedyBot(Bot):
         seat = turn.seat
 
         def value(action: Action) -> float:
-            total = 0.0
-            for world in worlds:
-                d = world.clone()
-                apply_in_place(d, action)
-                scores = resolve_now(d)
-                # The margin decides; the seat's own total breaks near-ties in favour of
-                # scoring rather than only holding others down.
-                total += margin(scores, seat) + 0.25 * scores[seat]
-            return total / len(worlds) + bonus(action)
+            return resolved_value(worlds, seat, action) + bonus(action)
 
         return self._argmax(list(candidates), value)
 

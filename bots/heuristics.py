@@ -167,6 +167,19 @@ def _best_planet(d: GameState, seat: int, strength: int, favor: int, planets: li
 CAPTURE_SHARE = 0.4  # part of a prisoner's draft value credited now (it returns next round)
 
 
+def resolved_value(worlds: list[GameState], seat: int, action: Action) -> float:
+    """The mean over ``worlds`` of ``seat``'s score margin after ``action`` and
+    ``resolve_now``, plus a quarter of its own score: the margin decides, the seat's own total
+    breaks near-ties in favour of scoring rather than only holding others down."""
+    total = 0.0
+    for world in worlds:
+        d = world.clone()
+        apply_in_place(d, action)
+        scores = resolve_now(d)
+        total += margin(scores, seat) + 0.25 * scores[seat]
+    return total / len(worlds)
+
+
 def one_step_values(worlds: list[GameState], seat: int, candidates: list[Action],
                     faction: str) -> list[float]:
     """Greedy's estimate of each candidate move of ``seat``: the mean over ``worlds``
@@ -176,13 +189,7 @@ def one_step_values(worlds: list[GameState], seat: int, candidates: list[Action]
     n = worlds[0].n
     out = []
     for action in candidates:
-        total = 0.0
-        for world in worlds:
-            d = world.clone()
-            apply_in_place(d, action)
-            scores = resolve_now(d)
-            total += margin(scores, seat) + 0.25 * scores[seat]
-        value = total / len(worlds)
+        value = resolved_value(worlds, seat, action)
         if type(action) is Capture:
             value += CAPTURE_SHARE * draft_value(worlds[0].card_of[action.slot], faction, n)
         out.append(value)
