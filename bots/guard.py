@@ -109,8 +109,7 @@ class GuardedSeat:
                 if listed is None:
                     fault = Fault("illegal", f"answered an illegal action {_text(action)}",
                                   decision=self.asked)
-        if self.notices:
-            self._collect(faults)
+        self._collect(faults)
         if fault is None and listed is not None:
             return listed
         choice = legal[fallback.randbelow(len(legal))]
