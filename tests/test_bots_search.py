@@ -1,18 +1,21 @@
-"""The search bot's helpers: the rollout dispatch policy builds only legal, seeded moves; the
-one-step estimate ranks an obviously winning move first; root pruning and merged claims keep
-``ismcts`` legal and deterministic for a seed."""
+"""The search bot's helpers: the rollout dispatch policies build only legal, seeded moves; the
+greedy rollout move is the best-rated place for its card; the one-step estimate ranks an
+obviously winning move first; the reward weighs winning only at the game's end by default; root
+pruning and merged claims keep ``ismcts`` legal and deterministic for a seed."""
 
 from __future__ import annotations
 
 import pytest
 
 from bots.base import Turn
-from bots.heuristics import one_step_values, planet_dispatch
-from bots.ismcts import IsmctsBot
+from bots.heuristics import margin, one_step_values, planet_dispatch, resolved_dispatch
+from bots.ismcts import MARGIN_SCALE, IsmctsBot
 from bots.match import play_match
 from bots.registry import make_bot
-from engine import Phase, legal_actions, to_move
+from engine import Capture, Dispatch, Phase, legal_actions, to_move
+from engine.cleanup import final_scores, ranking
 from engine.randomness import RandomStream
+from engine.serialize import state_bytes
 from engine.view import determinize, redact
 from tests.engine_helpers import random_states
 
@@ -40,6 +43,39 @@ def test_planet_dispatch_builds_legal_moves_and_is_seeded(n: int) -> None:
             action = planet_dispatch(s, seat, RandomStream(f"pd/{i}/{k}"))
             assert action.text() in legal
             assert planet_dispatch(s, seat, RandomStream(f"pd/{i}/{k}")) == action
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_resolved_dispatch_builds_legal_moves_and_is_seeded(n: int) -> None:
+    states = dispatch_states(f"resolved-dispatch/{n}", n)
+    assert states
+    for i, s in enumerate(states):
+        seat = to_move(s)[0]
+        faction = s.config.factions[seat]
+        legal = {a.text() for a in legal_actions(s, seat)}
+        before = s.clone()
+        for k in range(3):
+            action = resolved_dispatch(s, seat, RandomStream(f"rd/{i}/{k}"), faction)
+            assert action.text() in legal
+            assert resolved_dispatch(s, seat, RandomStream(f"rd/{i}/{k}"), faction) == action
+        assert state_bytes(s) == state_bytes(before)  # the world it rates moves on is not consumed
+
+
+def test_resolved_dispatch_sends_its_card_where_it_is_rated_best() -> None:
+    checked = 0
+    for i, s in enumerate(dispatch_states("resolved-best", 2)):
+        seat = to_move(s)[0]
+        faction = s.config.factions[seat]
+        action = resolved_dispatch(s, seat, RandomStream(f"best/{i}"), faction)
+        if not isinstance(action, Dispatch | Capture):
+            continue
+        same_card = [a for a in legal_actions(s, seat)
+                     if isinstance(a, Dispatch | Capture) and a.slot == action.slot]
+        values = one_step_values([s], seat, same_card, faction)
+        mine = one_step_values([s], seat, [action], faction)[0]
+        assert mine == pytest.approx(max(values))
+        checked += 1
+    assert checked > 10
 
 
 def test_one_step_values_rank_the_moves_of_a_sampled_position() -> None:
@@ -96,16 +132,58 @@ def test_pruned_root_searches_only_the_kept_moves() -> None:
     assert picked  # the pruning did happen
 
 
+def round_end_states(seed: str, n: int):
+    """Copies of the states of one random game just after a round that did not end it (the
+    reshuffle about to be drawn), and its final state."""
+    ends, last = [], None
+    for s, _ in random_states(seed, n):
+        if s.chance is not None and s.chance[0] == "reshuffle":
+            ends.append(s.clone())
+        last = s
+    assert last is not None
+    return ends, last
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_round_end_rewards_the_margin_and_the_game_end_the_win(n: int) -> None:
+    ends, last = round_end_states(f"rewards/{n}", n)
+    assert ends
+    bot = IsmctsBot(iterations=1)
+
+    def margin_part(s, seat: int) -> float:
+        m = max(-1.0, min(1.0, margin(final_scores(s), seat) / MARGIN_SCALE))
+        return 0.5 * (1 + m)
+
+    for s in ends:  # by default leading after a round that does not end the game is no prize
+        assert bot._rewards(s) == pytest.approx([margin_part(s, seat) for seat in range(n)])
+        leader = ranking(s)[0]
+        led = IsmctsBot(iterations=1, lead=0.7)._rewards(s)
+        assert led[leader] == pytest.approx(0.7 + 0.3 * margin_part(s, leader))
+    # the game's end: WIN_WEIGHT on winning, whatever ``lead`` is
+    from engine import apply_in_place, is_over, random_chance
+
+    final = last.clone()
+    stream = RandomStream("to-the-end")
+    while not is_over(final):
+        apply_in_place(final, random_chance(final, stream))
+    winner = ranking(final)[0]
+    rewards = bot._rewards(final)
+    assert rewards[winner] == pytest.approx(0.7 + 0.3 * margin_part(final, winner))
+    assert all(rewards[seat] == pytest.approx(0.3 * margin_part(final, seat))
+               for seat in range(n) if seat != winner)
+
+
 def test_bad_options_are_refused() -> None:
     for bad in ({"prune": -1}, {"claims": "x"}, {"draft": "x"}, {"win": 2.0},
-                {"policy": "x"}):
+                {"policy": "x"}, {"lead": -0.1}, {"lead": 1.5}):
         with pytest.raises(ValueError):
             IsmctsBot(**bad)  # type: ignore[arg-type]
 
 
 def test_default_is_iteration_limited_under_a_time_cap() -> None:
     bot = IsmctsBot()
-    assert (bot.iterations, bot.think_time, bot.draft) == (2000, 1.0, "value")
+    assert (bot.iterations, bot.think_time, bot.draft) == (1000, 1.0, "value")
+    assert (bot.c, bot.policy, bot.lead, bot.win) == (0.25, "greedy", 0.0, 0.7)
     assert (IsmctsBot(time=0.5).iterations, IsmctsBot(iterations=7).think_time) == (None, None)
     both = IsmctsBot(iterations=7, time=2.0)
     assert (both.iterations, both.think_time) == (7, 2.0)

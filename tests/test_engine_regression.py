@@ -105,8 +105,10 @@ def _ismcts_choices(seed: str, n: int, decisions: int) -> list[str]:
     deck = list(config.card_ids())
     stream.shuffle(deck)
     s = new_game(config, deck, keep_log=False)
-    # the search as pinned when written: drafts searched, one tree edge per claim
-    bot = IsmctsBot(iterations=60, draft="search", claims="split")
+    # the search as pinned when written: drafts searched, one tree edge per claim, random
+    # rollout dispatches, c=0.7, leading after a round rewarded like winning
+    bot = IsmctsBot(iterations=60, draft="search", claims="split", policy="biased", c=0.7,
+                    lead=0.7)
     bot.start(GameInfo(0, config, b"ismcts-pin"))
     chosen: list[str] = []
     while not is_over(s) and len(chosen) < decisions:
