@@ -169,10 +169,10 @@ CAPTURE_SHARE = 0.4  # part of a prisoner's draft value credited now (it returns
 
 
 def resolved_value(worlds: list[GameState], seat: int, action: Action) -> float:
-    """The mean over ``worlds`` of ``seat``'s score margin after ``action`` (one of the legal
-    actions there: it is applied unchecked) and
-    ``resolve_now``, plus a quarter of its own score: the margin decides, the seat's own total
-    breaks near-ties in favour of scoring rather than only holding others down."""
+    """The mean over ``worlds`` of ``seat``'s score margin after ``action`` and ``resolve_now``,
+    plus a quarter of its own score: the margin decides, the seat's own total breaks near-ties
+    in favour of scoring rather than only holding others down. ``action`` must be legal in
+    every world (one of the legal actions of the seat's view): it is applied unchecked."""
     total = 0.0
     for world in worlds:
         d = world.clone()
@@ -201,7 +201,7 @@ def one_step_values(worlds: list[GameState], seat: int, candidates: list[Action]
 def resolved_dispatch(d: GameState, seat: int, rng: RandomStream, faction: str) -> Action:
     """A rollout dispatch that plays like ``greedy`` on a full-information world: a random
     card from the hand goes to the open planet (or into captivity) where ``one_step_values``
-    rates it best, ties broken at random. About four times the cost of ``planet_dispatch``
+    rates it best, ties broken at random. Several times the cost of ``planet_dispatch``
     per move, and a much better model of how a seat plays on (README, "Measured strength")."""
     hand = d.hands[seat]
     slot = hand[rng.randbelow(len(hand))]

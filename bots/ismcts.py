@@ -2,7 +2,7 @@
 
 Every iteration samples a full-information world consistent with what the seat knows
 (``engine.view.determinize`` on the redacted state), descends a tree whose edges are action
-texts, expands one untried action, plays the game out with a fast default policy, and backs up
+texts, expands one untried action, plays on with a default policy (the rollout), and backs up
 one reward per seat. Each node stores the reward of the seat that moved into it, so opponents
 choose by their own interest (max-n). Because the legal actions differ between sampled worlds,
 selection uses availability counts (UCB over the times a child was selectable), as in Cowling,
@@ -17,40 +17,42 @@ highest summed card value (``heuristics.draft_value``, as ``greedy`` drafts), an
 is spent on dispatches, captures and decisions. A pick's rollouts run through the whole rest
 of the round and are mostly noise; at 300 iterations against greedy (80 two-player games,
 seed ab1) searched drafts won 47 and value drafts 57, with a mean score 3 points higher per
-seat, at half the time per decision.
+seat, at half the time per decision; with margin rewards and c=0.25 (biased rollouts, 500
+iterations, 200 games, seed e1) searched drafts won 145 and value drafts 162.
 
 Rollouts play like ``greedy`` by default (``policy=greedy``): a seat's random card goes where
 resolving the planets now rates it best (``heuristics.resolved_dispatch``), draft picks by
 roulette over card values, decisions by their default. A rollout of random dispatches models
-nobody's play; one of greedy moves models a sensible table, at about six times the cost of an
-iteration, and won more at the same time per decision (README's "Measured strength"). A
-rollout stops at the end of the round it starts in (``horizon=round``); the reward is then the
-seat's score margin, and only at the end of the game is winning weighed too: leading after a
-round that does not end the game is worth nothing by itself (``lead=0``), and rewarding it
-made the search play for an early lead instead of for points (68.5 % against 75.5 % of 200
-games against greedy at 500 iterations).
+nobody's play; one of greedy moves models a sensible table. It costs 5.6 times as much per
+iteration with two players and 12 times with four (README, "Engine speed"), and still won more
+at the same time per decision (README, "Measured strength"). A rollout stops at the end of the
+round it starts in (``horizon=round``); the reward is then the seat's score margin, and only at
+the end of the game is winning weighed too: leading after a round that does not end the game is
+worth nothing by itself (``lead=0``), and rewarding it made the search play for an early lead
+instead of for points (68.5 % against 75.5 % of 200 games against greedy at 500 iterations).
 
 Options: ``iterations=N`` and/or ``time=SECONDS`` (stop at whichever comes first; the default
 is 1,000 iterations under a 1 s cap; a two-player game mostly stays below the cap and is then
-deterministic for its seed, while with four players, whose rollouts are longer, the cap decides), ``c=`` exploration constant
-(0.25: rewards are margins, mostly near one half, so less exploration pays), ``draft=value``
-(the default) or ``search``, ``claims=merge`` (the default: dispatches that differ only by
-their claim share one tree edge, since a claim changes what the others learn, not the outcome
-in a sampled world; the claim played is drawn among them) or ``split`` (one edge per claim),
-``prune=K`` (0, off, by default: search only the K root moves that greedy's one-step estimate
-ranks best, ``heuristics.one_step_values``), ``win=`` the reward's weight on winning at the end
-of the game (0.7; the rest is the scaled score margin), ``lead=`` the same weight on leading
-when a rollout stops at a round's end (0), ``policy=`` rollout policy (``greedy``, the
-default; ``biased``: draft picks weighted by card value, opponents' action cards captured when
-possible, other dispatches random; ``planets``: the same, but a seat's own action cards go
-preferably where they make it strongest or favored, ``heuristics.planet_dispatch``;
-``random``: uniform over the legal actions), ``horizon=`` how far a rollout goes: ``round``
-(the default) or ``game`` (to the end of the game). Round horizons played better in a probe
-(20 two-player games against greedy at 400 iterations: 14 wins against 5): a rollout to the end
-of the game is mostly noise from later rounds, and costs about four times as much. The rollout
-policies build their actions directly from the state (hand, open planets, legal claims) rather
-than listing every legal action, which is most of the cost of a cheap rollout. README's
-"Measured strength" gives the tournaments that chose these defaults.
+deterministic for its seed, while with four players, whose rollouts are longer, the cap
+decides), ``c=`` exploration constant (0.25: rewards are margins, mostly near one half, so less
+exploration pays), ``draft=value`` (the default) or ``search``, ``claims=merge`` (the default:
+dispatches that differ only by their claim share one tree edge, since a claim changes what the
+others learn, not the outcome in a sampled world; the claim played is drawn among them) or
+``split`` (one edge per claim), ``prune=K`` (0, off, by default: search only the K root moves
+that greedy's one-step estimate ranks best, ``heuristics.one_step_values``), ``win=`` the
+reward's weight on winning at the end of the game (0.7; the rest is the scaled score margin),
+``lead=`` the same weight on leading when a rollout stops at a round's end (0), ``policy=``
+rollout policy (``greedy``, the default; ``biased``: draft picks weighted by card value,
+opponents' action cards captured when possible, other dispatches random; ``planets``: the same,
+but a seat's own action cards go preferably where they make it strongest or favored,
+``heuristics.planet_dispatch``; ``random``: uniform over the legal actions), ``horizon=`` how
+far a rollout goes: ``round`` (the default) or ``game`` (to the end of the game). Round
+horizons played better in a probe (20 two-player games against greedy at 400 iterations: 14
+wins against 5): a rollout to the end of the game is mostly noise from later rounds, and costs
+about four times as much. The rollout policies build their actions directly from the state
+(hand, open planets, legal claims) rather than listing every legal action, which is most of the
+cost of a cheap rollout. README's "Measured strength" gives the tournaments that chose these
+defaults.
 """
 
 from __future__ import annotations
@@ -151,8 +153,8 @@ class IsmctsBot(Bot):
         self.lead = float(lead)
         self.merge_claims = claims == "merge"
         if iterations is None and time is None:
-            # the default: a fixed number of iterations (deterministic for a seed) under a
-            # time cap that only a slow or overloaded machine reaches
+            # the default: a fixed number of iterations (deterministic for a seed while the
+            # cap is not reached) under a time cap that keeps every decision within 1 s
             self.iterations: int | None = DEFAULT_ITERATIONS
             self.think_time: float | None = DEFAULT_TIME_CAP
         else:
