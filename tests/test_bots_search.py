@@ -176,7 +176,7 @@ def test_bad_options_are_refused() -> None:
 
 def test_default_is_iteration_limited_under_a_time_cap() -> None:
     bot = IsmctsBot()
-    assert (bot.iterations, bot.think_time, bot.draft) == (1000, 1.0, "value")
+    assert (bot.iterations, bot.think_time, bot.draft) == (1000, 1.0, "search")
     assert (bot.c, bot.policy, bot.lead, bot.win) == (0.25, "greedy", 0.0, 0.7)
     assert (IsmctsBot(time=0.5).iterations, IsmctsBot(iterations=7).think_time) == (None, None)
     both = IsmctsBot(iterations=7, time=2.0)
@@ -195,7 +195,7 @@ def test_value_draft_takes_the_pick_of_highest_draft_value() -> None:
     seat = to_move(s)[0]
     legal = legal_actions(s, seat)
     assert isinstance(legal[0], Pick) and len(legal) > 1
-    bot = IsmctsBot(iterations=1)
+    bot = IsmctsBot(iterations=1, draft="value")
     bot.start(GameInfo(seat, s.config, b"seed", game="g"))
     action = bot.choose(Turn(s, seat, legal))
     faction = s.config.factions[seat]
@@ -226,3 +226,30 @@ def test_a_world_the_engine_stops_is_dropped(monkeypatch: pytest.MonkeyPatch) ->
     result = play_match([make_bot("ismcts:iterations=30"), make_bot("greedy")], "dropped")
     assert result.faults == ()
     assert calls[0] > 30
+
+
+def test_the_time_cap_stops_before_an_iteration_would_pass_it(monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    # A fake clock that only sampling a world moves on, 30 ms per iteration: a 100 ms cap
+    # allows three iterations (ending at 90 ms); a fourth would end at 120 ms.
+    import types
+
+    import bots.ismcts as ismcts
+    from bots.base import GameInfo
+
+    clock = [0.0]
+    real = ismcts.determinize
+
+    def slow_determinize(state, rng):
+        clock[0] += 0.03
+        return real(state, rng)
+
+    monkeypatch.setattr(ismcts, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(ismcts, "determinize", slow_determinize)
+    s = dispatch_states("cap", 2)[0]
+    seat = to_move(s)[0]
+    bot = IsmctsBot(time=0.1)
+    bot.start(GameInfo(seat, s.config, b"seed", game="g"))
+    bot.choose(Turn(s, seat, legal_actions(s, seat)))
+    assert bot.last_iterations == 3
+    assert clock[0] <= 0.1
