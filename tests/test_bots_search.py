@@ -176,32 +176,33 @@ def test_bad_options_are_refused() -> None:
 
 def test_default_is_iteration_limited_under_a_time_cap() -> None:
     bot = IsmctsBot()
-    assert (bot.iterations, bot.think_time, bot.draft) == (1000, 1.0, "search")
+    assert (bot.iterations, bot.think_time, bot.draft) == (1000, 1.0, "auto")
     assert (bot.c, bot.policy, bot.lead, bot.win) == (0.25, "greedy", 0.0, 0.7)
     assert (IsmctsBot(time=0.5).iterations, IsmctsBot(iterations=7).think_time) == (None, None)
     both = IsmctsBot(iterations=7, time=2.0)
     assert (both.iterations, both.think_time) == (7, 2.0)
 
 
-def test_value_draft_takes_the_pick_of_highest_draft_value() -> None:
+@pytest.mark.parametrize(("draft", "players"), [("value", 2), ("value", 4), ("auto", 4)])
+def test_value_draft_takes_the_pick_of_highest_draft_value(draft: str, players: int) -> None:
     from bots.base import GameInfo
     from bots.heuristics import draft_value
     from engine import Pick
 
-    for s, _ in random_states("value-draft", 2):
+    for s, _ in random_states("value-draft", players):
         movers = to_move(s)
         if s.phase is Phase.DRAFT and movers and movers[0] >= 0 and s.decision is None:
             break
     seat = to_move(s)[0]
     legal = legal_actions(s, seat)
     assert isinstance(legal[0], Pick) and len(legal) > 1
-    bot = IsmctsBot(iterations=1, draft="value")
+    bot = IsmctsBot(iterations=1, draft=draft)
     bot.start(GameInfo(seat, s.config, b"seed", game="g"))
     action = bot.choose(Turn(s, seat, legal))
     faction = s.config.factions[seat]
 
     def value(a) -> float:
-        return sum(max(draft_value(s.card_of[x], faction, 2), 0.05) for x in a.slots)
+        return sum(max(draft_value(s.card_of[x], faction, players), 0.05) for x in a.slots)
 
     assert value(action) == pytest.approx(max(value(a) for a in legal))
 
@@ -253,3 +254,17 @@ def test_the_time_cap_stops_before_an_iteration_would_pass_it(monkeypatch: pytes
     bot.choose(Turn(s, seat, legal_actions(s, seat)))
     assert bot.last_iterations == 3
     assert clock[0] <= 0.1
+
+
+def test_auto_drafts_search_with_two_players_only() -> None:
+    from bots.base import GameInfo
+    from tests.engine_helpers import config
+
+    def searches(draft: str, players: int) -> bool:
+        bot = IsmctsBot(draft=draft)
+        bot.start(GameInfo(0, config(players), b"seed", game="g"))
+        return bot._search_drafts
+
+    assert [searches("auto", n) for n in (2, 3, 4)] == [True, False, False]
+    assert [searches("search", n) for n in (2, 4)] == [True, True]
+    assert [searches("value", n) for n in (2, 4)] == [False, False]
