@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.base import Turn
+from bots.base import GameInfo, Turn
 from bots.heuristics import margin, one_step_values, planet_dispatch, resolved_dispatch
 from bots.ismcts import MARGIN_SCALE, IsmctsBot
 from bots.match import play_match
@@ -17,7 +17,7 @@ from engine.cleanup import final_scores, ranking
 from engine.randomness import RandomStream
 from engine.serialize import state_bytes
 from engine.view import determinize, redact
-from tests.engine_helpers import random_states
+from tests.engine_helpers import config, random_states
 
 
 def dispatch_states(seed: str, n: int, limit: int = 40):
@@ -185,7 +185,6 @@ def test_default_is_iteration_limited_under_a_time_cap() -> None:
 
 @pytest.mark.parametrize(("draft", "players"), [("value", 2), ("value", 4), ("auto", 4)])
 def test_value_draft_takes_the_pick_of_highest_draft_value(draft: str, players: int) -> None:
-    from bots.base import GameInfo
     from bots.heuristics import draft_value
     from engine import Pick
 
@@ -236,7 +235,6 @@ def test_the_time_cap_stops_before_an_iteration_would_pass_it(monkeypatch: pytes
     import types
 
     import bots.ismcts as ismcts
-    from bots.base import GameInfo
 
     clock = [0.0]
     real = ismcts.determinize
@@ -257,8 +255,6 @@ def test_the_time_cap_stops_before_an_iteration_would_pass_it(monkeypatch: pytes
 
 
 def test_auto_drafts_search_with_two_players_only() -> None:
-    from bots.base import GameInfo
-    from tests.engine_helpers import config
 
     def searches(draft: str, players: int) -> bool:
         bot = IsmctsBot(draft=draft)
