@@ -149,7 +149,10 @@ class SolsticeApp(App[int]):
     # -- from the network -------------------------------------------------------------------
 
     def on_from_network(self, message: FromNetwork) -> None:
-        self.deliver(message.item)
+        # The bridge posts from its own thread: a value can land while Textual takes the
+        # screens down, when their widgets are already gone. Nothing is shown any more then.
+        if self.is_running:
+            self.deliver(message.item)
 
     def deliver(self, item: Any) -> None:
         """Route one value from the trio side (runs on the UI thread)."""
