@@ -16,11 +16,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from bots.base import Bot, GameInfo, Turn
-from bots.heuristics import draft_value, resolved_value
+from bots.heuristics import CAPTURE_SHARE, draft_value, resolved_value
 from engine import Action, Capture, Choose, Discard, Dispatch, GameState, Pick
 from engine.view import determinize
-
-CAPTURE_SHARE = 0.4  # part of a prisoner's draft value credited now (it returns next round)
 
 
 class GreedyBot(Bot):

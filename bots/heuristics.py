@@ -18,6 +18,7 @@ from engine import (
     Dispatch,
     GameState,
     Phase,
+    RuleViolationError,
     apply_in_place,
     apply_trusted,
 )
@@ -172,14 +173,22 @@ def resolved_value(worlds: list[GameState], seat: int, action: Action) -> float:
     """The mean over ``worlds`` of ``seat``'s score margin after ``action`` and ``resolve_now``,
     plus a quarter of its own score: the margin decides, the seat's own total breaks near-ties
     in favour of scoring rather than only holding others down. ``action`` must be legal in
-    every world (one of the legal actions of the seat's view): it is applied unchecked."""
-    total = 0.0
+    every world (one of the legal actions of the seat's view): it is applied unchecked.
+
+    A world whose revealed card breaks its disclosure is left out (0.0 when all are): a seat
+    that lied about a card this seat has seen leaves ``determinize`` no truthful world, and the
+    real table will prove the lie when the card shows, not this bot's decision fail first."""
+    total, counted = 0.0, 0
     for world in worlds:
         d = world.clone()
         apply_trusted(d, action)
-        scores = resolve_now(d)
+        try:
+            scores = resolve_now(d)
+        except RuleViolationError:
+            continue
         total += margin(scores, seat) + 0.25 * scores[seat]
-    return total / len(worlds)
+        counted += 1
+    return total / counted if counted else 0.0
 
 
 def one_step_values(worlds: list[GameState], seat: int, candidates: list[Action],

@@ -209,10 +209,10 @@ class IsmctsBot(Bot):
             try:
                 self._iterate(root, world, root_seat, rng, allowed)
             except RuleViolationError:
-                # determinize accepts a world that breaks a face-down card's disclosure when
-                # its tries run out (several hidden cards competing for the few that fit); the
-                # engine stops such a world when it reveals the card. Drop the world and the
-                # node it expanded (unvisited, it would divide by zero in selection).
+                # A seat that lied about a card this seat has seen leaves determinize no
+                # truthful world; the engine stops such a world when it reveals the card. Drop
+                # the world and the node it expanded (unvisited, it would divide by zero in
+                # selection).
                 if self._expanded is not None:
                     parent, edge = self._expanded
                     del parent.children[edge]

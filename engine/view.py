@@ -167,7 +167,8 @@ def _claims_here(s: GameState, slot: int) -> tuple[tuple[str, ...], ...]:
 
 def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameState:
     """A full-information state consistent with what ``r`` knows (a redacted state): unknown
-    slots get the unseen cards at random, respecting face-down disclosures where possible."""
+    slots get the unseen cards at random, and every face-down disclosure holds whenever some
+    assignment of the unseen cards makes it hold (it always does unless a seat lied)."""
     card_of, dispatcher, claim = r.card_of, r.dispatcher, r.claim
     live = r.live_slots()
     unknown = [x for x in live if card_of[x] < 0]
@@ -182,29 +183,60 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
         d = r.clone()
     finally:
         r.log = log
-    for attempt in range(tries):
+    assignment: dict[int, int] | None = None
+    for _ in range(tries):
+        # Quick and nearly always enough: each disclosure in turn takes a random card that fits.
         cards = pool[:]
         stream.shuffle(cards)
-        assignment: dict[int, int] = {}
-        ok = True
+        assignment = {}
         for slot, (said, truthful) in zip(constrained, checks, strict=True):
             fit = [c for c in cards if said in truthful[c]]
             if not fit:
-                ok = attempt == tries - 1  # last try: accept an inconsistent guess
-                if not ok:
-                    break
-                fit = cards
+                assignment = None
+                break
             chosen = fit[stream.randbelow(len(fit))]
             cards.remove(chosen)
             assignment[slot] = chosen
-        if not ok:
-            continue
-        dealt = d.card_of
-        for slot, cid in assignment.items():
-            dealt[slot] = cid
-        for slot, cid in zip(free, cards, strict=False):
-            dealt[slot] = cid
-        break
+        if assignment is not None:
+            break
+    if assignment is None:
+        # Earlier disclosures kept taking the few cards a later one needs (a four-player
+        # round's face-down Duchess and event claims): match them all at once.
+        cards = pool[:]
+        stream.shuffle(cards)
+        fits = [[c for c in cards if said in truthful[c]] for said, truthful in checks]
+        assignment = dict(zip(constrained, _fitting_cards(fits, cards), strict=True))
+        taken = set(assignment.values())
+        cards = [c for c in cards if c not in taken]
+    dealt = d.card_of
+    for slot, cid in assignment.items():
+        dealt[slot] = cid
+    for slot, cid in zip(free, cards, strict=False):
+        dealt[slot] = cid
     d.omniscient = True
     d.keep_log = False
     return d
+
+
+def _fitting_cards(fits: list[list[int]], cards: list[int]) -> list[int]:
+    """One distinct card per entry of ``fits`` (the cards each slot may hold), as many of them
+    from their own list as any assignment can manage (a maximum matching, by augmenting paths);
+    a slot no assignment can serve gets one of the cards left over. ``cards``: every card to
+    choose from, in the order to prefer them."""
+    holder: dict[int, int] = {}  # card -> the index of the slot holding it
+
+    def place(i: int, tried: set[int]) -> bool:
+        for c in fits[i]:
+            if c not in tried:
+                tried.add(c)
+                if c not in holder or place(holder[c], tried):
+                    holder[c] = i
+                    return True
+        return False
+
+    unserved = [i for i in range(len(fits)) if not place(i, set())]
+    chosen = {i: c for c, i in holder.items()}
+    spare = iter(c for c in cards if c not in holder)
+    for i in unserved:
+        chosen[i] = next(spare)
+    return [chosen[i] for i in range(len(fits))]

@@ -8,7 +8,13 @@ from __future__ import annotations
 import pytest
 
 from bots.base import GameInfo, Turn
-from bots.heuristics import margin, one_step_values, planet_dispatch, resolved_dispatch
+from bots.heuristics import (
+    margin,
+    one_step_values,
+    planet_dispatch,
+    resolved_dispatch,
+    resolved_value,
+)
 from bots.ismcts import MARGIN_SCALE, IsmctsBot
 from bots.match import play_match
 from bots.registry import make_bot
@@ -206,8 +212,26 @@ def test_value_draft_takes_the_pick_of_highest_draft_value(draft: str, players: 
     assert value(action) == pytest.approx(max(value(a) for a in legal))
 
 
+def test_a_world_whose_revealed_card_breaks_its_disclosure_is_left_out_of_the_value() -> None:
+    # greedy raised RuleViolationError out of its decision in a four-player tournament game
+    for s in dispatch_states("lied", 4):
+        seat = to_move(s)[0]
+        world = determinize(redact(s, seat), RandomStream("lied"))
+        hidden = [x for p in world.planets for x in p
+                  if world.dispatcher[x] not in (-1, seat) and world.claim[x] not in ("", "up")]
+        if hidden:
+            break
+    else:
+        raise AssertionError("no face-down disclosure in the sampled game")
+    lied = world.clone()
+    lied.claim[hidden[0]] = "event" if lied.claim[hidden[0]] != "event" else "Legions"
+    action = legal_actions(s, seat)[0]
+    assert resolved_value([world, lied], seat, action) == resolved_value([world], seat, action)
+    assert resolved_value([lied], seat, action) == 0.0
+
+
 def test_a_world_the_engine_stops_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    # determinize may, after its tries, return a world whose face-down card breaks its
+    # After a seat's lie, determinize has only worlds whose face-down card breaks its
     # disclosure; the engine raises when it reveals it. The search drops that world (and the
     # node it expanded) instead of failing the decision.
     import bots.ismcts as ismcts
