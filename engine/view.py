@@ -200,8 +200,8 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
         if assignment is not None:
             break
     if assignment is None:
-        # Earlier disclosures kept taking the few cards a later one needs (a four-player
-        # round's face-down Duchess and event claims): match them all at once.
+        # Earlier disclosures kept taking the few unseen cards a later one needs (several
+        # face-down cards competing for them): match them all at once.
         cards = pool[:]
         stream.shuffle(cards)
         fits = [[c for c in cards if said in truthful[c]] for said, truthful in checks]
