@@ -16,8 +16,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from bots.base import Bot, GameInfo, Turn
-from bots.heuristics import CAPTURE_SHARE, draft_value, resolved_value
-from engine import Action, Capture, Choose, Discard, Dispatch, GameState, Pick
+from bots.heuristics import draft_value, one_step_values
+from engine import Action, Choose, Discard, Dispatch, GameState, Pick
 from engine.view import determinize
 
 
@@ -46,7 +46,7 @@ class GreedyBot(Bot):
         if isinstance(first, Pick):
             return self._pick(turn)
         if isinstance(first, Choose):
-            return self._best(turn, legal, lambda a: 0.0)
+            return self._best(turn, legal)
         if isinstance(first, Discard):
             return legal[self.rng.randbelow(len(legal))]
         return self._dispatch(turn)
@@ -57,12 +57,11 @@ class GreedyBot(Bot):
         state = turn.state()
         values = {a: sum(draft_value(state.card_of[x], self.faction, self.players)
                          for x in a.slots) for a in turn.legal if isinstance(a, Pick)}
-        return self._argmax(list(values), values.__getitem__)
+        return self._argmax(list(values), list(values.values()))
 
     # -- dispatch ----------------------------------------------------------------------------
 
     def _dispatch(self, turn: Turn) -> Action:
-        state = turn.state()
         # Claims do not change the outcome, only what opponents learn: evaluate each
         # (card, planet) once and pick a claim at random afterwards.
         groups: dict[tuple, list[Action]] = defaultdict(list)
@@ -72,34 +71,23 @@ class GreedyBot(Bot):
             else:
                 groups[("other", action.text())].append(action)
         representatives = [actions[0] for actions in groups.values()]
-
-        def bonus(action: Action) -> float:
-            if isinstance(action, Capture):
-                cid = state.card_of[action.slot]
-                return CAPTURE_SHARE * draft_value(cid, self.faction, self.players)
-            return 0.0
-
-        best = self._best(turn, representatives, bonus)
+        best = self._best(turn, representatives)
         options = groups[(("dispatch", best.slot, best.planet) if isinstance(best, Dispatch)
                           else ("other", best.text()))]
         return options[self.rng.randbelow(len(options))]
 
     # -- shared ------------------------------------------------------------------------------
 
-    def _best(self, turn: Turn, candidates: Sequence[Action], bonus) -> Action:
-        """The candidate with the best mean margin after ``resolve_now`` over the samples."""
+    def _best(self, turn: Turn, candidates: list[Action]) -> Action:
+        """The candidate ``one_step_values`` rates best over the samples: the mean margin after
+        ``resolve_now``, a capture credited with part of its prisoner's value."""
         redacted = turn.state()
         worlds: list[GameState] = [determinize(redacted, self.rng)
                                    for _ in range(self.samples)]
-        seat = turn.seat
+        return self._argmax(candidates, one_step_values(worlds, turn.seat, candidates,
+                                                        self.faction))
 
-        def value(action: Action) -> float:
-            return resolved_value(worlds, seat, action) + bonus(action)
-
-        return self._argmax(list(candidates), value)
-
-    def _argmax(self, candidates: list[Action], value) -> Action:
-        scored = [(value(a), a) for a in candidates]
-        top = max(v for v, _ in scored)
-        best = [a for v, a in scored if v >= top - 1e-9]
+    def _argmax(self, candidates: list[Action], values: Sequence[float]) -> Action:
+        top = max(values)
+        best = [a for v, a in zip(values, candidates, strict=True) if v >= top - 1e-9]
         return best[self.rng.randbelow(len(best))]

@@ -176,8 +176,8 @@ def resolved_value(worlds: list[GameState], seat: int, action: Action) -> float:
     every world (one of the legal actions of the seat's view): it is applied unchecked.
 
     A world whose revealed card breaks its disclosure is left out (0.0 when all are): a seat
-    that lied about a card this seat has seen leaves ``determinize`` no truthful world, and the
-    real table will prove the lie when the card shows, not this bot's decision fail first."""
+    that lied about a card this seat has seen leaves ``determinize`` no truthful world. The
+    real table proves the lie when the card shows; this bot's decision must not fail first."""
     total, counted = 0.0, 0
     for world in worlds:
         d = world.clone()
