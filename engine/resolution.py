@@ -277,9 +277,19 @@ def _assassin_targets(s: GameState, p: int, slot: int) -> tuple[list[int], bool]
     return targets, any(_name(s, x) == "Duchess" for x in targets)
 
 
+def _unspent_mercenaries(s: GameState, p: int) -> int:
+    """The Mercenaries card on planet ``p`` that no Assassin has used yet, or -1. Ruling 30:
+    using it spends it, which the engine records by marking it resolved (it has no effect of
+    its own, and at initiative 7 it resolves after every Assassin there anyway)."""
+    for x in s.planets[p]:
+        if _name(s, x) == "Mercenaries" and not s.resolved[x]:
+            return x
+    return -1
+
+
 def _assassin(s: GameState, p: int, slot: int) -> None:
     k = s.controller[slot]
-    if _alive_named(s, p, "Mercenaries") and strongest(s, p) == k:
+    if _unspent_mercenaries(s, p) >= 0 and strongest(s, p) == k:
         # Ruling 27: Mercenaries cannot target the Mercenaries card itself.
         others = in_resolution_order(s, [x for x in s.planets[p]
                                          if x != slot and _name(s, x) != "Mercenaries"])
@@ -310,6 +320,7 @@ def mercenaries(s: GameState, p: int, slot: int, answer: str) -> None:
         _assassin_kill(s, p, slot)
         return
     target = _slot_by_label(s, p, answer)
+    s.resolved[_unspent_mercenaries(s, p)] = True  # spent: no later Assassin uses it
     s.add_log(f"{seat_name(s, s.controller[slot])} uses Mercenaries on {answer}")
     targeted_kill(s, p, target, s.controller[slot], "mercenaries")
 
