@@ -341,7 +341,8 @@ def named(s: GameState, action: Action) -> str:
                 f"{s.config.planets[action.planet]} {action.claim}")
     if isinstance(action, Choose):
         option = action.option
-        if s.decision is not None and s.decision.kind == "whispered_secrets":
+        if s.decision is not None and s.decision.kind == "whispered_secrets" \
+                and option.isdigit() and int(option) < len(s.card_of):
             option = s.label(int(option)) or option
         return f"{who} choose {option}"
     return f"{who} {action.verb} {s.label(action.slot) or action.slot}"

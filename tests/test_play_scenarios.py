@@ -4,9 +4,9 @@ Every file in ``tests/play_scenarios/`` is ``{"why": ..., "scenario": {...}, "ex
 ``scenario`` is the input of ``solstice rules play``; ``expect`` holds the parts of its output
 that the rulebook and the rulings pin down, worked out by hand from them (the ``why`` says how):
 an object is checked key by key (keys it leaves out are not checked), a list item by item
-(same length), anything else must be equal. ``stopped`` is expected to be null (every action went as the scenario said: an action it
-marks ``refused`` was refused for that reason) unless ``expect`` says otherwise, and
-``log_contains`` lists lines some action's log must hold.
+(same length), anything else must be equal. ``stopped`` is expected to be null (every action
+went as the scenario said: an action it marks ``refused`` was refused for that reason) unless
+``expect`` says otherwise, and ``log_contains`` lists lines some action's log must hold.
 """
 
 from __future__ import annotations
