@@ -79,9 +79,9 @@ class _Table:
 def _obj(value: Any, field: str, keys: tuple[str, ...] | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ScenarioError(field or "$", "must be a JSON object")
-    unknown = sorted(set(value) - set(keys))
+    unknown = [key for key in value if key not in keys]
     if unknown:
-        raise ScenarioError(_where(field, unknown[0]),
+        raise ScenarioError(_where(field, str(unknown[0])),
                             f"unknown field; known fields are {', '.join(keys)}")
     return value
 
@@ -108,7 +108,7 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
     data = {**FIELDS, **_obj(data, "", FIELDS)}
     factions = _list(data["players"], "players")
     if not 2 <= len(factions) <= 4 or any(f not in FACTIONS for f in factions) \
-            or len(set(factions)) != len(factions):
+            or len(set(map(str, factions))) != len(factions):
         raise ScenarioError("players", f"must be 2-4 distinct factions from {list(FACTIONS)}")
     t = _Table(factions)
     first = 0 if data["first_player"] is None else t.seat(data["first_player"], "first_player")
@@ -124,7 +124,7 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
             planet = {"name": planet}
         planet = _obj(planet, where, PLANET_FIELDS)
         name = planet.get("name")
-        if name not in PLANETS:
+        if not isinstance(name, str) or name not in PLANETS:
             raise ScenarioError(f"{where}.name", f"unknown planet {name!r}; one of "
                                                  f"{', '.join(PLANETS)}")
         planets.append((name, _list(planet.get("cards", []), f"{where}.cards"),
@@ -230,7 +230,10 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
     s.deck = [slot_of[x] for x in deck_top] + [
         slot_of[CARDS[cid].label] for cid in ids if CARDS[cid].label not in t.zone_of]
     _read_scores(s, data["scores"], t)
-    _start_phase(s, data, phase, t)
+    try:
+        _start_phase(s, data, phase, t)
+    except RuleViolationError as exc:  # a face-down card's claim, checked as the phase opens
+        raise ScenarioError("planets", f"the position breaks the rules: {exc}") from exc
     return s, _list(data["actions"], "actions")
 
 
@@ -385,9 +388,9 @@ def play_scenario(data: Any) -> dict[str, Any]:
         action: Action | None = None
         try:
             action = parse_action(canonical(s, text, where))
-            shown = named(s, action)
             trial = s.clone()
             apply_in_place(trial, action)
+            shown = named(s, action)  # legal, so every seat, slot and planet in it exists
         except MalformedActionError as exc:
             refusal = ("malformed", str(exc))
         except IllegalActionError as exc:

@@ -11,6 +11,7 @@ went as the scenario said: an action it marks ``refused`` was refused for that r
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from pathlib import Path
@@ -100,3 +101,184 @@ def test_play_does_not_mutate_its_input() -> None:
     kept = copy.deepcopy(data)
     play_scenario(data)
     assert data == kept
+
+
+# --------------------------------------------------------------------------- the checker itself
+
+
+def test_check_rejects_a_wrong_expectation() -> None:
+    data = _load(HERE / "play_scenarios" / "end_02_three_casualties_turn_order_breaks_a_tie.json")
+    from engine.scenario_play import play_scenario
+
+    out = play_scenario(data["scenario"])
+    check(out, data["expect"])
+    wrong = copy.deepcopy(data["expect"])
+    wrong["end"]["winner"] = "white"
+    with pytest.raises(AssertionError, match="winner"):
+        check(out, wrong)
+    with pytest.raises(AssertionError, match="log has no line"):
+        check(out, {"log_contains": ["white wins the lottery"]})
+
+
+# --------------------------------------------------------------------------- how a run stops
+
+_DISPATCH = {"players": ["black", "white"], "phase": "dispatch",
+             "planets": ["Capital", "Water", "Desert"],
+             "hands": {"black": ["black:Duchess"], "white": ["white:Duchess"]}}
+
+
+def _play(actions: list[Any], tmp_path: Path) -> tuple[int, dict[str, Any], str]:
+    file = tmp_path / "s.json"
+    file.write_text(json.dumps({**_DISPATCH, "actions": actions}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["rules", "play", str(file)])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+@pytest.mark.parametrize(("actions", "kind"), [
+    (["white dispatch white:Duchess Capital Duchess"], "illegal"),
+    (["black dispatch black:Duchess Moon Duchess"], "malformed"),
+    (["black fly black:Duchess"], "malformed"),
+    ([{"action": "black dispatch black:Duchess Capital Duchess", "refused": ""}], "accepted"),
+    ([{"action": "black dispatch black:Duchess Capital black", "refused": "planet is full"}],
+     "wrong_refusal"),
+])
+def test_an_action_that_does_not_go_as_written_stops_the_run(actions: list[Any], kind: str,
+                                                             tmp_path: Path) -> None:
+    code, out, err = _play([*actions, "white dispatch white:Duchess Water Duchess"], tmp_path)
+    assert code == 1
+    assert out["stopped"]["index"] == 0 and out["stopped"]["kind"] == kind
+    assert "stopped at actions[0]" in err
+    assert out["state"]["turn"] == ("white" if kind == "accepted" else "black")
+
+
+def test_an_expected_refusal_leaves_the_state_and_the_run_goes_on(tmp_path: Path) -> None:
+    code, out, _ = _play([{"action": "white dispatch white:Duchess Capital Duchess",
+                           "refused": "not its dispatch turn"},
+                          "black dispatch black:Duchess Capital Duchess"], tmp_path)
+    assert code == 0 and out["stopped"] is None
+    assert out["steps"][1]["refused"]["kind"] == "illegal"
+    assert out["to_move"] == ["white"]
+    assert out["legal_actions"]["white"][0] == "white dispatch white:Duchess Capital Duchess"
+
+
+def test_actions_in_the_projects_own_text_work_too(tmp_path: Path) -> None:
+    from engine.cards import CARD_BY_LABEL
+    from engine.scenario_play import build_play
+
+    s, _ = build_play(_DISPATCH)
+    slot = next(x for x in s.hands[0] if s.card_of[x] == CARD_BY_LABEL["black:Duchess"].id)
+    code, out, _ = _play([f"0 dispatch {slot} 0 Duchess"], tmp_path)
+    assert code == 0
+    assert out["steps"][1]["named"] == "black dispatch black:Duchess Capital Duchess"
+
+
+# --------------------------------------------------------------------------- bad scenarios
+
+BAD_PLAYS: dict[str, tuple[dict[str, Any], str]] = {
+    "unknown_field": ({**_DISPATCH, "hand": {}}, "hand"),
+    "unknown_phase": ({**_DISPATCH, "phase": "lunch"}, "phase"),
+    "card_twice": ({**_DISPATCH, "deck": ["black:Duchess"]}, "already used"),
+    "unknown_label": ({**_DISPATCH, "deck": ["black:Wizard"]}, "black:Wizard"),
+    "not_a_player": ({**_DISPATCH, "deck": ["green:Duchess"]}, "not a player"),
+    "unknown_planet": ({**_DISPATCH, "planets": ["Moon"]}, "Moon"),
+    "unknown_claim": ({**_DISPATCH, "planets": [{"name": "Capital", "cards": [
+        {"card": "black:Elder", "by": "black", "claim": "maybe"}]}]}, "claim"),
+    "event_not_in_play": ({**_DISPATCH, "events": ["Famine"], "deck": ["event:Rumor"]},
+                          "not in play"),
+    "drafted_outside_a_draft": ({**_DISPATCH, "drafted": {"black": ["black:Elder"]}},
+                                "drafted"),
+    "turn_outside_dispatch": ({**_DISPATCH, "phase": "resolve"}, "turn"),
+    "bad_round": ({**_DISPATCH, "round": 0}, "round"),
+    "bad_scores": ({**_DISPATCH, "scores": {"black": {"vp": -1}}}, "scores.black.vp"),
+    "action_not_text": ({**_DISPATCH, "actions": [3]}, "actions[0]"),
+    "not_an_object": ([], "$"),
+}
+BAD_PLAYS["turn_outside_dispatch"][0]["turn"] = "black"
+
+
+@pytest.mark.parametrize("name", sorted(BAD_PLAYS))
+def test_bad_play_scenario_is_refused_cleanly(name: str, tmp_path: Path) -> None:
+    data, token = BAD_PLAYS[name]
+    file = tmp_path / "bad.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    result = CliRunner().invoke(app, ["rules", "play", str(file)])
+    assert result.exit_code == 2, result.output
+    assert token in result.stderr and "Traceback" not in result.output
+
+
+def test_the_schema_and_the_loader_agree_on_bad_scenarios() -> None:
+    validator = _validator()
+    # The loader reads a few things the schema cannot (a card used twice, an event not in
+    # play, fields of the wrong phase); every other bad scenario the schema refuses too.
+    loader_only = {"card_twice", "event_not_in_play", "drafted_outside_a_draft",
+                   "turn_outside_dispatch", "not_a_player"}
+    for name, (data, _) in BAD_PLAYS.items():
+        if name not in loader_only:
+            assert not validator.is_valid(data), name
+
+
+def test_the_schema_names_every_card_the_engine_knows() -> None:
+    from engine.cards import CARDS
+
+    schema = json.loads(schema_text())
+    assert schema["$defs"]["label"]["enum"] == [card.label for card in CARDS]
+
+
+def test_mangled_scenarios_never_crash_the_loader() -> None:
+    """Seeded: replace one value anywhere in each shipped scenario with junk; playing it either
+    works or raises ScenarioError naming a field, never anything else."""
+    import random
+
+    from engine.scenario import ScenarioError
+    from engine.scenario_play import play_scenario
+
+    junk: list[Any] = [None, 0, -1, True, "", "x", "black", "event:Rumor", [], {}, ["x"],
+                       {"x": 1}, "Capital", 7.5]
+    rng = random.Random(27)
+
+    def paths(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        found = [path]
+        if isinstance(node, dict):
+            for key, value in node.items():
+                found += paths(value, (*path, key))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                found += paths(value, (*path, i))
+        return found
+
+    for path in PLAY_FILES:
+        scenario = _load(path)["scenario"]
+        spots = paths(scenario)[1:]
+        for _ in range(8):
+            data = copy.deepcopy(scenario)
+            where = rng.choice(spots)
+            node = data
+            for key in where[:-1]:
+                node = node[key]
+            node[where[-1]] = rng.choice(junk)
+            with contextlib.suppress(ScenarioError):
+                play_scenario(data)
+
+
+def test_random_actions_are_refused_never_crash() -> None:
+    """Seeded: a random action text anywhere in a shipped scenario is played or refused (the
+    run reports it); nothing raises."""
+    import random
+
+    from engine.scenario_play import play_scenario
+
+    words = ["black", "white", "green", "0", "1", "-", "pick", "dispatch", "capture",
+             "discard", "choose", "shuffle", "black:Elder", "event:Whispered", "Secrets",
+             "Capital", "Desert", "99", "-1", "up", "none", "Duchess", "yes", "0,1", "hidden",
+             "reveal", "done", "3"]
+    rng = random.Random(2027)
+    for path in PLAY_FILES:
+        scenario = _load(path)["scenario"]
+        for _ in range(6):
+            data = copy.deepcopy(scenario)
+            actions = data.setdefault("actions", [])
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+            actions.insert(rng.randint(0, len(actions)), text)
+            out = play_scenario(data)
+            assert out["stopped"] is None or out["stopped"]["kind"] in (
+                "illegal", "malformed", "violation", "accepted")
