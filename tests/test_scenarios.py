@@ -296,3 +296,20 @@ def test_ruling_28_without_an_enemy_duchess_the_assassin_may_kill_nothing() -> N
     assert decision.kind == "assassin_target"
     assert decision.options == ("no", "event:Imposter")
     assert decision.default == "no"
+
+
+def test_resolve_reports_every_planet(tmp_path: Path) -> None:
+    data = {"players": ["black", "white"],
+            "planets": [{"name": "Capital", "cards": ["black:Legions"]},
+                        {"name": "Water", "cards": ["white:Assassin", "black:Duchess"]},
+                        {"name": "Desert", "cards": ["black:Elder", "white:Elder"]}]}
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = _run_cli(path)
+    assert result.returncode == 0, result.stderr
+    planets = json.loads(result.stdout)["planets"]
+    assert planets == [
+        {"name": "Capital", "strongest": "black", "favored": "black", "discarded": []},
+        {"name": "Water", "strongest": "white", "favored": "black",
+         "discarded": ["black:Duchess"]},
+        {"name": "Desert", "strongest": None, "favored": None, "discarded": []}]

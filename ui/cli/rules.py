@@ -77,7 +77,7 @@ def play(file: Path = typer.Argument(..., help=_FILE_HELP)) -> None:
 
 def schema_text() -> str:
     """The JSON Schema of both scenario formats, as shipped in the package."""
-    return resources.files("engine").joinpath("schema/scenario.schema.json").read_text(
+    return resources.files("engine").joinpath("scenario.schema.json").read_text(
         encoding="utf-8")
 
 
