@@ -247,8 +247,7 @@ def _read_scores(s: GameState, scores: Any, t: _Table) -> None:
 
 def _start_phase(s: GameState, data: dict[str, Any], phase: str, t: _Table) -> None:
     if phase == "draft":
-        s.step = ("start_round",)  # quotas from the claims (ruling 2), direction, log
-        advance(s)
+        _open(s, ("start_round",))  # quotas from the claims (ruling 2), direction, log
         if s.phase is Phase.DRAFT and s.step is None:
             first_pick = data["first_pick"]
             if first_pick is None:  # ruling 1: only a draft's first pick takes two
@@ -273,7 +272,13 @@ def _start_phase(s: GameState, data: dict[str, Any], phase: str, t: _Table) -> N
     if data["turn"] is not None or data["captured"]:
         raise ScenarioError("turn" if data["turn"] is not None else "captured",
                             "only a dispatch phase has a turn and captures")
-    s.step = ("start_resolve",)
+    _open(s, ("start_resolve",))
+
+
+def _open(s: GameState, step: tuple[str, ...]) -> None:
+    """Run the engine from ``step`` (in a function of its own: a compiled build would
+    otherwise keep ``s.step`` narrowed to the tuple set here after ``advance`` cleared it)."""
+    s.step = step
     advance(s)
 
 
@@ -373,6 +378,11 @@ def _default_chance(s: GameState, steps: list[dict[str, Any]]) -> None:
                       "log": s.log[before:]})
 
 
+_REFUSAL_KIND: dict[type, str] = {MalformedActionError: "malformed",
+                                  IllegalActionError: "illegal",
+                                  RuleViolationError: "violation"}
+
+
 def play_scenario(data: Any) -> dict[str, Any]:
     """Play a scenario's actions and report every step and the final position."""
     s, actions = build_play(data)
@@ -391,12 +401,10 @@ def play_scenario(data: Any) -> dict[str, Any]:
             trial = s.clone()
             apply_in_place(trial, action)
             shown = named(s, action)  # legal, so every seat, slot and planet in it exists
-        except MalformedActionError as exc:
-            refusal = ("malformed", str(exc))
-        except IllegalActionError as exc:
-            refusal = ("illegal", str(exc))
-        except RuleViolationError as exc:
-            refusal = ("violation", str(exc))
+        except (MalformedActionError, IllegalActionError, RuleViolationError) as exc:
+            # one handler: a compiled build types a name bound by several handlers by the first
+            refusal = (next(kind for cls, kind in _REFUSAL_KIND.items() if isinstance(exc, cls)),
+                       str(exc))
         if refusal is None:
             assert action is not None
             s = trial
