@@ -34,7 +34,8 @@ fast: $(STAMP)
 
 test-compiled: fast
 	SOLSTICE_EXPECT_COMPILED=1 PYTHONPATH=build/fast $(BIN)/pytest -m "not slow" \
-		tests/test_engine_*.py tests/test_scenarios.py tests/test_bots_*.py tests/test_bot_*.py
+		tests/test_engine_*.py tests/test_scenarios.py tests/test_play_scenarios.py tests/test_bots_*.py \
+		tests/test_bot_*.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
