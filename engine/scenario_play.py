@@ -190,12 +190,17 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
     s.direction = 1 if rnd % 2 == 1 else -1  # ruling 4
     for p, here in enumerate(placed_planets):
         vision = planets[p][2]
+        if vision is None:  # ruling 8: a Vision dealt face up makes later cards face up
+            vision = any(label == "event:Vision" and by < 0 for label, by, _ in here)
+        elif not isinstance(vision, bool):
+            raise ScenarioError(f"planets[{p}].vision_face_up", "must be true or false")
+        s.vision_up[p] = vision
         for label, by, claim in here:
             slot = slot_of[label]
             s.planets[p].append(slot)
             s.dispatcher[slot] = by
             up = by < 0 or claim == "up" or (not claim and legal_claims(
-                CARD_BY_LABEL[label].id, names[p], bool(vision))[0] == "up")
+                CARD_BY_LABEL[label].id, names[p], vision)[0] == "up")
             s.face_up[slot] = up
             if up:
                 s.known[slot] = everyone
@@ -205,13 +210,8 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
             else:
                 s.known[slot] = 1 << by
                 s.claim[slot] = claim or legal_claims(
-                    CARD_BY_LABEL[label].id, names[p], bool(vision))[0]
-                s.claim_vision[slot] = bool(vision)
-        if vision is None:  # ruling 8: a Vision dealt face up makes later cards face up
-            vision = any(label == "event:Vision" and by < 0 for label, by, _ in here)
-        elif not isinstance(vision, bool):
-            raise ScenarioError(f"planets[{p}].vision_face_up", "must be true or false")
-        s.vision_up[p] = vision
+                    CARD_BY_LABEL[label].id, names[p], vision)[0]
+                s.claim_vision[slot] = vision
     for seat, labels in hands.items():
         s.hands[seat] = [slot_of[x] for x in labels]
     for seat, labels in drafted.items():

@@ -282,3 +282,20 @@ def test_random_actions_are_refused_never_crash() -> None:
             out = play_scenario(data)
             assert out["stopped"] is None or out["stopped"]["kind"] in (
                 "illegal", "malformed", "violation", "accepted")
+
+
+def test_a_card_dispatched_after_a_dealt_vision_defaults_to_face_up() -> None:
+    """Ruling 8: a Vision dealt face up makes every later card there face up, so a card
+    stated as dispatched there without a claim was played face up; elsewhere face down."""
+    from engine.scenario_play import play_scenario
+
+    out = play_scenario({"players": ["black", "white"], "phase": "dispatch", "planets": [
+        {"name": "Capital", "cards": ["event:Vision", {"card": "black:Duchess", "by": "black"}]},
+        {"name": "Water", "cards": [{"card": "white:Duchess", "by": "white"}]}],
+        "hands": {"black": ["black:Elder"]}})
+    capital, water = out["state"]["planets"]
+    assert capital["vision_face_up"] and not water["vision_face_up"]
+    assert capital["cards"][1] == {"card": "black:Duchess", "face_up": True, "by": "black",
+                                   "claim": None}
+    assert water["cards"][0] == {"card": None, "face_up": False, "by": "white",
+                                 "claim": "white"}
