@@ -23,6 +23,17 @@ class ScenarioError(ValueError):
         self.field = field
 
 
+FIELDS = ("players", "scores", "planets", "prisoners", "sentry", "choices")
+
+
+def _known_fields(data: dict[str, Any], where: str, known: tuple[str, ...]) -> None:
+    """A misspelt field would silently take its default: refuse it."""
+    for key in data:
+        if key not in known:
+            raise ScenarioError(f"{where}{key}", f"unknown field; known fields are "
+                                                 f"{', '.join(known)}")
+
+
 def _require(data: dict[str, Any], key: str, typ: type, where: str) -> Any:
     if key not in data:
         raise ScenarioError(f"{where}{key}", "is missing")
@@ -52,6 +63,7 @@ def build(data: Any) -> tuple[GameState, list[str]]:
     """The state at the start of Resolve Planets described by ``data``, and the choices."""
     if not isinstance(data, dict):
         raise ScenarioError("$", "a scenario must be a JSON object")
+    _known_fields(data, "", FIELDS)
     factions = _require(data, "players", list, "")
     if not 2 <= len(factions) <= 4 or any(f not in FACTIONS for f in factions) \
             or len(set(factions)) != len(factions):
@@ -73,6 +85,7 @@ def build(data: Any) -> tuple[GameState, list[str]]:
         where = f"planets[{i}]."
         if not isinstance(planet, dict):
             raise ScenarioError(f"planets[{i}]", "must be an object")
+        _known_fields(planet, where, ("name", "cards"))
         name = _require(planet, "name", str, where)
         if name not in PLANETS:
             raise ScenarioError(f"{where}name", f"unknown planet {name!r}; one of "

@@ -313,3 +313,13 @@ def test_resolve_reports_every_planet(tmp_path: Path) -> None:
         {"name": "Water", "strongest": "white", "favored": "black",
          "discarded": ["black:Duchess"]},
         {"name": "Desert", "strongest": None, "favored": None, "discarded": []}]
+
+
+def test_a_misspelt_field_is_refused_not_ignored() -> None:
+    from engine.scenario import ScenarioError, resolve_scenario
+
+    with pytest.raises(ScenarioError, match="choise"):
+        resolve_scenario({**_GOOD, "choise": ["no"]})
+    with pytest.raises(ScenarioError, match=r"planets\[0\]\.card"):
+        resolve_scenario({"players": ["black", "white"],
+                          "planets": [{"name": "Capital", "cards": [], "card": ["x"]}]})
