@@ -299,3 +299,28 @@ def test_a_card_dispatched_after_a_dealt_vision_defaults_to_face_up() -> None:
                                    "claim": None}
     assert water["cards"][0] == {"card": None, "face_up": False, "by": "white",
                                  "claim": "white"}
+
+
+def test_the_readme_examples_play_as_the_readme_says() -> None:
+    """The complete scenarios quoted in README's "Rules scenarios" run cleanly, and the end
+    example ends as README says."""
+    import re
+
+    from engine.scenario_play import play_scenario
+
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Rules scenarios", 1)[1].split("\n## ", 1)[0]
+    examples = []
+    for span in re.findall(r"`(\{\"players\".*?\})`", section):
+        try:
+            examples.append(json.loads(span))
+        except json.JSONDecodeError:
+            continue  # an abbreviated one ("[six black cards]")
+    assert len(examples) >= 2
+    for data in examples:
+        _validator().validate(data)
+        out = play_scenario(data)
+        assert out["stopped"] is None
+    ended = [play_scenario(d) for d in examples if d.get("phase") == "resolve"]
+    assert ended[0]["end"] == {"reason": "3 casualties", "winner": "green",
+                               "ranking": ["green", "white", "black"]}
