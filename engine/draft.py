@@ -23,16 +23,22 @@ def active_claim(s: GameState, name: str) -> int:
 def start_round(s: GameState) -> None:
     s.phase = Phase.DRAFT
     s.direction = 1 if s.round % 2 == 1 else -1
-    s.quota = [DRAFT_QUOTA] * s.n
-    messenger, poison = active_claim(s, "Messenger"), active_claim(s, "Poison")
-    if messenger >= 0:
-        s.quota[messenger] += 1
-    if poison >= 0:
-        s.quota[poison] -= 1
+    s.quota = round_quotas(s)
     s.first_pick = s.n == 2
     if s.keep_log:
         s.add_log(f"Round {s.round}: draft passes {'left' if s.direction == 1 else 'right'}")
     s.step = ("pick_round",)
+
+
+def round_quotas(s: GameState) -> list[int]:
+    """Cards each seat drafts this round: 5, Messenger 6, Poison 4, both 5 (ruling 2)."""
+    quota = [DRAFT_QUOTA] * s.n
+    messenger, poison = active_claim(s, "Messenger"), active_claim(s, "Poison")
+    if messenger >= 0:
+        quota[messenger] += 1
+    if poison >= 0:
+        quota[poison] -= 1
+    return quota
 
 
 def pick_count(s: GameState, seat: int) -> int:

@@ -22,7 +22,7 @@ from engine.cleanup import final_scores, ranking
 from engine.config import ConfigError, GameConfig
 from engine.disclosure import legal_claims
 from engine.dispatch import next_turn
-from engine.draft import pick_count
+from engine.draft import pick_count, round_quotas
 from engine.errors import IllegalActionError, MalformedActionError, RuleViolationError
 from engine.flow import advance
 from engine.game import apply_in_place, legal_actions, to_move
@@ -208,10 +208,11 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
                 if by >= 0 and claim == "up":
                     s.claim[slot] = ""  # a face-up card proves its own claim
             else:
+                # Face down where Vision has made every card face up: it was played before
+                # the Vision, under the planet's own disclosure rule.
                 s.known[slot] = 1 << by
                 s.claim[slot] = claim or legal_claims(
-                    CARD_BY_LABEL[label].id, names[p], vision)[0]
-                s.claim_vision[slot] = vision
+                    CARD_BY_LABEL[label].id, names[p], False)[0]
     for seat, labels in hands.items():
         s.hands[seat] = [slot_of[x] for x in labels]
     for seat, labels in drafted.items():
@@ -260,6 +261,7 @@ def _start_phase(s: GameState, data: dict[str, Any], phase: str, t: _Table) -> N
         raise ScenarioError("first_pick", "only a draft has a first pick")
     if any(s.drafted):
         raise ScenarioError("drafted", "only a draft has drafted cards")
+    s.quota = round_quotas(s)  # as this round's draft left them
     if phase == "dispatch":
         s.phase = Phase.DISPATCH
         for j, who in enumerate(_list(data["captured"], "captured")):
