@@ -58,6 +58,7 @@ from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
 from p2p.session.timing import Timing
 from p2p.storage.chatlog import load_lobby_chat
+from p2p.storage.paths import transcript_destination
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import outcome_of, write_transcript
 
@@ -457,7 +458,12 @@ def _finish(session: GameSession, store: GameStore, roster: Roster, names: list[
     """Write the transcript, then mark the game finished. The log stays: a transcript that
     could not be written is rebuilt from it with ``solstice transcript``."""
     outcome = outcome_of(session, names)
-    path = options.transcript or store.dir / "transcript.json"
+    path = store.dir / "transcript.json"
+    if options.transcript is not None:
+        path = transcript_destination(options.transcript, roster.game_id)
+        if path != Path(options.transcript):  # e.g. the last game's, before a rematch
+            on_event(LogLine(f"{options.transcript} holds another game's transcript, which is "
+                             f"kept; this game's is written beside it, to {path}"))
     failure = None
     try:
         write_transcript(path, roster, session, outcome, chat.transcript(),

@@ -1,0 +1,128 @@
+"""What a peer leaves on disk across games: ``--transcript PATH`` never overwrites another
+game's transcript (a rematch writes beside it, and says where)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from bots.netseat import bot_chooser
+from bots.registry import make_bot
+from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.notices import GameEvent, TranscriptWritten
+from p2p.net.transport import NetConfig
+from p2p.session.events import LogLine
+from p2p.session.machine import GameSession
+from p2p.storage.paths import transcript_destination
+from p2p.storage.transcript import load_transcript, verify_transcript
+
+LOOPBACK = "127.0.0.1"
+CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=5.0,
+                backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
+
+
+def _chooser() -> Any:
+    return bot_chooser(make_bot("random"), out=io.StringIO())
+
+
+async def _two_player_game(options: list[PeerOptions], events: list[list[GameEvent]]
+                           ) -> list[GameSession]:
+    """One 2-player random-bot game over loopback TLS with these options."""
+    sessions: list[GameSession | None] = [None, None]
+    ready = trio.Event()
+    code: list[Any] = []
+
+    def on_lobby(lobby: Any) -> None:
+        code.append(lobby.code)
+        ready.set()
+
+    async def host() -> None:
+        sessions[0] = await host_game(2, _chooser(), events[0].append, options[0], on_lobby)
+
+    async def joiner() -> None:
+        await ready.wait()
+        sessions[1] = await join_game(code[0], _chooser(), events[1].append, options[1])
+
+    with trio.fail_after(90):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            nursery.start_soon(joiner)
+    assert sessions[0] is not None and sessions[1] is not None
+    return [sessions[0], sessions[1]]
+
+
+def _game_of(path: Path) -> str:
+    return load_transcript(path)[0].game_id
+
+
+def test_a_second_game_with_the_same_transcript_path_writes_beside_the_first(
+        tmp_path: Path) -> None:
+    """Issue 33 item 3: as ``--rematch --transcript PATH`` does, two games in a row with one
+    PATH: the first game's file is kept byte for byte, the second's is written to
+    ``PATH-<short game id>.json`` and the peer says so."""
+    options = [PeerOptions(home=tmp_path / f"peer{i}", bind=LOOPBACK, net=CFG,
+                           transcript=tmp_path / f"game{i}.json") for i in range(2)]
+    first_events: list[list[GameEvent]] = [[], []]
+    first = trio.run(_two_player_game, options, first_events)
+    kept = [(tmp_path / f"game{i}.json").read_bytes() for i in range(2)]
+    events: list[list[GameEvent]] = [[], []]
+    second = trio.run(_two_player_game, options, events)
+    assert first[0].game_id != second[0].game_id
+    for i in range(2):
+        path = tmp_path / f"game{i}.json"
+        assert path.read_bytes() == kept[i]
+        assert _game_of(path) == first[i].game_id
+        beside = tmp_path / f"game{i}-{second[i].game_id[:8]}.json"
+        written = [e.path for e in events[i] if isinstance(e, TranscriptWritten)]
+        assert written == [beside]
+        assert _game_of(beside) == second[i].game_id and verify_transcript(beside).ok
+        notes = [e.text for e in events[i] if isinstance(e, LogLine)]
+        assert any(f"{path} holds another game's transcript" in n and str(beside) in n
+                   for n in notes)
+
+
+def _transcript_of(path: Path, game_id: str, source: Path) -> None:
+    """A transcript file at ``path`` claiming ``game_id`` (the roster is what names it)."""
+    data = json.loads(source.read_bytes())
+    assert load_transcript(source)[0].game_id == game_id
+    path.write_text(json.dumps(data))
+
+
+@pytest.fixture(scope="module")
+def transcripts(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The transcripts of two real games (the host's of each)."""
+    root = tmp_path_factory.mktemp("games")
+    paths = []
+    for n in range(2):
+        options = [PeerOptions(home=root / f"g{n}p{i}", bind=LOOPBACK, net=CFG,
+                               transcript=root / f"g{n}p{i}.json") for i in range(2)]
+        trio.run(_two_player_game, options, [[], []])
+        paths.append(root / f"g{n}p0.json")
+    return paths
+
+
+@pytest.mark.parametrize("there", ["nothing", "this game", "another game", "not a transcript",
+                                   "both names taken"])
+def test_where_a_transcript_goes(tmp_path: Path, transcripts: list[Path], there: str) -> None:
+    this, other = (_game_of(p) for p in transcripts)
+    path = tmp_path / "t.json"
+    short, full = tmp_path / f"t-{this[:8]}.json", tmp_path / f"t-{this}.json"
+    expected = {"nothing": path, "this game": path, "another game": short,
+                "not a transcript": short, "both names taken": tmp_path / f"t-{this}-2.json"}
+    if there == "this game":
+        _transcript_of(path, this, transcripts[0])
+    elif there in ("another game", "both names taken"):
+        _transcript_of(path, other, transcripts[1])
+    elif there == "not a transcript":
+        path.write_text("my notes\n")
+    if there == "both names taken":
+        _transcript_of(short, other, transcripts[1])
+        full.write_bytes(b"")
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    assert transcript_destination(path, this) == expected[there]
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before  # only looked at
