@@ -41,6 +41,7 @@ from p2p.session.events import LogLine
 from p2p.session.machine import GameSession
 from p2p.session.timing import Timing
 from p2p.storage.paths import check_transcript_target
+from p2p.storage.recovery import RecordsLost, refused_before
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import TranscriptUnreadable, load_transcript
 
@@ -98,11 +99,15 @@ def _prepare(options: PeerOptions) -> Identity:
 async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
                 options: PeerOptions,
                 opened: tuple[GameSession, bool, GameStore] | None = None) -> GameSession:
-    """Run the game on ``mesh``: the session ``opened`` already (resume), or a new one;
-    the node's spectators (if any) get every signed message."""
+    """Run the game on ``mesh``: the session ``opened`` already (resume), or a new one (held
+    until resynced if the host sent us the roster again: ``open_session``); the node's
+    spectators (if any) get every signed message."""
     if opened is None:
         store = GameStore(options.home_dir, mesh.game_id)
-        session, resumed = open_session(mesh.roster, mesh.identity, store)
+        started = mesh.game_id in node.rejoined
+        if started and not store.exists():
+            on_event(_no_records(store))
+        session, resumed = open_session(mesh.roster, mesh.identity, store, started)
     else:
         session, resumed, store = opened
     if options.on_session is not None:
@@ -266,10 +271,12 @@ async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
         raise LocalFileError(f"this home's identity ({identity.short_id}) is not a player of "
                              f"game {game_id}")
     store = GameStore(home, game_id)
-    if from_file is not None and not store.exists():
-        raise LocalFileError(f"{home} holds no secret for game {game_id}: this peer never "
-                             "played in it, so it cannot finish it")
-    session, resumed = open_session(roster, identity, store)
+    refused = refused_before(store)
+    if refused is not None:
+        raise RecordsLost(refused)
+    if not store.exists():
+        on_event(_no_records(store))
+    session, resumed = open_session(roster, identity, store, started=True)
     for text in store.repairs:
         on_event(StoreRepaired(text))
     if store.log_missing or store.repairs:
@@ -282,6 +289,12 @@ async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
                          port=roster.players[index].port, config=options.net) as node:
         mesh = await node.resume(game_id)
         return await _play(node, mesh, choose, on_event, options, (session, resumed, store))
+
+
+def _no_records(store: GameStore) -> LogLine:
+    return LogLine(f"no records of game {store.game_id} in {store.dir} (lost or never "
+                   "written): what the other players hold of ours is fetched and checked "
+                   "before we sign anything")
 
 
 def _roster_from_transcript(home: Path, game_id: str, path: Path, identity: Identity) -> None:

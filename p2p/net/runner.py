@@ -56,9 +56,11 @@ from p2p.session.events import STOPPED, Aborted, LogLine, Peer
 from p2p.session.inbox import FRAME_SYNC
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
+from p2p.session.secrets import master_of
 from p2p.session.timing import Timing
 from p2p.storage.chatlog import load_lobby_chat
 from p2p.storage.paths import transcript_destination
+from p2p.storage.recovery import recorder
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import outcome_of, write_transcript
 
@@ -115,9 +117,13 @@ class TranscriptNotWritten(LocalFileError):
     """The game is over and audited, but its transcript could not be written."""
 
 
-def open_session(roster: Roster, identity: Identity, store: GameStore
+def open_session(roster: Roster, identity: Identity, store: GameStore, started: bool = False
                  ) -> tuple[GameSession, bool]:
-    """A new session, or (True) the stored one replayed after a restart."""
+    """A new session, or (True) the stored one replayed after a restart. ``started``: the
+    game may have begun without our knowing (we resume it, or the host sent its roster
+    again): with no secret stored, the session is held like a resumed one with a lost log,
+    so that it signs nothing before the others re-sent what they hold of ours
+    (``p2p.storage.recovery``)."""
     keys = [p.key for p in roster.players]
     me = roster.index_of(identity.peer_id)
     if me is None:
@@ -134,10 +140,10 @@ def open_session(roster: Roster, identity: Identity, store: GameStore
         session.replaying = False
         session.outbox.clear()
     else:
-        master = store.create(me)
+        master = store.create(me, master_of(identity, roster.game_id))
         session = GameSession(roster.game_id, keys, me, identity, master)
-    # Ours are fsynced before they are sent; the others' can be fetched again.
-    session.on_record = lambda signed: store.append(signed, durable=signed.msg.seat == me)
+        resumed = started
+    session.on_record = recorder(store, me, master)
     return session, resumed
 
 

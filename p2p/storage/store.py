@@ -53,11 +53,12 @@ class GameStore:
     def exists(self) -> bool:
         return self.secret_path.exists()
 
-    def create(self, me: int) -> bytes:
-        """A fresh master secret for this game, durable before anything is signed."""
+    def create(self, me: int, master: bytes | None = None) -> bytes:
+        """Store this game's master secret (``master``; None: a random one), durable before
+        anything is signed, and an empty log."""
         try:
             make_dirs(self.dir)
-            master = secrets.token_bytes(32)
+            master = master if master is not None else secrets.token_bytes(32)
             data = canonical_json({"game": self.game_id, "me": me, "master": master.hex()})
             write_durably(self.messages_path, b"")
             write_durably(self.secret_path, data, 0o600)
