@@ -21,6 +21,7 @@ import p2p.net.runner as runner
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from engine.actions import Dispatch, Pick
+from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
 from p2p.net.notices import GameEvent
 from p2p.net.roster import Roster
@@ -60,14 +61,15 @@ def _unwrap(exc: BaseException) -> BaseException:
     return exc
 
 
-def _vanishing(at_choice: int, scope: trio.CancelScope, seen: list[SeatView]) -> Any:
-    """A random bot whose peer vanishes (cancelled, as if killed) at its ``at_choice``-th
-    choice."""
+def _vanishing(when: VanishAt, scope: trio.CancelScope) -> Any:
+    """A random bot whose peer vanishes (cancelled, as if killed) at its first choice of a
+    ``when.choice``."""
     bot = bot_chooser(make_bot("random"), out=io.StringIO())
 
     async def choose(view: SeatView) -> Any:
-        seen.append(view)
-        if len(seen) >= at_choice:
+        when.seen.append(view)
+        assert when.choice is not None
+        if isinstance(view.legal[0], when.choice):
             scope.cancel()
             await trio.sleep_forever()
         return await bot(view)
@@ -75,19 +77,46 @@ def _vanishing(at_choice: int, scope: trio.CancelScope, seen: list[SeatView]) ->
     return choose
 
 
-async def _lose_a_folder(root: Path, players: int, at_choice: int, same_port: bool
-                         ) -> tuple[list[Player], list[SeatView]]:
-    """The last joiner vanishes at a choice, its game folder is deleted, and it comes back
+class VanishAt:
+    """When the victim vanishes: at its first choice among actions of the type ``choice``,
+    or when it is about to sign its first message of the stage kind ``step`` (setup/reveal,
+    audit: no choice comes first)."""
+
+    def __init__(self, choice: type | None = None, step: str | None = None) -> None:
+        self.choice, self.step = choice, step
+        self.seen: list[SeatView] = []
+        self.stage_kind = ""
+
+
+async def _lose_a_folder(root: Path, players: int, when: VanishAt, same_port: bool,
+                         monkeypatch: pytest.MonkeyPatch | None = None) -> list[Player]:
+    """The last joiner vanishes (``when``), its game folder is deleted, and it comes back
     with the same join code (``same_port``: on the port the roster has it on)."""
     table = [Player(root, i) for i in range(players)]
     victim = table[-1]
+    victim_key = Identity.load_or_create(victim.options.home_dir).public_bytes
     ready = trio.Event()
     code: list[Any] = []
-    seen: list[SeatView] = []
+    vanish = trio.CancelScope()
 
     def on_lobby(lobby: Any) -> None:
         code.append(lobby.code)
         ready.set()
+
+    if when.step is not None:
+        assert monkeypatch is not None
+        contribute = GameSession._contribute
+
+        def contribute_or_vanish(session: GameSession, stage: Any) -> None:
+            assert session.identity is not None
+            if (session.identity.public_bytes == victim_key and stage.kind == when.step
+                    and not vanish.cancel_called):
+                when.stage_kind = stage.kind
+                vanish.cancel()  # at the next checkpoint: nothing more leaves
+                return
+            contribute(session, stage)
+
+        monkeypatch.setattr(GameSession, "_contribute", contribute_or_vanish)
 
     async def run(i: int) -> None:
         player = table[i]
@@ -100,9 +129,9 @@ async def _lose_a_folder(root: Path, players: int, at_choice: int, same_port: bo
             if player is not victim:
                 player.session = await join_game(code[0], _bot(), player, player.options)
                 return
-            with trio.CancelScope() as vanish:
-                await join_game(code[0], _vanishing(at_choice, vanish, seen), player,
-                                player.options)
+            with vanish:
+                choose = _vanishing(when, vanish) if when.choice is not None else _bot()
+                await join_game(code[0], choose, player, player.options)
             assert vanish.cancelled_caught, "the game ended before the victim vanished"
             game = player.game_dir()
             roster = Roster.decode((game / "roster.json").read_bytes())
@@ -118,7 +147,7 @@ async def _lose_a_folder(root: Path, players: int, at_choice: int, same_port: bo
         async with trio.open_nursery() as nursery:
             for i in range(players):
                 nursery.start_soon(run, i)
-    return table, seen
+    return table
 
 
 def _bot() -> Any:
@@ -133,19 +162,25 @@ def _nobody_named(table: list[Player]) -> None:
         assert not player.texts(Rejected), player.texts(Rejected)
 
 
-@pytest.mark.parametrize(("players", "at_choice", "same_port", "asked"), [
-    (2, 1, True, Pick),        # the first draft pick: setup, deck and deal are behind it
-    (3, 9, False, Dispatch),   # a dispatch: the draft and its re-masks are behind it
-])
+@pytest.mark.parametrize(("players", "when", "same_port"), [
+    (3, VanishAt(step="setup/reveal"), False),  # setup: its seed commitment is out
+    (2, VanishAt(choice=Pick), True),           # the first draft pick: the deck is dealt
+    (3, VanishAt(choice=Dispatch), False),      # a dispatch: the draft's re-masks are done
+    (2, VanishAt(step="audit"), True),          # the audit: the game is over
+], ids=["setup", "draft", "dispatch", "audit"])
 def test_a_peer_whose_folder_was_deleted_fetches_its_messages_back_and_finishes(
-        tmp_path: Path, players: int, at_choice: int, same_port: bool, asked: type) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, players: int, when: VanishAt,
+        same_port: bool) -> None:
     """(Before: it signed a new ``setup/commit`` as seq 0 and the others proved
     "equivocation: two different signed messages with seq 0" against it.) ``same_port``:
     it comes back on its roster port (a new session held by the host's "started" welcome) or
     on another one (the same, through resume)."""
-    table, seen = trio.run(_lose_a_folder, tmp_path, players, at_choice, same_port)
+    table = trio.run(_lose_a_folder, tmp_path, players, when, same_port, monkeypatch)
     victim = table[-1]
-    assert isinstance(seen[-1].legal[0], asked)
+    if when.choice is not None:
+        assert isinstance(when.seen[-1].legal[0], when.choice)
+    else:
+        assert when.stage_kind == when.step
     assert [p.error for p in table] == [None] * players
     _nobody_named(table)
     notes = " ".join(victim.texts(LogLine))
@@ -165,14 +200,17 @@ def test_a_peer_whose_secret_cannot_be_recovered_refuses_the_game_and_signs_noth
     identity) and kept only in the deleted folder: the victim refuses with a clear message,
     signs nothing, and the host's game stops for now (resumable) without naming anyone."""
     real_master_of = runner.master_of
-    calls = [0]
+    victim_id = Identity.load_or_create(tmp_path / "peer1").peer_id
+    drawn: list[bytes] = []
 
-    def random_then_derived(identity: Any, game: str) -> bytes:
-        calls[0] += 1
-        return secrets.token_bytes(32) if calls[0] == 1 else real_master_of(identity, game)
+    def random_then_derived(identity: Identity, game: str) -> bytes:
+        if identity.peer_id != victim_id or drawn:
+            return real_master_of(identity, game)
+        drawn.append(secrets.token_bytes(32))  # the victim's first game files
+        return drawn[0]
 
     monkeypatch.setattr(runner, "master_of", random_then_derived)
-    table, _ = trio.run(_lose_a_folder, tmp_path, 2, 1, True)
+    table = trio.run(_lose_a_folder, tmp_path, 2, VanishAt(choice=Pick), True)
     host, victim = table
     assert isinstance(victim.error, RecordsLost), victim.error
     assert "cannot be recovered" in str(victim.error)
