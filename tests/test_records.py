@@ -1,15 +1,18 @@
 """What a peer leaves on disk across games: ``--transcript PATH`` never overwrites another
-game's transcript (a rematch writes beside it, and says where)."""
+game's transcript (a rematch writes beside it, and says where); ``solstice resume`` without a
+game id lists what it can and cannot resume, and why."""
 
 from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
+from typer.testing import CliRunner
 
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
@@ -19,7 +22,9 @@ from p2p.net.transport import NetConfig
 from p2p.session.events import LogLine
 from p2p.session.machine import GameSession
 from p2p.storage.paths import transcript_destination
+from p2p.storage.recovery import UNRECOVERABLE_FILE
 from p2p.storage.transcript import load_transcript, verify_transcript
+from ui.cli import app
 
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=5.0,
@@ -102,7 +107,7 @@ def transcripts(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
         options = [PeerOptions(home=root / f"g{n}p{i}", bind=LOOPBACK, net=CFG,
                                transcript=root / f"g{n}p{i}.json") for i in range(2)]
         trio.run(_two_player_game, options, [[], []])
-        paths.append(root / f"g{n}p0.json")
+        paths.append(root / f"g{n}p0.json")  # its home: root / f"g{n}p0"
     return paths
 
 
@@ -126,3 +131,56 @@ def test_where_a_transcript_goes(tmp_path: Path, transcripts: list[Path], there:
     before = {p: p.read_bytes() for p in tmp_path.iterdir()}
     assert transcript_destination(path, this) == expected[there]
     assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before  # only looked at
+
+
+def _home_with(tmp_path: Path, transcripts: list[Path], *states: str) -> Path:
+    """A home holding the host's folders of the two fixture games, then changed to ``states``
+    (one per game): "over" (as after a crash once finished.json was written), "unfinished"
+    (finished.json gone, the log cut), "no roster", "refused" (records lost, unrecoverable)."""
+    home = tmp_path / "home"
+    for source, state in zip(transcripts, states, strict=False):
+        game = _game_of(source)
+        folder = home / "games" / game
+        shutil.copytree(source.parent / source.stem / "games" / game, folder)
+        if state != "over":
+            (folder / "finished.json").unlink()
+            lines = (folder / "messages.jsonl").read_bytes().splitlines(keepends=True)
+            (folder / "messages.jsonl").write_bytes(b"".join(lines[:20]))
+        if state == "no roster":
+            (folder / "roster.json").unlink()
+        elif state == "refused":
+            (folder / UNRECOVERABLE_FILE).write_text(json.dumps(
+                {"game": game, "reason": "the records of game ... were lost"}))
+    return home
+
+
+def _resume(home: Path) -> Any:
+    return CliRunner().invoke(app, ["resume", "--bot", "random", "--home", str(home)])
+
+
+def test_resume_of_a_home_whose_games_are_all_over_says_so_and_exits_0(
+        tmp_path: Path, transcripts: list[Path]) -> None:
+    """Issue 33 item 5: after a crash that came after finished.json was written (before:
+    "unfinished games: none", exit 2)."""
+    home = _home_with(tmp_path, transcripts, "over")
+    result = _resume(home)
+    assert result.exit_code == 0, result.output
+    game = _game_of(transcripts[0])
+    assert f"nothing to resume in {home}: every game in it is over" in result.output
+    assert f"{game}: cannot be resumed: over (fair: " in result.output
+    assert f"solstice transcript {game} --home {home}" in result.output
+
+
+@pytest.mark.parametrize(("states", "code"), [
+    (("over", "no roster"), 1), (("refused", "over"), 1), (("unfinished", "unfinished"), 2)])
+def test_resume_lists_what_it_can_and_cannot_resume_and_why(
+        tmp_path: Path, transcripts: list[Path], states: tuple[str, ...], code: int) -> None:
+    home = _home_with(tmp_path, transcripts, *states)
+    result = _resume(home)
+    assert result.exit_code == code, result.output
+    why = {"over": "cannot be resumed: over (fair: ", "unfinished": "can be resumed: with ",
+           "no roster": "cannot be resumed: no roster in ",
+           "refused": "cannot be resumed: the records of game ... were lost"}
+    for source, state in zip(transcripts, states, strict=True):
+        assert f"{_game_of(source)}: {why[state]}" in result.output
+    assert "Traceback" not in result.output

@@ -6,6 +6,7 @@ a ``Chooser``: an async function (``SeatView``) -> action.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from p2p.storage.paths import check_transcript_target
 from p2p.storage.recovery import RecordsLost, refused_before
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import TranscriptUnreadable, load_transcript
+from p2p.text import printable
 
 
 class GameStopped(P2PError):
@@ -254,6 +256,61 @@ def unfinished_games(home: Path) -> list[str]:
     return [gid for gid in saved_games(home) if not GameStore(home, gid).finished]
 
 
+@dataclass(frozen=True)
+class SavedGame:
+    """A game folder under ``HOME/games`` and whether ``solstice resume`` can go on with it."""
+
+    game_id: str
+    resumable: bool
+    why: str
+
+
+def saved_game_states(home: Path) -> list[SavedGame]:
+    """Every game folder in ``home``, each with what resume can do with it and why (for
+    ``solstice resume`` without a game id)."""
+    games = Path(home) / "games"
+    folders = sorted(p.name for p in games.iterdir() if p.is_dir()) if games.is_dir() else []
+    return [_state_of(Path(home), game_id) for game_id in folders]
+
+
+def _state_of(home: Path, game_id: str) -> SavedGame:
+    store = GameStore(home, game_id)
+    if store.finished:
+        return SavedGame(game_id, False, _finished_text(store))
+    refused = refused_before(store)
+    if refused is not None:
+        return SavedGame(game_id, False, refused)
+    if not roster_path(home, game_id).is_file():
+        return SavedGame(game_id, False, f"no roster in {store.dir}: a joiner gets it again "
+                                         "with its 'solstice join CODE'; or, with another "
+                                         f"player's transcript, 'solstice resume {game_id} "
+                                         f"--home {shlex.quote(str(home))} --from FILE'")
+    try:
+        roster = load_roster(home, game_id)
+    except P2PError as exc:
+        return SavedGame(game_id, False, str(exc))
+    players = ", ".join(p.name for p in roster.players)
+    if not store.exists():
+        return SavedGame(game_id, True, f"with {players}; no secret stored (lost?): what the "
+                                        "others hold of ours is fetched and checked first")
+    return SavedGame(game_id, True, f"with {players}; not over: resume plays on")
+
+
+def _finished_text(store: GameStore) -> str:
+    try:
+        outcome = json.loads(store.finished_path.read_text())
+    except (OSError, ValueError):
+        outcome = {}
+    outcome = outcome if isinstance(outcome, dict) else {}
+    verdict = printable(str(outcome.get("verdict", "?")), 20)
+    what = printable(str(outcome.get("summary") or outcome.get("reason") or ""), 200)
+    transcript = store.dir / "transcript.json"
+    where = (f"; its transcript: {transcript}" if transcript.is_file() else
+             f"; its transcript is where --transcript said, or rebuild it with 'solstice "
+             f"transcript {store.game_id} --home {shlex.quote(str(store.dir.parent.parent))}'")
+    return f"over ({verdict}{': ' + what if what else ''}): nothing to resume{where}"
+
+
 async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
                       options: PeerOptions, from_file: Path | None = None) -> GameSession:
     """Re-enter an unfinished game after a restart (same home: same identity, same port).
@@ -336,5 +393,5 @@ def transcript_game_id(path: Path) -> str:
         raise LocalFileError(str(exc)) from None
 
 
-__all__ = ["GameStopped", "NobodyAccepted", "PeerOptions", "host_game", "join_game", "resume_game",
-           "transcript_game_id", "unfinished_games"]
+__all__ = ["GameStopped", "NobodyAccepted", "PeerOptions", "SavedGame", "host_game", "join_game",
+           "resume_game", "saved_game_states", "transcript_game_id", "unfinished_games"]
