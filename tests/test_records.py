@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +18,16 @@ from typer.testing import CliRunner
 
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
-from p2p.net.games import PeerOptions, host_game, join_game
-from p2p.net.notices import GameEvent, TranscriptWritten
+from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
+from p2p.net.notices import GameEvent, Stopped, TranscriptWritten
+from p2p.net.runner import RunOptions
 from p2p.net.transport import NetConfig
+from p2p.session.envelope import SignedMessage
 from p2p.session.events import LogLine
 from p2p.session.machine import GameSession
 from p2p.storage.paths import transcript_destination
 from p2p.storage.recovery import UNRECOVERABLE_FILE
+from p2p.storage.store import GameStore
 from p2p.storage.transcript import load_transcript, verify_transcript
 from ui.cli import app
 
@@ -184,3 +189,49 @@ def test_resume_lists_what_it_can_and_cannot_resume_and_why(
     for source, state in zip(transcripts, states, strict=True):
         assert f"{_game_of(source)}: {why[state]}" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_peer_restarted_after_its_audit_whose_table_has_left_stops_soon_and_says_how_to_finish(
+        tmp_path: Path, transcripts: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33 item 5: killed after its own audit message went out and before the others'
+    came in; the others, holding every audit, finished and left. It no longer waits the whole
+    grace period for them (here 30 s; 60 s by default): after ``linger_replayed`` seconds
+    with nobody back it stops (resumable) and says how to finish from a transcript."""
+    game = _game_of(transcripts[0])
+    home = tmp_path / "home"
+    source = transcripts[0].parent / "g0p1"
+    shutil.copytree(source, home)
+    folder = home / "games" / game
+    (folder / "finished.json").unlink()
+    me = GameStore(home, game).load_secret()[0]
+    kept = [line for line in (folder / "messages.jsonl").read_bytes().splitlines(keepends=True)
+            if not ((m := SignedMessage.decode(line.rstrip(b"\n"))).msg.type == "audit"
+                    and m.msg.seat != me)]
+    (folder / "messages.jsonl").write_bytes(b"".join(kept))
+    run_options = PeerOptions.run_options
+
+    def quick(options: PeerOptions, game_id: str = "") -> RunOptions:
+        return replace(run_options(options, game_id), linger_replayed=1.0)
+
+    monkeypatch.setattr(PeerOptions, "run_options", quick)
+    options = PeerOptions(home=home, bind=LOOPBACK, net=replace(CFG, grace_period=30.0))
+    events: list[GameEvent] = []
+
+    async def resume() -> GameSession:
+        with trio.fail_after(15):
+            return await resume_game(game, _chooser(), events.append, options)
+
+    started = time.monotonic()
+    session = trio.run(resume)
+    assert time.monotonic() - started < 10
+    assert session.result is None and session.aborted is not None
+    (stop,) = [e.text for e in events if isinstance(e, Stopped)]
+    assert "most likely finished and left" in stop
+    assert f"solstice resume {game} --home {home} --from THEIR_TRANSCRIPT" in stop
+    assert unfinished_games(home) == [game]
+    # what it says works: the host's transcript has the end of the game
+    events.clear()
+    finished = trio.run(lambda: resume_game(game, _chooser(), events.append, options,
+                                            transcripts[0]))
+    assert finished.result is not None
+    assert verify_transcript(folder / "transcript.json").ok

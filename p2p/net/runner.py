@@ -179,6 +179,7 @@ class _GameRun:
         self.asked_stage: int | None = None
         self.lost: set[int] = set()
         self.lost_stop = False
+        self.reached: set[int] = set()  # peers connected to us in this run
         self.started = self.last_progress = trio.current_time()
         self.last_stage = -1
         self.shown_waiting: tuple[int, ...] = ()
@@ -248,6 +249,10 @@ class _GameRun:
             if not session.finished and self.lost & set(session.waiting_for()):
                 self.lost_stop = True
                 self._stop_for_lost(self.lost & set(session.waiting_for()))
+                self._emit_new()
+            elif self._others_left():
+                self.lost_stop = True
+                self._stop_for_left()
                 self._emit_new()
             if session.finished:
                 return
@@ -329,6 +334,7 @@ class _GameRun:
         if isinstance(event, PeerReconnected | PeerConnected):
             self.session.away.discard(event.index)
             self.lost.discard(event.index)
+            self.reached.add(event.index)
         if isinstance(event, PeerReconnected):
             on_event(LogLine(f"{who(roster, event.index)} is back"))
             await self.mesh.send(event.index, self.resync.request())
@@ -451,6 +457,27 @@ class _GameRun:
         self.on_event(Stopped(text, tuple(Peer(p) for p in sorted(peers))))
         self.session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost",
                                        STOPPED, self.session.stage_index)
+
+
+    def _others_left(self) -> bool:
+        """Restarted after our own audit message (our part of the game is done), still
+        lacking the others' and reached by none of them for ``linger_replayed`` seconds: they
+        most likely finished and left (a peer that hung up after its audit counts as done
+        with the game), so we do not wait out the whole grace period for them."""
+        me, session = self.mesh.my_index, self.session
+        return (self.resync.held and not self.reached and _audited(session, me)
+                and trio.current_time() - self.started >= self.options.linger_replayed)
+
+    def _stop_for_left(self) -> None:
+        others = names_of(self.roster, self.others)
+        text = (f"our audit was signed before the restart, but we lack the end of the game, "
+                f"and none of {others} came back within {self.options.linger_replayed:g} s: "
+                "they have most likely finished and left. Finish this copy from one of their "
+                f"transcripts: '{self.options.resume_command} --from THEIR_TRANSCRIPT' (or "
+                "resume again while they are still up)")
+        self.on_event(Stopped(text, tuple(Peer(p) for p in self.others)))
+        self.session.aborted = Aborted(None, "the others finished and left", STOPPED,
+                                       self.session.stage_index)
 
 
 def _audited(session: GameSession, peer: int) -> bool:
