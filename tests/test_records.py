@@ -42,8 +42,10 @@ def _chooser() -> Any:
 
 async def _two_player_game(options: list[PeerOptions], events: list[list[GameEvent]]
                            ) -> list[GameSession]:
-    """One 2-player random-bot game over loopback TLS with these options."""
-    sessions: list[GameSession | None] = [None, None]
+    """One random-bot game over loopback TLS with these options (one peer each; the first
+    hosts)."""
+    n = len(options)
+    sessions: list[GameSession | None] = [None] * n
     ready = trio.Event()
     code: list[Any] = []
 
@@ -52,18 +54,19 @@ async def _two_player_game(options: list[PeerOptions], events: list[list[GameEve
         ready.set()
 
     async def host() -> None:
-        sessions[0] = await host_game(2, _chooser(), events[0].append, options[0], on_lobby)
+        sessions[0] = await host_game(n, _chooser(), events[0].append, options[0], on_lobby)
 
-    async def joiner() -> None:
+    async def joiner(i: int) -> None:
         await ready.wait()
-        sessions[1] = await join_game(code[0], _chooser(), events[1].append, options[1])
+        sessions[i] = await join_game(code[0], _chooser(), events[i].append, options[i])
 
     with trio.fail_after(90):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(host)
-            nursery.start_soon(joiner)
-    assert sessions[0] is not None and sessions[1] is not None
-    return [sessions[0], sessions[1]]
+            for i in range(1, n):
+                nursery.start_soon(joiner, i)
+    assert all(s is not None for s in sessions)
+    return [s for s in sessions if s is not None]
 
 
 def _game_of(path: Path) -> str:
@@ -235,3 +238,44 @@ def test_a_peer_restarted_after_its_audit_whose_table_has_left_stops_soon_and_sa
                                             transcripts[0]))
     assert finished.result is not None
     assert verify_transcript(folder / "transcript.json").ok
+
+
+def test_a_peer_that_caught_up_from_one_peer_while_the_rest_had_left_does_not_linger_long(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33 item 5: a restarted peer finishes its game with a resync from the one peer
+    still up; the third signed its audit and left. It no longer keeps answering for the full
+    linger time (here 20 s; 60 s by default) for a peer that will not come back, but only the
+    short one (here 1 s)."""
+    options = [PeerOptions(home=tmp_path / f"p{i}", bind=LOOPBACK, net=CFG) for i in range(3)]
+    (first,) = {s.game_id for s in trio.run(_two_player_game, options, [[], [], []])}
+    for i in (0, 1):  # as if killed before the end: the host's log lacks it, its peer is up
+        (options[i].home_dir / "games" / first / "finished.json").unlink()
+        (options[i].home_dir / "games" / first / "transcript.json").unlink()
+    log = options[0].home_dir / "games" / first / "messages.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:-6]))
+    run_options = PeerOptions.run_options
+
+    def timed(peer: PeerOptions, game_id: str = "") -> RunOptions:
+        return replace(run_options(peer, game_id), linger=20.0, linger_replayed=1.0)
+
+    monkeypatch.setattr(PeerOptions, "run_options", timed)
+    ended: dict[int, float] = {}
+    sessions: dict[int, GameSession] = {}
+
+    async def resume(i: int) -> None:
+        peer = replace(options[i], net=replace(CFG, grace_period=30.0))
+        sessions[i] = await resume_game(first, _chooser(), lambda e: None, peer)
+        ended[i] = time.monotonic()
+
+    async def both() -> None:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                for i in (0, 1):
+                    nursery.start_soon(resume, i)
+
+    started = time.monotonic()
+    trio.run(both)
+    assert all(sessions[i].result is not None for i in (0, 1))
+    assert ended[0] - started < 10, ended[0] - started
+    assert verify_transcript(options[0].home_dir / "games" / first / "transcript.json").ok

@@ -219,8 +219,8 @@ class _GameRun:
                 # Keep answering until every other peer is done too, so that one that
                 # crashed during the audit can fetch what it lacks when it comes back.
                 await mesh.broadcast(self.resync.finished_frame())
-            linger = (self.options.linger_replayed if self.finished_on_replay
-                      else self.options.linger)
+            linger = (self.options.linger_replayed
+                      if self.finished_on_replay or self._table_left() else self.options.linger)
             with trio.move_on_after(0 if self.lost_stop else linger):
                 await self._linger()
             with trio.move_on_after(DRAIN):
@@ -467,6 +467,15 @@ class _GameRun:
         me, session = self.mesh.my_index, self.session
         return (self.resync.held and not self.reached and _audited(session, me)
                 and trio.current_time() - self.started >= self.options.linger_replayed)
+
+    def _table_left(self) -> bool:
+        """Restarted, and every peer not done yet signed its audit and has not come to us
+        since: they most likely finished and left while we were down, so we answer for them
+        no longer than after a game over in our log (the short linger)."""
+        resync, session = self.resync, self.session
+        return self.resumed and all(
+            p in resync.finished_peers or p in resync.lost
+            or (_audited(session, p) and p not in self.reached) for p in self.others)
 
     def _stop_for_left(self) -> None:
         others = names_of(self.roster, self.others)
