@@ -279,3 +279,26 @@ def test_a_peer_that_caught_up_from_one_peer_while_the_rest_had_left_does_not_li
     assert all(sessions[i].result is not None for i in (0, 1))
     assert ended[0] - started < 10, ended[0] - started
     assert verify_transcript(options[0].home_dir / "games" / first / "transcript.json").ok
+
+
+def test_a_host_whose_game_folder_was_lost_finishes_its_copy_from_a_transcript(
+        tmp_path: Path, transcripts: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33 item 2, the host's side (README): its roster came from itself, so only a
+    transcript brings the game back; its secret derives from its identity again, so its own
+    messages in the transcript check and the game is finished (before: "holds no secret for
+    game ...: this peer never played in it")."""
+    game = _game_of(transcripts[0])
+    home = tmp_path / "home"
+    shutil.copytree(transcripts[0].parent / "g0p0", home)
+    shutil.rmtree(home / "games" / game)
+    run_options = PeerOptions.run_options
+    monkeypatch.setattr(PeerOptions, "run_options", lambda peer, game_id="": replace(
+        run_options(peer, game_id), linger_replayed=1.0))
+    options = PeerOptions(home=home, bind=LOOPBACK, net=CFG)
+    events: list[GameEvent] = []
+    session = trio.run(lambda: resume_game(game, _chooser(), events.append, options,
+                                           transcripts[0].parent / "g0p1.json"))
+    assert session.result is not None
+    mine = verify_transcript(home / "games" / game / "transcript.json")
+    assert mine.ok and mine.result["scores"] == verify_transcript(transcripts[0]).result["scores"]
+    assert any("no records of game" in e.text for e in events if isinstance(e, LogLine))
