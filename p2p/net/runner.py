@@ -458,7 +458,6 @@ class _GameRun:
         self.session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost",
                                        STOPPED, self.session.stage_index)
 
-
     def _others_left(self) -> bool:
         """Restarted after our own audit message (our part of the game is done), still
         lacking the others' and reached by none of them for ``linger_replayed`` seconds: they
