@@ -16,10 +16,14 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
+import p2p.net.runner as runner
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
+from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
+from p2p.net.mesh import Mesh
 from p2p.net.notices import GameEvent, Stopped, TranscriptWritten
+from p2p.net.resync import FRAME_FINISHED
 from p2p.net.runner import RunOptions
 from p2p.net.transport import NetConfig
 from p2p.session.envelope import SignedMessage
@@ -302,3 +306,78 @@ def test_a_host_whose_game_folder_was_lost_finishes_its_copy_from_a_transcript(
     mine = verify_transcript(home / "games" / game / "transcript.json")
     assert mine.ok and mine.result["scores"] == verify_transcript(transcripts[0]).result["scores"]
     assert any("no records of game" in e.text for e in events if isinstance(e, LogLine))
+
+
+def test_a_peer_killed_after_its_audit_went_out_but_before_the_others_came_in_finishes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33 item 5: the host holds every audit and is done, but the victim's disk lost
+    the host's audit (the others' messages are fsynced only with our next one) and it died
+    once its own audit had left, before finished.json and its F. The host keeps answering for
+    the short linger after the victim hung up, so the victim, back at once, fetches what it
+    lacks and finishes (before: the host counted a peer that hung up after its audit as done
+    and left at once; the victim then waited out the grace period and stopped)."""
+    options = [PeerOptions(home=tmp_path / f"p{i}", bind=LOOPBACK, net=CFG) for i in range(2)]
+    victim_home = options[1].home_dir
+    victim_key = Identity.load_or_create(victim_home).public_bytes
+    run_options = PeerOptions.run_options
+    monkeypatch.setattr(PeerOptions, "run_options", lambda peer, game_id="": replace(
+        run_options(peer, game_id), linger_replayed=5.0))
+    append = GameStore.append
+
+    def lose_the_others_audit(store: GameStore, signed: SignedMessage, durable: bool = False
+                              ) -> None:
+        if store.dir.is_relative_to(victim_home) and signed.msg.type == "audit" and not durable:
+            return  # written, never synced: the crash took it
+        append(store, signed, durable)
+
+    monkeypatch.setattr(GameStore, "append", lose_the_others_audit)
+    vanish = trio.CancelScope()
+    finish = runner._finish
+
+    def no_finished_json(session: GameSession, store: GameStore, *args: Any) -> Any:
+        if store.dir.is_relative_to(victim_home) and not vanish.cancel_called:
+            return None  # it dies before it wrote the transcript and finished.json
+        return finish(session, store, *args)
+
+    monkeypatch.setattr(runner, "_finish", no_finished_json)
+    broadcast = Mesh.broadcast
+
+    async def die_instead_of_f(mesh: Mesh, payload: bytes) -> None:
+        if (payload == FRAME_FINISHED and mesh.identity.public_bytes == victim_key
+                and not vanish.cancel_called):
+            await mesh.drain()  # its audit is on the wire
+            vanish.cancel()
+            await trio.sleep_forever()
+        await broadcast(mesh, payload)
+
+    monkeypatch.setattr(Mesh, "broadcast", die_instead_of_f)
+    sessions: dict[int, GameSession] = {}
+    ready = trio.Event()
+    code: list[Any] = []
+
+    def on_lobby(lobby: Any) -> None:
+        code.append(lobby.code)
+        ready.set()
+
+    async def host() -> None:
+        sessions[0] = await host_game(2, _chooser(), lambda e: None, options[0], on_lobby)
+
+    async def victim() -> None:
+        await ready.wait()
+        with vanish:
+            await join_game(code[0], _chooser(), lambda e: None, options[1])
+        assert vanish.cancelled_caught
+        (game,) = (victim_home / "games").iterdir()
+        assert not (game / "finished.json").exists()
+        sessions[1] = await join_game(code[0], _chooser(), lambda e: None, options[1])
+
+    async def table() -> None:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(host)
+                nursery.start_soon(victim)
+
+    trio.run(table)
+    assert sessions[0].result is not None and sessions[1].result is not None
+    (game,) = (victim_home / "games").iterdir()
+    assert verify_transcript(game / "transcript.json").ok

@@ -385,22 +385,31 @@ class _GameRun:
     async def _linger(self) -> None:
         """After the end: answer resyncs until every other peer is done too."""
         resync = self.resync
+        # Peers that hung up after their own audit message but before their F, and when.
+        hung_up: dict[int, float] = {}
         while not resync.everyone_done():
-            item = await self.receive.receive()
+            item = await self.receive.receive()  # a tick comes every TICK seconds at least
             if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
                 await self._answer_sync(item[1], item[2])
             elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
                 resync.finished_peers.add(item[1])
             elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
+                hung_up.pop(item[1].index, None)
                 await self.mesh.send(item[1].index, resync.finished_frame())
             elif item[0] == "mesh" and isinstance(item[1], PeerLost):
                 resync.lost.add(item[1].index)
             elif (item[0] == "mesh" and isinstance(item[1], PeerDisconnected)
                   and _audited(self.session, item[1].index)):
-                # It hung up after its own audit message: it has the game (its F may have
-                # been cut off with the connection); only a peer that went away before its
-                # audit may come back needing our messages.
-                resync.finished_peers.add(item[1].index)
+                # It hung up after its own audit message: most likely it has the game and
+                # its F was cut off with the connection, but it may have crashed before the
+                # others' audits came in: it is done for us only after the short linger,
+                # time enough to come back and fetch them.
+                hung_up[item[1].index] = trio.current_time()
+            now = trio.current_time()
+            for peer, since in list(hung_up.items()):
+                if now - since >= self.options.linger_replayed:
+                    resync.finished_peers.add(peer)
+                    del hung_up[peer]
 
     # -- small parts ------------------------------------------------------------------------
 
