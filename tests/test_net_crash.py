@@ -126,19 +126,10 @@ def test_a_joiner_whose_game_folder_was_deleted_is_never_named(tmp_path: Path, p
     """Issue 33 item 2: kill -9 a joiner at a stage, delete its game folder, restart it with
     the same ``join CODE``: it fetches its own messages back from the others and plays on
     (before, it signed a new seq 0 and every other peer proved it "unfair"). At the audit
-    the others may already hold its audit message and leave: its restart then finds nobody,
-    says so and signs nothing; the others' transcripts are fair either way."""
+    the others may hold its audit message already: they stay 15 s for it to come back."""
     trial = play_with_a_crash(tmp_path, 2, phase, delay, players=3, lose_folder=True)
     logs = trial.all_logs()
     assert "equivocation" not in logs and "NOT fair" not in logs and "unfair" not in logs
-    codes = [p.returncode for p in trial.procs]
-    if phase == "audit" and codes[2] != 0 and not any(trial.homes[2].glob("games/*/roster*")):
-        # the others had everything and left before it came back
-        assert codes[:2] == [0, 0], f"exit codes {codes}\n{logs}"
-        for home in trial.homes[:2]:
-            (path,) = home.glob("games/*/transcript.json")
-            assert verify_transcript(path).ok
-        return
     restarted = trial.log(2).split("--- restarted ---", 1)[1]
     assert "no records of game" in restarted and "audit passed" in restarted, restarted
     check_trial(trial)
