@@ -7,9 +7,12 @@ import os
 import resource
 import signal
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p.identity import Identity
 from p2p.session.envelope import MessageLog
@@ -121,28 +124,29 @@ def _disk_fills_after(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "write", write)
 
 
-@pytest.mark.parametrize("room", [0, 1, 40, 150])
+@settings(max_examples=40, deadline=None)
+@given(room=st.integers(0, len(_messages(2)[1].encode())), durable=st.booleans())
 def test_an_append_the_disk_cannot_hold_leaves_nothing_torn_and_the_store_usable(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, room: int) -> None:
-    """Issue 33 item 4: the disk fills in the middle of a line (or before it): the file is
-    as it was before the append (not only after the next open), and once there is room again
-    the same store appends on a fresh line."""
-    store = GameStore(tmp_path, GAME)
-    store.create(me=0)
-    sent = _messages(3)
-    store.append(sent[0], durable=True)
-    before = store.messages_path.read_bytes()
-    assert len(sent[1].encode()) > room
-    with monkeypatch.context() as patch:
-        _disk_fills_after(room, patch)
-        with pytest.raises(StoreError, match="No space left on device"):
-            store.append(sent[1], durable=True)
-    assert store.messages_path.read_bytes() == before
-    store.append(sent[2], durable=True)
-    store.close()
-    reopened = GameStore(tmp_path, GAME)
-    assert reopened.load_messages() == [sent[0], sent[2]]
-    assert reopened.repairs == []
+        room: int, durable: bool) -> None:
+    """Issue 33 item 4: the disk fills anywhere in a line (or before it; the newline is the
+    last byte): the file is as it was before the append (not only after the next open), and
+    once there is room again the same store appends on a fresh line."""
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        store = GameStore(Path(tmp), GAME)
+        store.create(me=0)
+        sent = _messages(3)
+        store.append(sent[0], durable=True)
+        before = store.messages_path.read_bytes()
+        with patch.context() as full:
+            _disk_fills_after(room, full)
+            with pytest.raises(StoreError, match="No space left on device"):
+                store.append(sent[1], durable=durable)
+        assert store.messages_path.read_bytes() == before
+        store.append(sent[2], durable=True)
+        store.close()
+        reopened = GameStore(Path(tmp), GAME)
+        assert reopened.load_messages() == [sent[0], sent[2]]
+        assert reopened.repairs == []
 
 
 def test_a_real_file_size_limit_mid_line_leaves_nothing_torn(tmp_path: Path) -> None:
