@@ -8,6 +8,7 @@ kept in ``HOME/identity.key`` (PKCS#8 PEM, unencrypted, mode 0600) and reused.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,6 +173,14 @@ class Identity:
     def sign(self, data: bytes) -> bytes:
         """An Ed25519 signature (64 bytes) of ``data``."""
         return self.private_key.sign(data)
+
+    def derive_secret(self, context: bytes) -> bytes:
+        """A 32-byte secret only this identity can compute: HMAC-SHA256 keyed with the raw
+        private key of ``context`` (which must name its use; see ``p2p.session.secrets``)."""
+        seed = self.private_key.private_bytes(serialization.Encoding.Raw,
+                                              serialization.PrivateFormat.Raw,
+                                              serialization.NoEncryption())
+        return hmac.new(seed, context, hashlib.sha256).digest()
 
     def __repr__(self) -> str:  # Never print key material.
         return f"Identity({self.short_id})"

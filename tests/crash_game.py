@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -77,9 +78,10 @@ class Trial:
 
 
 def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players: int = 4,
-                      timeout: float = 150.0) -> Trial:
+                      timeout: float = 150.0, lose_folder: bool = False) -> Trial:
     """Start a table, kill ``victim`` ``delay`` seconds after it shows ``phase``, restart it
-    (``join CODE`` for a joiner, ``resume`` for the host) and wait until every process exits."""
+    (``join CODE`` for a joiner, ``resume`` for the host) and wait until every process exits.
+    ``lose_folder``: the victim's game folder is deleted before the restart."""
     trial = Trial(root, players)
     for i in range(players):
         trial.homes.append(root / f"peer{i}")
@@ -100,6 +102,9 @@ def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players
         trial.procs[victim].wait(10)
         trial.killed_at = trial.log(victim)
         trial.roster_stored = any(trial.homes[victim].glob("games/*/roster.json"))
+        if lose_folder:
+            for folder in trial.homes[victim].glob("games/*"):
+                shutil.rmtree(folder)
         with trial.logs[victim].open("a") as handle:
             handle.write("\n--- restarted ---\n")
         if victim == 0:  # killed at the very end its game is finished: name it

@@ -116,3 +116,20 @@ def test_the_last_joiner_killed_before_storing_the_roster_rejoins_and_the_game_f
     for name in names:
         transcripts = sorted((tmp_path / name).glob("games/*/transcript.json"))
         assert len(transcripts) == 1 and verify_transcript(transcripts[0]).ok
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("phase", "delay"), [
+    ("setup", 0.0), ("draft", 0.3), ("dispatch", 0.3), ("audit", 0.0)])
+def test_a_joiner_whose_game_folder_was_deleted_is_never_named(tmp_path: Path, phase: str,
+                                                               delay: float) -> None:
+    """Issue 33 item 2: kill -9 a joiner at a stage, delete its game folder, restart it with
+    the same ``join CODE``: it fetches its own messages back from the others and plays on
+    (before, it signed a new seq 0 and every other peer proved it "unfair"). At the audit
+    the others may hold its audit message already: they stay 15 s for it to come back."""
+    trial = play_with_a_crash(tmp_path, 2, phase, delay, players=3, lose_folder=True)
+    logs = trial.all_logs()
+    assert "equivocation" not in logs and "NOT fair" not in logs and "unfair" not in logs
+    restarted = trial.log(2).split("--- restarted ---", 1)[1]
+    assert "no records of game" in restarted and "audit passed" in restarted, restarted
+    check_trial(trial)

@@ -327,6 +327,26 @@ def test_out_of_order_seq_from_its_author_is_rejected() -> None:
     finishes_like(session, game)
 
 
+def test_a_replaying_peer_keeps_a_message_ahead_of_its_log_until_the_gap_is_filled() -> None:
+    """A restarted peer whose log lost messages (or its whole game folder) hears a peer's
+    newest message before the resync that fills the gap: no fault of that peer's, so it is
+    kept, not rejected, and taken once the gap is filled (issue 33)."""
+    game, messages = _honest_game()
+    before, target, after = _split(messages)
+    following = next(m for m in after if m.msg.seat == 1)
+    session = watcher(game)
+    feed(session, before)
+    session.replaying = True
+    session.receive(1, frame(following))
+    assert not events(session, Rejected)
+    session.receive(1, frame(target))  # the resync's answer
+    assert session.msglog.next_seq(1) == following.msg.seq + 1
+    session.replaying = False
+    feed(session, after)
+    assert not events(session, Rejected)
+    finishes_like(session, game)
+
+
 def test_forwarded_copy_of_another_peers_message_is_accepted() -> None:
     """Peer 2 relays peer 1's message (as a resync reply does): accepted as peer 1's; the direct
     copy arriving later is a harmless duplicate."""

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
+import signal
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p.identity import Identity
 from p2p.session.envelope import MessageLog
@@ -101,6 +106,70 @@ def test_a_failed_write_leaves_no_partial_line(tmp_path: Path, monkeypatch) -> N
     store.append(sent[2], durable=True)
     store.close()
     assert GameStore(tmp_path, GAME).load_messages() == [sent[0], sent[2]]
+
+
+def _disk_fills_after(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.write`` takes at most ``limit`` more bytes in all, then fails as a full disk does
+    (a part of a line first, then ENOSPC)."""
+    real_write = os.write
+    room = [limit]
+
+    def write(fd: int, data: bytes | memoryview) -> int:
+        if room[0] <= 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        taken = real_write(fd, bytes(data)[:room[0]])
+        room[0] -= taken
+        return taken
+
+    monkeypatch.setattr(os, "write", write)
+
+
+@settings(max_examples=40, deadline=None)
+@given(room=st.integers(0, len(_messages(2)[1].encode())), durable=st.booleans())
+def test_an_append_the_disk_cannot_hold_leaves_nothing_torn_and_the_store_usable(
+        room: int, durable: bool) -> None:
+    """Issue 33 item 4: the disk fills anywhere in a line (or before it; the newline is the
+    last byte): the file is as it was before the append (not only after the next open), and
+    once there is room again the same store appends on a fresh line."""
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        store = GameStore(Path(tmp), GAME)
+        store.create(me=0)
+        sent = _messages(3)
+        store.append(sent[0], durable=True)
+        before = store.messages_path.read_bytes()
+        with patch.context() as full:
+            _disk_fills_after(room, full)
+            with pytest.raises(StoreError, match="No space left on device"):
+                store.append(sent[1], durable=durable)
+        assert store.messages_path.read_bytes() == before
+        store.append(sent[2], durable=True)
+        store.close()
+        reopened = GameStore(Path(tmp), GAME)
+        assert reopened.load_messages() == [sent[0], sent[2]]
+        assert reopened.repairs == []
+
+
+def test_a_real_file_size_limit_mid_line_leaves_nothing_torn(tmp_path: Path) -> None:
+    """The same with the kernel refusing the write (RLIMIT_FSIZE: the write stops short at the
+    limit, the next one fails with EFBIG), no Python function patched."""
+    store = GameStore(tmp_path, GAME)
+    store.create(me=0)
+    sent = _messages(2)
+    store.append(sent[0], durable=True)
+    before = store.messages_path.read_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 30, hard))
+        with pytest.raises(StoreError, match="too large"):
+            store.append(sent[1], durable=True)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert store.messages_path.read_bytes() == before
+    store.append(sent[1], durable=True)
+    store.close()
+    assert GameStore(tmp_path, GAME).load_messages() == sent
 
 
 def test_own_messages_are_fsynced_before_append_returns(tmp_path: Path, monkeypatch) -> None:

@@ -6,6 +6,7 @@ a ``Chooser``: an async function (``SeatView``) -> action.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -41,8 +42,10 @@ from p2p.session.events import LogLine
 from p2p.session.machine import GameSession
 from p2p.session.timing import Timing
 from p2p.storage.paths import check_transcript_target
+from p2p.storage.recovery import RecordsLost, refused_before
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import TranscriptUnreadable, load_transcript
+from p2p.text import printable
 
 
 class GameStopped(P2PError):
@@ -98,11 +101,15 @@ def _prepare(options: PeerOptions) -> Identity:
 async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
                 options: PeerOptions,
                 opened: tuple[GameSession, bool, GameStore] | None = None) -> GameSession:
-    """Run the game on ``mesh``: the session ``opened`` already (resume), or a new one;
-    the node's spectators (if any) get every signed message."""
+    """Run the game on ``mesh``: the session ``opened`` already (resume), or a new one (held
+    until resynced if the host sent us the roster again: ``open_session``); the node's
+    spectators (if any) get every signed message."""
     if opened is None:
         store = GameStore(options.home_dir, mesh.game_id)
-        session, resumed = open_session(mesh.roster, mesh.identity, store)
+        started = mesh.game_id in node.rejoined
+        if started and not store.exists():
+            on_event(_no_records(store))
+        session, resumed = open_session(mesh.roster, mesh.identity, store, started)
     else:
         session, resumed, store = opened
     if options.on_session is not None:
@@ -249,6 +256,61 @@ def unfinished_games(home: Path) -> list[str]:
     return [gid for gid in saved_games(home) if not GameStore(home, gid).finished]
 
 
+@dataclass(frozen=True)
+class SavedGame:
+    """A game folder under ``HOME/games`` and whether ``solstice resume`` can go on with it."""
+
+    game_id: str
+    resumable: bool
+    why: str
+
+
+def saved_game_states(home: Path) -> list[SavedGame]:
+    """Every game folder in ``home``, each with what resume can do with it and why (for
+    ``solstice resume`` without a game id)."""
+    games = Path(home) / "games"
+    folders = sorted(p.name for p in games.iterdir() if p.is_dir()) if games.is_dir() else []
+    return [_state_of(Path(home), game_id) for game_id in folders]
+
+
+def _state_of(home: Path, game_id: str) -> SavedGame:
+    store = GameStore(home, game_id)
+    if store.finished:
+        return SavedGame(game_id, False, _finished_text(store))
+    refused = refused_before(store)
+    if refused is not None:
+        return SavedGame(game_id, False, refused)
+    if not roster_path(home, game_id).is_file():
+        return SavedGame(game_id, False, f"no roster in {store.dir}: a joiner gets it again "
+                                         "with its 'solstice join CODE'; or, with another "
+                                         f"player's transcript, 'solstice resume {game_id} "
+                                         f"--home {shlex.quote(str(home))} --from FILE'")
+    try:
+        roster = load_roster(home, game_id)
+    except P2PError as exc:
+        return SavedGame(game_id, False, str(exc))
+    players = ", ".join(p.name for p in roster.players)
+    if not store.exists():
+        return SavedGame(game_id, True, f"with {players}; no secret stored (lost?): what the "
+                                        "others hold of ours is fetched and checked first")
+    return SavedGame(game_id, True, f"with {players}; not over: resume plays on")
+
+
+def _finished_text(store: GameStore) -> str:
+    try:
+        outcome = json.loads(store.finished_path.read_text())
+    except (OSError, ValueError):
+        outcome = {}
+    outcome = outcome if isinstance(outcome, dict) else {}
+    verdict = printable(str(outcome.get("verdict", "?")), 20)
+    what = printable(str(outcome.get("summary") or outcome.get("reason") or ""), 200)
+    transcript = store.dir / "transcript.json"
+    where = (f"; its transcript: {transcript}" if transcript.is_file() else
+             f"; its transcript is where --transcript said, or rebuild it with 'solstice "
+             f"transcript {store.game_id} --home {shlex.quote(str(store.dir.parent.parent))}'")
+    return f"over ({verdict}{': ' + what if what else ''}): nothing to resume{where}"
+
+
 async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
                       options: PeerOptions, from_file: Path | None = None) -> GameSession:
     """Re-enter an unfinished game after a restart (same home: same identity, same port).
@@ -266,10 +328,12 @@ async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
         raise LocalFileError(f"this home's identity ({identity.short_id}) is not a player of "
                              f"game {game_id}")
     store = GameStore(home, game_id)
-    if from_file is not None and not store.exists():
-        raise LocalFileError(f"{home} holds no secret for game {game_id}: this peer never "
-                             "played in it, so it cannot finish it")
-    session, resumed = open_session(roster, identity, store)
+    refused = refused_before(store)
+    if refused is not None:
+        raise RecordsLost(refused)
+    if not store.exists():
+        on_event(_no_records(store))
+    session, resumed = open_session(roster, identity, store, started=True)
     for text in store.repairs:
         on_event(StoreRepaired(text))
     if store.log_missing or store.repairs:
@@ -282,6 +346,12 @@ async def resume_game(game_id: str, choose: Chooser, on_event: EventSink,
                          port=roster.players[index].port, config=options.net) as node:
         mesh = await node.resume(game_id)
         return await _play(node, mesh, choose, on_event, options, (session, resumed, store))
+
+
+def _no_records(store: GameStore) -> LogLine:
+    return LogLine(f"no records of game {store.game_id} in {store.dir} (lost or never "
+                   "written): what the other players hold of ours is fetched and checked "
+                   "before we sign anything")
 
 
 def _roster_from_transcript(home: Path, game_id: str, path: Path, identity: Identity) -> None:
@@ -323,5 +393,5 @@ def transcript_game_id(path: Path) -> str:
         raise LocalFileError(str(exc)) from None
 
 
-__all__ = ["GameStopped", "NobodyAccepted", "PeerOptions", "host_game", "join_game", "resume_game",
-           "transcript_game_id", "unfinished_games"]
+__all__ = ["GameStopped", "NobodyAccepted", "PeerOptions", "SavedGame", "host_game", "join_game",
+           "resume_game", "saved_game_states", "transcript_game_id", "unfinished_games"]

@@ -198,8 +198,10 @@ def answer_rejoin(roster: Roster, peer_key: bytes, data: bytes) -> list[dict[str
     if roster.index_of(peer_id) is None:
         raise LobbyRefused(None, f"game {roster.game_id[:8]} has started without you: its "
                                  f"roster does not list your peer id {short_id(peer_id)}")
-    return [{"type": "welcome", "game": roster.game_id, "players": len(roster.players)},
-            HostLobby.roster_message(roster)]
+    # "started": the game may have begun, so a joiner with no records of it signs nothing
+    # before the others re-sent what they hold of its messages (p2p.storage.recovery).
+    return [{"type": "welcome", "game": roster.game_id, "players": len(roster.players),
+             "started": True}, HostLobby.roster_message(roster)]
 
 
 class JoinerLobby:
@@ -212,6 +214,7 @@ class JoinerLobby:
         self.identity = identity
         self.name = name
         self.port = port
+        self.started = False  # the welcome said the game's roster is out already
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -227,6 +230,7 @@ class JoinerLobby:
         _raise_if_refused(obj, None, "the host")
         if obj["type"] != "welcome" or obj.get("game") != self.code.game_id:
             raise RemoteProtocolError(None, "host did not answer the hello with a welcome")
+        self.started = obj.get("started") is True
 
     def on_message(self, data: bytes) -> LobbyUpdate | Roster:
         """What the host sends while we wait: lobby updates, then the roster."""

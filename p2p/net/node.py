@@ -199,6 +199,9 @@ class Node:
         self._mesh: Mesh | None = None
         self._mesh_ready = trio.Event()
         self.observers: ObserverHub | None = None  # set by a host that admits spectators
+        # Games whose roster the host sent us again (its lobby had closed): they may have
+        # begun without our knowing.
+        self.rejoined: set[str] = set()
 
     def advertised_address(self, advertise: str | None = None) -> str:
         if advertise:
@@ -297,6 +300,8 @@ class Node:
             raise RemoteProtocolError(0, f"the host sent a roster of game {got.game_id} other "
                                          f"than the one stored in {self.home}")
         save_roster(self.home, got)  # fsynced: a crash from now on resumes with it
+        if joiner.started:
+            self.rejoined.add(got.game_id)
         keep_lobby_chat(self.home, got.game_id, lobby_chat.lines)
         if on_update is not None:
             on_update(LobbyUpdate.from_roster(got))

@@ -56,8 +56,11 @@ from p2p.session.events import STOPPED, Aborted, LogLine, Peer
 from p2p.session.inbox import FRAME_SYNC
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
+from p2p.session.secrets import master_of
 from p2p.session.timing import Timing
 from p2p.storage.chatlog import load_lobby_chat
+from p2p.storage.paths import transcript_destination
+from p2p.storage.recovery import recorder
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import outcome_of, write_transcript
 
@@ -114,9 +117,13 @@ class TranscriptNotWritten(LocalFileError):
     """The game is over and audited, but its transcript could not be written."""
 
 
-def open_session(roster: Roster, identity: Identity, store: GameStore
+def open_session(roster: Roster, identity: Identity, store: GameStore, started: bool = False
                  ) -> tuple[GameSession, bool]:
-    """A new session, or (True) the stored one replayed after a restart."""
+    """A new session, or (True) the stored one replayed after a restart. ``started``: the
+    game may have begun without our knowing (we resume it, or the host sent its roster
+    again): with no secret stored, the session is held like a resumed one with a lost log,
+    so that it signs nothing before the others re-sent what they hold of ours
+    (``p2p.storage.recovery``)."""
     keys = [p.key for p in roster.players]
     me = roster.index_of(identity.peer_id)
     if me is None:
@@ -133,10 +140,10 @@ def open_session(roster: Roster, identity: Identity, store: GameStore
         session.replaying = False
         session.outbox.clear()
     else:
-        master = store.create(me)
+        master = store.create(me, master_of(identity, roster.game_id))
         session = GameSession(roster.game_id, keys, me, identity, master)
-    # Ours are fsynced before they are sent; the others' can be fetched again.
-    session.on_record = lambda signed: store.append(signed, durable=signed.msg.seat == me)
+        resumed = started
+    session.on_record = recorder(store, me, master)
     return session, resumed
 
 
@@ -172,6 +179,7 @@ class _GameRun:
         self.asked_stage: int | None = None
         self.lost: set[int] = set()
         self.lost_stop = False
+        self.reached: set[int] = set()  # peers connected to us in this run
         self.started = self.last_progress = trio.current_time()
         self.last_stage = -1
         self.shown_waiting: tuple[int, ...] = ()
@@ -211,8 +219,8 @@ class _GameRun:
                 # Keep answering until every other peer is done too, so that one that
                 # crashed during the audit can fetch what it lacks when it comes back.
                 await mesh.broadcast(self.resync.finished_frame())
-            linger = (self.options.linger_replayed if self.finished_on_replay
-                      else self.options.linger)
+            linger = (self.options.linger_replayed
+                      if self.finished_on_replay or self._table_left() else self.options.linger)
             with trio.move_on_after(0 if self.lost_stop else linger):
                 await self._linger()
             with trio.move_on_after(DRAIN):
@@ -241,6 +249,10 @@ class _GameRun:
             if not session.finished and self.lost & set(session.waiting_for()):
                 self.lost_stop = True
                 self._stop_for_lost(self.lost & set(session.waiting_for()))
+                self._emit_new()
+            elif self._others_left():
+                self.lost_stop = True
+                self._stop_for_left()
                 self._emit_new()
             if session.finished:
                 return
@@ -322,6 +334,7 @@ class _GameRun:
         if isinstance(event, PeerReconnected | PeerConnected):
             self.session.away.discard(event.index)
             self.lost.discard(event.index)
+            self.reached.add(event.index)
         if isinstance(event, PeerReconnected):
             on_event(LogLine(f"{who(roster, event.index)} is back"))
             await self.mesh.send(event.index, self.resync.request())
@@ -372,22 +385,31 @@ class _GameRun:
     async def _linger(self) -> None:
         """After the end: answer resyncs until every other peer is done too."""
         resync = self.resync
+        # Peers that hung up after their own audit message but before their F, and when.
+        hung_up: dict[int, float] = {}
         while not resync.everyone_done():
-            item = await self.receive.receive()
+            item = await self.receive.receive()  # a tick comes every TICK seconds at least
             if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
                 await self._answer_sync(item[1], item[2])
             elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
                 resync.finished_peers.add(item[1])
             elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
+                hung_up.pop(item[1].index, None)
                 await self.mesh.send(item[1].index, resync.finished_frame())
             elif item[0] == "mesh" and isinstance(item[1], PeerLost):
                 resync.lost.add(item[1].index)
             elif (item[0] == "mesh" and isinstance(item[1], PeerDisconnected)
                   and _audited(self.session, item[1].index)):
-                # It hung up after its own audit message: it has the game (its F may have
-                # been cut off with the connection); only a peer that went away before its
-                # audit may come back needing our messages.
-                resync.finished_peers.add(item[1].index)
+                # It hung up after its own audit message: most likely it has the game and
+                # its F was cut off with the connection, but it may have crashed before the
+                # others' audits came in: it is done for us only after the short linger,
+                # time enough to come back and fetch them.
+                hung_up[item[1].index] = trio.current_time()
+            now = trio.current_time()
+            for peer, since in list(hung_up.items()):
+                if now - since >= self.options.linger_replayed:
+                    resync.finished_peers.add(peer)
+                    del hung_up[peer]
 
     # -- small parts ------------------------------------------------------------------------
 
@@ -445,6 +467,35 @@ class _GameRun:
         self.session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost",
                                        STOPPED, self.session.stage_index)
 
+    def _others_left(self) -> bool:
+        """Restarted after our own audit message (our part of the game is done), still
+        lacking the others' and reached by none of them for ``linger_replayed`` seconds: they
+        most likely finished and left (a peer that hung up after its audit counts as done
+        with the game), so we do not wait out the whole grace period for them."""
+        me, session = self.mesh.my_index, self.session
+        return (self.resync.held and not self.reached and _audited(session, me)
+                and trio.current_time() - self.started >= self.options.linger_replayed)
+
+    def _table_left(self) -> bool:
+        """Restarted, and every peer not done yet signed its audit and has not come to us
+        since: they most likely finished and left while we were down, so we answer for them
+        no longer than after a game over in our log (the short linger)."""
+        resync, session = self.resync, self.session
+        return self.resumed and all(
+            p in resync.finished_peers or p in resync.lost
+            or (_audited(session, p) and p not in self.reached) for p in self.others)
+
+    def _stop_for_left(self) -> None:
+        others = names_of(self.roster, self.others)
+        text = (f"our audit was signed before the restart, but we lack the end of the game, "
+                f"and none of {others} came back within {self.options.linger_replayed:g} s: "
+                "they have most likely finished and left. Finish this copy from one of their "
+                f"transcripts: '{self.options.resume_command} --from THEIR_TRANSCRIPT' (or "
+                "resume again while they are still up)")
+        self.on_event(Stopped(text, tuple(Peer(p) for p in self.others)))
+        self.session.aborted = Aborted(None, "the others finished and left", STOPPED,
+                                       self.session.stage_index)
+
 
 def _audited(session: GameSession, peer: int) -> bool:
     """Our log holds ``peer``'s audit message (its part of the game's end)."""
@@ -457,7 +508,12 @@ def _finish(session: GameSession, store: GameStore, roster: Roster, names: list[
     """Write the transcript, then mark the game finished. The log stays: a transcript that
     could not be written is rebuilt from it with ``solstice transcript``."""
     outcome = outcome_of(session, names)
-    path = options.transcript or store.dir / "transcript.json"
+    path = store.dir / "transcript.json"
+    if options.transcript is not None:
+        path = transcript_destination(options.transcript, roster.game_id)
+        if path != Path(options.transcript):  # e.g. the last game's, before a rematch
+            on_event(LogLine(f"{options.transcript} holds another game's transcript, which is "
+                             f"kept; this game's is written beside it, to {path}"))
     failure = None
     try:
         write_transcript(path, roster, session, outcome, chat.transcript(),

@@ -110,7 +110,9 @@ class Inbox:
             if known is not None and known.encode() == signed.encode():
                 return False
             if known is None and msg.seq > self.msglog.next_seq(msg.seat):
-                if direct:
+                # While we replay (restarted, our log short) a peer's newest message may come
+                # before the resync that fills the gap: that is no fault of the peer's.
+                if direct and not self.replaying:
                     self._reject(msg.seat, f"seq {msg.seq} out of order, expected "
                                            f"{self.msglog.next_seq(msg.seat)}")
                 elif (msg.game == self.game_id and len(self.future[msg.seat]) < MAX_FUTURE

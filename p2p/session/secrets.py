@@ -1,5 +1,6 @@
-"""Every secret of a game derives from one master secret: a restarted peer rebuilds its
-seeds, salts and deck keys and never contradicts what it already published."""
+"""Every secret of a game derives from one master secret, and the master from the identity key
+and the game id: a restarted peer rebuilds its seeds, salts and deck keys and never
+contradicts what it already published, even when its game folder is gone."""
 
 from __future__ import annotations
 
@@ -11,9 +12,20 @@ from typing import Any
 from p2p.crypto.commitments import Opening, commitment_of
 from p2p.crypto.seeds import SEED_DOMAIN
 from p2p.deck.keys import DECK_KEYS_DOMAIN, DeckKeys, committed_value
+from p2p.identity import Identity
 
 SECRET_DOMAIN = b"solstice/secret/v1\x00"
 PICK_DOMAIN = "solstice/pick/v1"
+
+
+MASTER_DOMAIN = b"solstice/master/v1\x00"
+
+
+def master_of(identity: Identity, game_id: str) -> bytes:
+    """The master secret of a game: derived from the identity key and the game id, so a peer
+    whose game folder was lost computes it again (and so never contradicts what it signed
+    before; ``p2p.storage.recovery``)."""
+    return identity.derive_secret(MASTER_DOMAIN + game_id.encode())
 
 
 def derive(master: bytes, game_id: str, label: str) -> bytes:

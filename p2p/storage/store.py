@@ -33,7 +33,7 @@ class GameStore:
     def __init__(self, home: Path, game_id: str) -> None:
         self.dir = Path(home) / "games" / game_id
         self.game_id = game_id
-        self._file: Any = None
+        self._fd: int | None = None  # the log, open for appending
         # Problems found and repaired by the last load_messages (for the user to see).
         self.repairs: list[str] = []
         self.log_missing = False
@@ -53,11 +53,12 @@ class GameStore:
     def exists(self) -> bool:
         return self.secret_path.exists()
 
-    def create(self, me: int) -> bytes:
-        """A fresh master secret for this game, durable before anything is signed."""
+    def create(self, me: int, master: bytes | None = None) -> bytes:
+        """Store this game's master secret (``master``; None: a random one), durable before
+        anything is signed, and an empty log."""
         try:
             make_dirs(self.dir)
-            master = secrets.token_bytes(32)
+            master = master if master is not None else secrets.token_bytes(32)
             data = canonical_json({"game": self.game_id, "me": me, "master": master.hex()})
             write_durably(self.messages_path, b"")
             write_durably(self.secret_path, data, 0o600)
@@ -117,29 +118,41 @@ class GameStore:
 
     def append(self, signed: SignedMessage, durable: bool = False) -> None:
         """Add one message to the log; ``durable``: on the disk (fsync) before we return,
-        for our own messages, which are sent only after this."""
+        for our own messages, which are sent only after this.
+
+        Written with ``os.write`` (no buffer of our own): a write that fails half way (a
+        full disk) is cut off again with ``ftruncate`` on the same descriptor, so nothing
+        torn stays on disk and the next append starts on a fresh line. A buffered file
+        would retry the write when closed, fail again and never reach the cut."""
         try:
-            if self._file is None:
+            if self._fd is None:
                 created = not self.messages_path.exists()
                 make_dirs(self.dir)
-                self._file = open(self.messages_path, "ab")  # noqa: SIM115 - kept open
+                self._fd = os.open(self.messages_path,
+                                   os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 if created:
                     fsync_dir(self.dir)
-            start = self._file.tell()
+            fd = self._fd
+            start = os.lseek(fd, 0, os.SEEK_END)
             try:
-                self._file.write(signed.encode() + b"\n")
-                self._file.flush()
+                _write_all(fd, signed.encode() + b"\n")
                 if durable:
-                    os.fsync(self._file.fileno())
+                    os.fsync(fd)
             except OSError:
-                # A disk-full write may leave part of the line: cut it so that the next
-                # append does not glue onto it.
-                self._file.close()
-                self._file = None
-                os.truncate(self.messages_path, start)
+                self._cut(start)
                 raise
         except OSError as exc:
             raise StoreError(f"cannot write {self.messages_path}: {exc.strerror}") from None
+
+    def _cut(self, size: int) -> None:
+        """Cut the log back to ``size`` bytes after a failed append (shrinking a file needs
+        no free space). If even that fails, the descriptor is dropped: the next open cuts
+        the torn tail (``load_messages``)."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, size)
+        except OSError:
+            self.close()
 
     def mark_finished(self, outcome: dict[str, Any]) -> None:
         try:
@@ -152,6 +165,13 @@ class GameStore:
         return self.finished_path.exists()
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` (a write may take part of it, e.g. up to a file size limit)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

@@ -181,7 +181,7 @@ def resume(
 ) -> None:
     """Rejoin an unfinished game after a restart (same --home); the others need not be back
     first, and a game that is over in this peer's log ends at once."""
-    from p2p.net.games import PeerOptions, resume_game, transcript_game_id, unfinished_games
+    from p2p.net.games import PeerOptions, resume_game, transcript_game_id
     from ui.cli.headless import LogPrinter
 
     options = PeerOptions(home=home, bind=bind, transcript=transcript)
@@ -192,18 +192,37 @@ def resume(
     if game is None and from_file is not None:
         game = _or_exit(lambda: transcript_game_id(from_file))
     if game is None:
-        games = unfinished_games(options.home_dir)
-        if len(games) != 1:
-            listing = ", ".join(games) or "none"
-            typer.echo(f"error: name the game to resume; unfinished games in "
-                       f"{options.home_dir}: {listing}", err=True)
-            raise typer.Exit(2)
-        game = games[0]
+        game = _only_resumable(options.home_dir)
     chosen: str = game
     printer = LogPrinter()
     options.chat = printer.chat_link()  # headless: received chat lines are printed
     _play(bot, "resume", lambda choose: resume_game(chosen, choose, printer, options,
                                                     from_file), game=chosen, options=options)
+
+
+def _only_resumable(home: Path) -> str:
+    """The one game of ``home`` that can be resumed; else every game folder is listed with
+    what resume can do with it and why, and we exit: 0 when every game is over (nothing is
+    left to do), 2 when there are several to choose from or none at all, else 1."""
+    from p2p.net.games import saved_game_states
+
+    states = saved_game_states(home)
+    resumable = [s for s in states if s.resumable]
+    if len(resumable) == 1:
+        return resumable[0].game_id
+    if not states:
+        typer.echo(f"error: name the game to resume; unfinished games in {home}: none (it "
+                   "holds no game)", err=True)
+        raise typer.Exit(2)
+    over = all(s.why.startswith("over") for s in states)
+    head = (f"nothing to resume in {home}: every game in it is over" if over else
+            f"error: name the game to resume (solstice resume GAME --home {home}); games "
+            f"in {home}:" if resumable else f"error: nothing in {home} can be resumed:")
+    typer.echo(head, err=not over)
+    for state in states:
+        label = "can be resumed" if state.resumable else "cannot be resumed"
+        typer.echo(f"  {state.game_id}: {label}: {state.why}", err=not over)
+    raise typer.Exit(0 if over else 2 if resumable else 1)
 
 
 def transcript(
