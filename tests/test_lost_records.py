@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import secrets
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -203,9 +204,9 @@ def test_a_peer_whose_secret_cannot_be_recovered_refuses_the_game_and_signs_noth
     victim_id = Identity.load_or_create(tmp_path / "peer1").peer_id
     drawn: list[bytes] = []
 
-    def random_then_derived(identity: Identity, game: str) -> bytes:
+    def random_then_derived(identity: Identity, game: str, keys: Sequence[bytes]) -> bytes:
         if identity.peer_id != victim_id or drawn:
-            return real_master_of(identity, game)
+            return real_master_of(identity, game, keys)
         drawn.append(secrets.token_bytes(32))  # the victim's first game files
         return drawn[0]
 

@@ -19,12 +19,13 @@ from engine import new_game, random_config
 from engine.canonical import canonical_json
 from engine.randomness import RandomStream
 from p2p.crypto.commitments import Opening, commitment_of
+from p2p.identity import Identity
 from p2p.net.roster import Roster
 from p2p.session.envelope import GENESIS, SignedMessage
 from p2p.session.inbox import MAX_QUEUED
 from p2p.session.loopback import LoopbackGame
 from p2p.session.opening import slots_to_open
-from p2p.session.secrets import PICK_DOMAIN, pick_value
+from p2p.session.secrets import PICK_DOMAIN, master_of, pick_value
 from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
 
 DECK_KINDS = ("deck/commit", "deck/step", "remask", "audit")
@@ -302,3 +303,19 @@ def test_a_snapshot_taken_after_the_reveal_would_leave_cards_unopened(monkeypatc
     with pytest.raises(LocalProtocolError, match="nobody opened"):
         for _ in range(5):  # a game in which no reveal makes further cards public is rare
             run(started(2))
+
+
+def test_the_master_secret_is_the_identitys_own_for_one_table() -> None:
+    """The master secret is derived (a peer whose folder was lost computes it again), but
+    only for the same game id *and* the same table: a host that reuses a game id whose
+    secrets were opened at its audit, with other players, gets other secrets."""
+    me = Identity.generate()
+    others = [Identity.generate() for _ in range(3)]
+    table = [me.public_bytes, others[0].public_bytes]
+    game = "ab" * 16
+    assert master_of(me, game, table) == master_of(me, game, table)
+    assert master_of(me, game, table) != master_of(me, "cd" * 16, table)
+    other_table = [table[0], others[1].public_bytes]
+    assert master_of(me, game, table) != master_of(me, game, other_table)
+    assert master_of(me, game, table) != master_of(me, game, [*table, others[2].public_bytes])
+    assert master_of(me, game, table) != master_of(others[0], game, table)

@@ -140,7 +140,7 @@ def open_session(roster: Roster, identity: Identity, store: GameStore, started: 
         session.replaying = False
         session.outbox.clear()
     else:
-        master = store.create(me, master_of(identity, roster.game_id))
+        master = store.create(me, master_of(identity, roster.game_id, keys))
         session = GameSession(roster.game_id, keys, me, identity, master)
         resumed = started
     session.on_record = recorder(store, me, master)

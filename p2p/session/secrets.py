@@ -21,11 +21,15 @@ PICK_DOMAIN = "solstice/pick/v1"
 MASTER_DOMAIN = b"solstice/master/v1\x00"
 
 
-def master_of(identity: Identity, game_id: str) -> bytes:
-    """The master secret of a game: derived from the identity key and the game id, so a peer
-    whose game folder was lost computes it again (and so never contradicts what it signed
-    before; ``p2p.storage.recovery``)."""
-    return identity.derive_secret(MASTER_DOMAIN + game_id.encode())
+def master_of(identity: Identity, game_id: str, peer_keys: Sequence[bytes]) -> bytes:
+    """The master secret of a game: derived from the identity key, the game id and the
+    table's public keys in roster order, so a peer whose game folder was lost computes it
+    again (and so never contradicts what it signed before; ``p2p.storage.recovery``). The
+    keys are in it because the game id is the host's choice: a host that reused the id of a
+    game whose secrets were opened at its audit, at another table, must not get the same
+    secrets again."""
+    return identity.derive_secret(MASTER_DOMAIN + game_id.encode() + b"\x00" +
+                                  b"".join(peer_keys))
 
 
 def derive(master: bytes, game_id: str, label: str) -> bytes:
