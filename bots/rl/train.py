@@ -10,7 +10,7 @@ action are not learned from (there is nothing to choose).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,23 +29,27 @@ class TrainResult:
     steps: int
 
 
-def train(games: int, *, players: int = 2, seed: int = 0, hidden: int = 32, lr: float = 0.05,
-          opponents: str = "random", reward: str = "win", policy: Policy | None = None,
+def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden: int = 32,
+          lr: float = 0.05, opponents: str = "random", reward: str = "win",
+          policy: Policy | None = None,
           progress: Callable[[int, float], None] | None = None) -> TrainResult:
-    """Play ``games`` training games; ``progress(game, learner win rate so far)`` every 100."""
+    """Play ``games`` training games (with several player counts: in turn);
+    ``progress(game, learner win rate so far)`` every 100 games."""
     from bots.rl.pettingzoo_env import raw_env
 
     if opponents not in OPPONENTS:
         raise ValueError(f"opponents must be one of {', '.join(OPPONENTS)}")
     policy = policy or Policy(hidden=hidden, seed=seed)
-    env = raw_env(players=players, reward=reward)
+    counts = [players] if isinstance(players, int) else list(players)
+    envs = [raw_env(players=n, reward=reward) for n in counts]
     rng = np.random.default_rng(seed)
     baseline = 0.0
     wins = steps = 0
     started = time.process_time()
     for game in range(games):
+        env = envs[game % len(envs)]
         env.reset(seed=seed * 1_000_003 + game)
-        learner = f"player_{game % players}"
+        learner = f"player_{(game // len(envs)) % env.players}"
         trace: dict[str, list] = {agent: [] for agent in env.possible_agents}
         returns: dict[str, float] = {}
         for agent in env.agent_iter():
