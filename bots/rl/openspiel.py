@@ -12,7 +12,7 @@ every shuffle during play (each entry of the permutation). Player actions are th
 A player's information state is its view (the dict every bot gets, without the log) and its
 own past actions, as a string; the tensors are the view's encoding (``encode_view``), so they
 are not perfect recall. Returns: 1 for the winner, -1/(n-1) for every other seat (zero-sum).
-``resample_from_infostate`` fills the unknown cards with ``engine.view.determinize``, so
+``resample_from_infostate`` deals the unseen cards (``bots.rl.worlds.sample_world``), so
 OpenSpiel's ``ISMCTSBot`` can search the game.
 """
 
@@ -27,6 +27,7 @@ import pyspiel
 from bots.base import Turn
 from bots.rl import encoding as enc
 from bots.rl.table import game_rewards
+from bots.rl.worlds import sample_world
 from engine import (
     CHANCE,
     GameConfig,
@@ -43,7 +44,6 @@ from engine import (
 )
 from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
 from engine.randomness import RandomStream
-from engine.view import determinize, redact
 
 MAX_CHANCE_OUTCOMES = len(CARDS)
 MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,500
@@ -279,7 +279,7 @@ class SolsticeState(pyspiel.State):
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
         """A state the player cannot tell from this one: every card it has not seen dealt at
-        random, consistent with every disclosure (``engine.view.determinize``)."""
+        random, consistent with every disclosure (``bots.rl.worlds.sample_world``)."""
         g = self._g
         clone = self.clone()
         if g.state is None:
@@ -287,15 +287,7 @@ class SolsticeState(pyspiel.State):
         # OpenSpiel's samplers are callables giving a float in [0, 1)
         seed = int(np.random.randint(1 << 62)) if sampler is None else \
             int(sampler() * (1 << 52))
-        stream = RandomStream(f"resample/{seed}")
-        world = determinize(redact(g.state, player), stream)
-        # The draft's picks are asked one seat at a time: the seats that picked already did
-        # so in the sampled world too, with a pick the player cannot see.
-        for seat, made in enumerate(g.state.picks):
-            if made is not None and world.picks[seat] is None and seat != player:
-                options = legal_actions(world, seat)
-                apply_trusted(world, options[stream.randbelow(len(options))])
-        clone._g.state = world
+        clone._g.state = sample_world(g.state, player, RandomStream(f"resample/{seed}"))
         return clone
 
 
