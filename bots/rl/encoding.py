@@ -20,7 +20,9 @@ choose         answer a decision (Assassin target, ...)  the option's position i
 ============  ========================================  ==================================
 
 Observations are relative to the acting seat (seat offset 0 is "me", 1 the next seat, ...),
-so one policy plays every seat.
+so one policy plays every seat. They leave out the slot numbers and which seats have made
+their draft pick (a network peer's view knows it from the commitments, not from the state),
+so that an engine-only table and a network table give the same observation.
 """
 
 from __future__ import annotations
@@ -175,7 +177,6 @@ TABLE_FEATURES: tuple[str, ...] = (
     *(f"drafted{r}" for r in range(MAX_SEATS)),
     *(f"has_prisoner{r}" for r in range(MAX_SEATS)),
     *(f"captured{r}" for r in range(MAX_SEATS)),
-    *(f"picked{r}" for r in range(MAX_SEATS)),
     *(f"messenger{r}" for r in range(MAX_SEATS)),
     *(f"poison{r}" for r in range(MAX_SEATS)),
     "pick_count1", "pick_count2", "deck_size",
@@ -293,7 +294,6 @@ def encode_view(view: dict[str, Any], out: np.ndarray | None = None) -> np.ndarr
         t[_TF[f"drafted{r}"]] = view["drafted_counts"][seat] / 10.0
         t[_TF[f"has_prisoner{r}"]] = float(view["has_prisoner"][seat])
         t[_TF[f"captured{r}"]] = float(view["captured"][seat])
-        t[_TF[f"picked{r}"]] = float(view["picked"][seat])
     if view["messenger"] is not None and view["messenger"] >= 0:
         t[_TF[f"messenger{rel[view['messenger']]}"]] = 1.0
     if view["poison"] is not None and view["poison"] >= 0:
