@@ -49,6 +49,7 @@ def test_every_decision_of_random_games_has_distinct_indices_and_bounded_views(
             v = view(s, seat)
             indices = enc.legal_indices(legal, v)
             assert len(set(indices)) == len(indices)
+            assert enc.state_legal_indices(s, seat, legal) == indices
             assert all(0 <= i < enc.ACTION_SIZE for i in indices)
             obs = enc.encode_view(v)
             assert obs.shape == (enc.OBS_SIZE,) and obs.min() >= 0.0 and obs.max() <= 1.0

@@ -27,6 +27,7 @@ so that an engine-only table and a network table give the same observation.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
@@ -35,6 +36,7 @@ import numpy as np
 
 from engine.actions import CLAIMS, Action, Capture, Choose, Discard, Dispatch, Pick
 from engine.cards import CARD_BY_LABEL, CARDS, FACTIONS, PLANETS, TYPES
+from engine.state import GameState
 
 N_CARDS = len(CARDS)
 MAX_SEATS = 4
@@ -120,6 +122,16 @@ def legal_indices(legal: Sequence[Action], view: dict[str, Any]) -> list[int]:
     cards = hand_cards(view)
     decision = view["decision"]
     options = decision["options"] if decision else ()
+    return [action_index(a, cards, options) for a in legal]
+
+
+def state_legal_indices(s: GameState, seat: int, legal: Sequence[Action]) -> list[int]:
+    """``legal_indices`` read from a state that knows the seat's own cards (a search's
+    world, the seat's redaction), without building the view: the same indices."""
+    card_of = s.card_of
+    cards = {slot: card_of[slot] for slot in s.hands[seat]}
+    decision = s.decision
+    options = decision.options if decision is not None and decision.seat == seat else ()
     return [action_index(a, cards, options) for a in legal]
 
 
@@ -209,101 +221,152 @@ def observation_layout() -> list[tuple[str, int, int]]:
             ("options", _CARD_BLOCK + _PLANET_BLOCK + _TABLE_BLOCK, _OPTION_BLOCK)]
 
 
+def _per_seat(prefix: str, table: dict[str, int]) -> tuple[int, ...]:
+    return tuple(table[f"{prefix}{r}"] for r in range(MAX_SEATS))
+
+
+# feature positions, looked up once (encode_view runs for every step of every game)
+_C_KNOWN, _C_HAND, _C_DRAFTED = _CF["known_elsewhere"], _CF["my_hand"], _CF["my_drafted"]
+_C_PRISONER, _C_CLAIMED, _C_IN_GAME = _CF["my_prisoner"], _CF["claimed_event"], _CF["in_game"]
+_C_DISCARDED, _C_RESOLVED = _CF["discarded"], _CF["resolved"]
+_C_UP = tuple(_CF[f"planet{p}_face_up"] for p in range(MAX_PLANETS))
+_C_DOWN = tuple(_CF[f"planet{p}_face_down"] for p in range(MAX_PLANETS))
+_C_CONTROLLER = _per_seat("controller", _CF)
+_P_EXISTS, _P_VP, _P_LIMIT = _PF["exists"], _PF["vp"], _PF["limit"]
+_P_VISION, _P_SENTRY, _P_STARTED = _PF["vision_face_up"], _PF["sentry"], _PF["started"]
+_P_NAME = {name: _PF["name_" + name] for name in PLANET_NAMES}
+_P_STRONGEST, _P_FAVORED = _per_seat("strongest", _PF), _per_seat("favored", _PF)
+_P_CARDS_BY, _P_UNKNOWN_BY = _per_seat("cards_by", _PF), _per_seat("unknown_by", _PF)
+_P_CLAIM = {claim: _PF["unknown_claim_" + claim] for claim in CLAIMS}
+_T_PLAYERS = {n: _TF[f"players{n}"] for n in (2, 3, 4)}
+_T_PHASE = {p: _TF["phase_" + p] for p in PHASES}
+_T_ROUND, _T_LEFT, _T_DECK = _TF["round"], _TF["direction_left"], _TF["deck_size"]
+_T_FIRST, _T_TURN = _per_seat("first_player", _TF), _per_seat("turn", _TF)
+_T_FACTION = {(r, f): _TF[f"faction{r}_{f}"] for r in range(MAX_SEATS) for f in FACTIONS}
+_T_VP, _T_CASUALTIES = _per_seat("vp", _TF), _per_seat("casualties", _TF)
+_T_HAND, _T_DRAFTED = _per_seat("hand_size", _TF), _per_seat("drafted", _TF)
+_T_HAS_PRISONER, _T_CAPTURED = _per_seat("has_prisoner", _TF), _per_seat("captured", _TF)
+_T_MESSENGER, _T_POISON = _per_seat("messenger", _TF), _per_seat("poison", _TF)
+_T_PICK = {1: _TF["pick_count1"], 2: _TF["pick_count2"]}
+_T_DECISION = {kind: _TF["decision_" + kind] for kind in DECISION_KINDS}
+_SIXTH = 1.0 / 6.0
+_IN_GAME_CACHE: dict[tuple[tuple[str, ...], tuple[str, ...]], list[int]] = {}
+
+
+def _in_game(factions: Sequence[str], events: Sequence[str]) -> list[int]:
+    key = (tuple(factions), tuple(events))
+    ids = _IN_GAME_CACHE.get(key)
+    if ids is None:
+        ids = [card.id for card in CARDS if card.faction in key[0]
+               or (card.faction is None and card.name in key[1])]
+        if len(_IN_GAME_CACHE) > 10_000:
+            _IN_GAME_CACHE.clear()
+        _IN_GAME_CACHE[key] = ids
+    return ids
+
+
 def encode_view(view: dict[str, Any], out: np.ndarray | None = None) -> np.ndarray:
     """The seat's view as a float32 vector of ``OBS_SIZE`` (values in [0, 1])."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
     if out is not None:
         obs[:] = 0.0
+    # The few non-zero entries (a hundred or so of nearly 1,900) gather in a dict and go into
+    # the array at once: item assignment on a numpy array, or copying a whole list into it,
+    # costs several times as much.
+    v: defaultdict[int, float] = defaultdict(float)
     me, n = view["seat"], view["players"]
     factions = view["factions"]
-    # seat -> its offset from me (0 = me)
-    rel = [(seat - me) % n for seat in range(n)]
+    rel = [(seat - me) % n for seat in range(n)]  # seat -> its offset from me (0 = me)
     width = len(CARD_FEATURES)
-    cards = obs[:_CARD_BLOCK].reshape(N_CARDS, width)
-    planets_v = obs[_CARD_BLOCK:_CARD_BLOCK + _PLANET_BLOCK].reshape(MAX_PLANETS,
-                                                                     len(PLANET_FEATURES))
-    table = obs[_CARD_BLOCK + _PLANET_BLOCK:_CARD_BLOCK + _PLANET_BLOCK + _TABLE_BLOCK]
-    options_v = obs[_CARD_BLOCK + _PLANET_BLOCK + _TABLE_BLOCK:].reshape(MAX_OPTIONS,
-                                                                         len(OPTION_FEATURES))
     ids = _ID_OF_LABEL
     for label in view["known"].values():
-        cards[ids[label], _CF["known_elsewhere"]] = 1.0
+        v[ids[label] * width + _C_KNOWN] = 1.0
     for entry in view["hand"]:
-        cards[ids[entry["label"]], _CF["my_hand"]] = 1.0
+        v[ids[entry["label"]] * width + _C_HAND] = 1.0
     for entry in view["drafted"]:
         if entry["label"] is not None:
-            cards[ids[entry["label"]], _CF["my_drafted"]] = 1.0
+            v[ids[entry["label"]] * width + _C_DRAFTED] = 1.0
     prisoner = view["prisoner"]
     if prisoner is not None and prisoner["label"] is not None:
-        cards[ids[prisoner["label"]], _CF["my_prisoner"]] = 1.0
+        v[ids[prisoner["label"]] * width + _C_PRISONER] = 1.0
     for claim in view["claims"]:
-        cards[_EVENT_ID[claim["event"]], _CF["claimed_event"]] = 1.0
-    in_game_factions = set(factions)
-    events = set(view["events_in_play"])
-    for card in CARDS:
-        if card.faction in in_game_factions or (card.faction is None and card.name in events):
-            cards[card.id, _CF["in_game"]] = 1.0
+        v[_EVENT_ID[claim["event"]] * width + _C_CLAIMED] = 1.0
+    for cid in _in_game(factions, view["events_in_play"]):
+        v[cid * width + _C_IN_GAME] = 1.0
+    pw = len(PLANET_FEATURES)
     for p, planet in enumerate(view["planets"]):
-        row = planets_v[p]
-        row[_PF["exists"]] = 1.0
-        row[_PF["vp"]] = planet["vp"] / 10.0
-        row[_PF["limit"]] = (planet["limit"] / 6.0) if planet["limit"] is not None else 0.0
-        row[_PF["vision_face_up"]] = float(planet["vision_face_up"])
-        row[_PF["sentry"]] = float(planet["sentry"])
-        row[_PF["name_" + planet["name"]]] = 1.0
+        row = _CARD_BLOCK + p * pw
+        v[row + _P_EXISTS] = 1.0
+        v[row + _P_VP] = planet["vp"] / 10.0
+        if planet["limit"] is not None:
+            v[row + _P_LIMIT] = planet["limit"] / 6.0
+        if planet["vision_face_up"]:
+            v[row + _P_VISION] = 1.0
+        if planet["sentry"]:
+            v[row + _P_SENTRY] = 1.0
+        v[row + _P_NAME[planet["name"]]] = 1.0
         if planet["strongest"] is not None:
-            row[_PF["started"]] = 1.0
-            row[_PF[f"strongest{rel[planet['strongest']]}"]] = 1.0
+            v[row + _P_STARTED] = 1.0
+            v[row + _P_STRONGEST[rel[planet["strongest"]]]] = 1.0
         if planet["favored"] is not None:
-            row[_PF[f"favored{rel[planet['favored']]}"]] = 1.0
+            v[row + _P_FAVORED[rel[planet["favored"]]]] = 1.0
+        up_at, down_at = _C_UP[p], _C_DOWN[p]
         for entry in planet["cards"]:
-            by = rel[entry["dispatcher"]] if entry["dispatcher"] >= 0 else None
-            if by is not None:
-                row[_PF[f"cards_by{by}"]] += 1.0 / 6.0
+            dispatcher = entry["dispatcher"]
+            by = rel[dispatcher] if dispatcher >= 0 else -1
+            if by >= 0:
+                v[row + _P_CARDS_BY[by]] += _SIXTH
             label = entry["label"]
             if label is None:
-                if by is not None:
-                    row[_PF[f"unknown_by{by}"]] += 1.0 / 6.0
+                if by >= 0:
+                    v[row + _P_UNKNOWN_BY[by]] += _SIXTH
                 if entry["claim"]:
-                    row[_PF["unknown_claim_" + entry["claim"]]] += 1.0 / 6.0
+                    v[row + _P_CLAIM[entry["claim"]]] += _SIXTH
                 continue
-            c = cards[ids[label]]
-            c[_CF[("planet%d_face_up" if entry["face_up"] else "planet%d_face_down") % p]] = 1.0
-            if entry["controller"] is not None and entry["controller"] >= 0:
-                c[_CF[f"controller{rel[entry['controller']]}"]] = 1.0
+            at = ids[label] * width
+            v[at + (up_at if entry["face_up"] else down_at)] = 1.0
+            controller = entry["controller"]
+            if controller is not None and controller >= 0:
+                v[at + _C_CONTROLLER[rel[controller]]] = 1.0
             if entry["resolved"]:
-                c[_CF["resolved"]] = 1.0
+                v[at + _C_RESOLVED] = 1.0
         for label in planet["discarded"]:
             if label is not None:
-                cards[ids[label], _CF["discarded"]] = 1.0
-    t = table
-    t[_TF[f"players{n}"]] = 1.0
-    t[_TF["phase_" + view["phase"]]] = 1.0
-    t[_TF["round"]] = view["round"] / 10.0
-    t[_TF["direction_left"]] = float(view["direction"] == "left")
-    t[_TF[f"first_player{rel[view['first_player']]}"]] = 1.0
+                v[ids[label] * width + _C_DISCARDED] = 1.0
+    t = _CARD_BLOCK + _PLANET_BLOCK
+    v[t + _T_PLAYERS[n]] = 1.0
+    v[t + _T_PHASE[view["phase"]]] = 1.0
+    v[t + _T_ROUND] = view["round"] / 10.0
+    if view["direction"] == "left":
+        v[t + _T_LEFT] = 1.0
+    v[t + _T_FIRST[rel[view["first_player"]]]] = 1.0
     if view["turn"] is not None and view["turn"] >= 0:
-        t[_TF[f"turn{rel[view['turn']]}"]] = 1.0
+        v[t + _T_TURN[rel[view["turn"]]]] = 1.0
+    scores, hand_sizes, drafted = view["scores"], view["hand_sizes"], view["drafted_counts"]
+    has_prisoner, captured = view["has_prisoner"], view["captured"]
     for seat in range(n):
         r = rel[seat]
-        t[_TF[f"faction{r}_{factions[seat]}"]] = 1.0
-        score = view["scores"][seat]
-        t[_TF[f"vp{r}"]] = score["vp"] / 20.0
-        t[_TF[f"casualties{r}"]] = score["casualties"] / 3.0
-        t[_TF[f"hand_size{r}"]] = view["hand_sizes"][seat] / 10.0
-        t[_TF[f"drafted{r}"]] = view["drafted_counts"][seat] / 10.0
-        t[_TF[f"has_prisoner{r}"]] = float(view["has_prisoner"][seat])
-        t[_TF[f"captured{r}"]] = float(view["captured"][seat])
+        v[t + _T_FACTION[r, factions[seat]]] = 1.0
+        v[t + _T_VP[r]] = scores[seat]["vp"] / 20.0
+        v[t + _T_CASUALTIES[r]] = scores[seat]["casualties"] / 3.0
+        v[t + _T_HAND[r]] = hand_sizes[seat] / 10.0
+        v[t + _T_DRAFTED[r]] = drafted[seat] / 10.0
+        if has_prisoner[seat]:
+            v[t + _T_HAS_PRISONER[r]] = 1.0
+        if captured[seat]:
+            v[t + _T_CAPTURED[r]] = 1.0
     if view["messenger"] is not None and view["messenger"] >= 0:
-        t[_TF[f"messenger{rel[view['messenger']]}"]] = 1.0
+        v[t + _T_MESSENGER[rel[view["messenger"]]]] = 1.0
     if view["poison"] is not None and view["poison"] >= 0:
-        t[_TF[f"poison{rel[view['poison']]}"]] = 1.0
+        v[t + _T_POISON[rel[view["poison"]]]] = 1.0
     if view["pick_count"] in (1, 2):
-        t[_TF[f"pick_count{view['pick_count']}"]] = 1.0
-    t[_TF["deck_size"]] = view["deck_size"] / 48.0
+        v[t + _T_PICK[view["pick_count"]]] = 1.0
+    v[t + _T_DECK] = view["deck_size"] / 48.0
+    obs[list(v)] = list(v.values())
     decision = view["decision"]
     if decision is not None:
-        t[_TF["decision_" + decision["kind"]]] = 1.0
+        obs[t + _T_DECISION[decision["kind"]]] = 1.0
+        options_v = obs[t + _TABLE_BLOCK:].reshape(MAX_OPTIONS, len(OPTION_FEATURES))
         _encode_options(decision["options"], options_v, rel, factions,
                         [planet["name"] for planet in view["planets"]])
     np.minimum(obs, 1.0, out=obs)  # long games and crowded planets pass the scales' ends

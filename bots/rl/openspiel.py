@@ -210,16 +210,10 @@ class SolsticeState(pyspiel.State):
         s = self._g.state
         return s is not None and is_over(s)
 
-    def _turn(self, player: int) -> Turn:
+    def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
-        return Turn(s, player, legal_actions(s, player))
-
-    def _legal_actions(self, player: int) -> list[int]:
-        turn = self._turn(player)
-        if not turn.legal:
-            return []
-        return sorted(enc.legal_indices(turn.legal, turn.view))
+        return sorted(enc.state_legal_indices(s, player, legal_actions(s, player)))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes = self._chance_outcomes_list()
@@ -233,9 +227,9 @@ class SolsticeState(pyspiel.State):
         g = self._g
         assert g.state is not None
         seat = self.current_player()
-        turn = self._turn(seat)
-        indices = enc.legal_indices(turn.legal, turn.view)
-        apply_trusted(g.state, turn.legal[indices.index(action)])
+        legal = legal_actions(g.state, seat)
+        indices = enc.state_legal_indices(g.state, seat, legal)
+        apply_trusted(g.state, legal[indices.index(action)])
         g.mine[seat].append(action)
 
     def _action_to_string(self, player: int, action: int) -> str:

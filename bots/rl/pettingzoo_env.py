@@ -13,8 +13,8 @@ Same calling convention as PettingZoo's own classic games::
 
 Agents ``player_0`` .. ``player_{n-1}`` are the seats. The observation is a dict:
 ``observation`` (float32, ``bots.rl.encoding.OBS_SIZE``: the acting seat's view, encoded) and
-``action_mask`` (int8, ``ACTION_SIZE``); ``info["view"]`` is the raw view (the dict bots get)
-and ``info["legal"]`` the legal actions in text form, for the agent to act. Rewards come at the
+``action_mask`` (int8, ``ACTION_SIZE``); ``info["view"]`` is the raw view (the dict bots get,
+its ``legal`` the legal actions in text form), for the agent to act. Rewards come at the
 end only (``reward="win"`` by default, or ``"margin"``: see ``bots.rl.table.game_rewards``).
 """
 
@@ -59,6 +59,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._seeds = RandomStream(b"solstice-pettingzoo")
         self._games = 0
         self.table: Table | None = None
+        self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
         self._last_action = ""
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -76,6 +77,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._games += 1
         config = (options or {}).get("config")
         self.table = Table(self.players, game_seed, config=config)
+        self._cached = None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -94,17 +96,22 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         for agent in self.agents:
             self.infos[agent] = {}
         turn = table.turn
-        self.infos[self.agent_selection] = {"view": turn.view, "legal": turn.legal_texts}
+        self.infos[self.agent_selection] = {"view": turn.view}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
         assert table is not None
         seat = self._seat_of[agent]
-        if not table.over and seat == table.seat:
-            mask = table.action_mask()
-        else:
-            mask = np.zeros(ACTION_SIZE, dtype=np.int8)
-        return {"observation": table.observe(seat), "action_mask": mask}
+        # The wrappers and last() ask for the same observation more than once a step.
+        key = (table.steps, seat)
+        if self._cached is None or self._cached[0] != key:
+            if not table.over and seat == table.seat:
+                mask = table.action_mask()
+            else:
+                mask = np.zeros(ACTION_SIZE, dtype=np.int8)
+            self._cached = (key, table.observe(seat), mask)
+        _, obs, mask = self._cached
+        return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
         if (self.terminations[self.agent_selection]
