@@ -5,7 +5,8 @@
     .venv/bin/solstice tournament --bots learned:learned.npz,random --games 200 --seed 1
 
 Needs the rl extra (``pip install 'solstice[rl]'``). REINFORCE against random opponents by
-default (``bots.rl.train``); ``--opponents self`` trains in self-play.
+default (``bots.rl.train``); ``--opponents self`` trains in self-play, ``--teacher greedy``
+imitates the greedy bot (and ``--resume`` goes on from a saved policy).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     parser.add_argument("--opponents", choices=OPPONENTS, default="random")
     parser.add_argument("--reward", choices=("win", "margin"), default="win")
+    parser.add_argument("--teacher", metavar="SPEC",
+                        help="imitate this bot (e.g. greedy) instead of REINFORCE")
     parser.add_argument("--resume", type=Path, help="continue training this policy file")
     parser.add_argument("--out", type=Path, default=Path("learned.npz"),
                         help="where to save the policy (default learned.npz)")
@@ -45,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     policy = Policy.load(args.resume) if args.resume else None
     result = train(args.games, players=players, seed=args.seed, hidden=args.hidden,
                    lr=args.lr, opponents=args.opponents, reward=args.reward, policy=policy,
+                   teacher=args.teacher,
                    progress=lambda g, w: print(f"game {g}: learner won {w:.1%}", flush=True))
     result.policy.save(args.out)
     print(f"{result.games} games, {result.steps} steps in {result.seconds:.1f} CPU-s; "

@@ -3,7 +3,7 @@
 ``h = tanh(U x + c)`` reads the encoded view ``x``; an action's score is ``phi(a) . (W h + b)``,
 where ``phi(a)`` describes the action (its kind, the card's type, strength and VP, the planet,
 the claim, what a decision's option names, where the seat knows the card to be). Scoring the
-action's description rather than a row per action index keeps the network small (about 65,000
+action's description rather than a row per action index keeps the network small (about 63,000
 weights) and lets what it learns about one card carry over to the others. The policy is the
 softmax of the legal actions' scores; ``update`` is a REINFORCE step.
 """

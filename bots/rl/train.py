@@ -5,6 +5,11 @@ actions (``opponents="random"``), or every seat plays the policy and every seat 
 its own game (``"self"``). The learner's decisions are scored with the game's reward (``win``
 by default) minus a running mean of that reward (the baseline). Decisions with one legal
 action are not learned from (there is nothing to choose).
+
+``teacher="greedy"`` (any bot spec) trains by imitation instead: the teacher plays the
+learner's seat and every decision raises the policy's probability of the teacher's choice
+(behaviour cloning, the same gradient with advantage 1). A cloned policy can then go on with
+REINFORCE (``policy=``).
 """
 
 from __future__ import annotations
@@ -31,10 +36,13 @@ class TrainResult:
 
 def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden: int = 32,
           lr: float = 0.05, opponents: str = "random", reward: str = "win",
-          policy: Policy | None = None,
+          policy: Policy | None = None, teacher: str | None = None,
           progress: Callable[[int, float], None] | None = None) -> TrainResult:
     """Play ``games`` training games (with several player counts: in turn);
     ``progress(game, learner win rate so far)`` every 100 games."""
+    from bots.base import GameInfo
+    from bots.registry import make_bot
+    from bots.rl.encoding import state_legal_indices
     from bots.rl.pettingzoo_env import raw_env
 
     if opponents not in OPPONENTS:
@@ -44,6 +52,7 @@ def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden
     envs = [raw_env(players=n, reward=reward) for n in counts]
     rng = np.random.default_rng(seed)
     baseline = 0.0
+    tutor = make_bot(teacher) if teacher else None
     wins = steps = 0
     started = time.process_time()
     for game in range(games):
@@ -52,6 +61,11 @@ def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden
         learner = f"player_{(game // len(envs)) % env.players}"
         trace: dict[str, list] = {agent: [] for agent in env.possible_agents}
         returns: dict[str, float] = {}
+        if tutor is not None:
+            table = env.table
+            assert table is not None
+            seat = int(learner.split("_")[1])
+            tutor.start(GameInfo(seat, table.config, f"teacher{seed}/{game}".encode()))
         for agent in env.agent_iter():
             obs, reward, termination, truncation, _ = env.last()
             if termination or truncation:
@@ -62,6 +76,14 @@ def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden
             steps += 1
             if len(legal) == 1:
                 env.step(legal[0])
+            elif tutor is not None and agent == learner:
+                table = env.table
+                assert table is not None
+                choice = tutor.choose(table.turn)
+                index = state_legal_indices(table.state, table.turn.seat, [choice])[0]
+                p, cache = policy.probabilities(obs["observation"], legal)
+                trace[agent].append((p, cache, legal.index(index)))
+                env.step(index)
             elif agent == learner or opponents == "self":
                 p, cache = policy.probabilities(obs["observation"], legal)
                 row = int(rng.choice(len(legal), p=p))
@@ -70,6 +92,9 @@ def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden
             else:
                 env.step(legal[int(rng.integers(len(legal)))])
         learners = env.possible_agents if opponents == "self" else [learner]
+        if tutor is not None:
+            policy.update(trace[learner], 1.0, lr)  # imitation: the teacher's choices
+            learners = []
         for agent in learners:
             ret = returns[agent]
             policy.update(trace[agent], ret - baseline, lr)
