@@ -159,6 +159,8 @@ class Policy:
 
     @classmethod
     def load(cls, path: str | Path) -> Policy:
+        if not Path(path).is_file():
+            raise PolicyFileError(f"no policy file {str(path)!r}")
         try:
             with np.load(path, allow_pickle=False) as data:
                 if str(data["format"]) != FORMAT:
