@@ -116,7 +116,7 @@ def test_imitation_makes_the_teachers_choices_more_likely_on_games_it_never_saw(
         return total / len(decisions)
 
     before = mean_log_p(Policy(seed=4))
-    cloned = train(20, players=2, seed=4, teacher="greedy").policy
+    cloned = train(20, players=2, seed=4, teacher="greedy", lr=0.01).policy
     after = mean_log_p(cloned)
     print(f"mean log-probability of greedy's choices: {before:.3f} -> {after:.3f}")
     assert after > before + 0.1

@@ -27,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", default="2,3,4",
                         help="player counts, played in turn (default 2,3,4)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games and weights")
-    parser.add_argument("--lr", type=float, default=0.05, help="learning rate (default 0.05)")
+    parser.add_argument("--lr", type=float,
+                        help="learning rate (default 0.05; with --teacher 0.01)")
     parser.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     parser.add_argument("--opponents", choices=OPPONENTS, default="random")
     parser.add_argument("--reward", choices=("win", "margin"), default="win")
@@ -46,8 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         parser.error("--games must be at least 1")
     policy = Policy.load(args.resume) if args.resume else None
+    lr = args.lr if args.lr is not None else 0.01 if args.teacher else 0.05
     result = train(args.games, players=players, seed=args.seed, hidden=args.hidden,
-                   lr=args.lr, opponents=args.opponents, reward=args.reward, policy=policy,
+                   lr=lr, opponents=args.opponents, reward=args.reward, policy=policy,
                    teacher=args.teacher,
                    progress=lambda g, w: print(f"game {g}: learner won {w:.1%}", flush=True))
     result.policy.save(args.out)

@@ -209,8 +209,6 @@ _KIND_OF_CARD = [CARD_KINDS.index(card.type) for card in CARDS]
 _FACTION_OF_CARD = [card.faction for card in CARDS]
 _ID_OF_LABEL = {label: card.id for label, card in CARD_BY_LABEL.items()}
 _EVENT_ID = {card.name: card.id for card in CARDS if card.faction is None}
-_PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
-_KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 _WORD_INDEX = {w: i for i, w in enumerate(WORDS)}
 
 

@@ -129,8 +129,9 @@ class Policy:
 
     def update(self, steps: Sequence[tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray],
                                            int]],
-               advantage: float, lr: float) -> None:
-        """One REINFORCE step over a game's decisions: (probabilities, cache, chosen row)."""
+               advantage: float, lr: float, mean: bool = True) -> None:
+        """One REINFORCE step over a game's decisions: (probabilities, cache, chosen row);
+        the gradient is the mean over the decisions (``mean=False``: their sum)."""
         if not steps or advantage == 0.0:
             return
         gU = np.zeros_like(self.U)
@@ -146,7 +147,7 @@ class Policy:
             g_pre = (self.W.T @ g_z) * (1.0 - h * h)
             gU += np.outer(g_pre, obs)
             gc += g_pre
-        scale = lr * advantage / len(steps)
+        scale = lr * advantage / (len(steps) if mean else 1)
         self.U += scale * gU
         self.c += scale * gc
         self.W += scale * gW

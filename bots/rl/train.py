@@ -93,7 +93,8 @@ def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden
                 env.step(legal[int(rng.integers(len(legal)))])
         learners = env.possible_agents if opponents == "self" else [learner]
         if tutor is not None:
-            policy.update(trace[learner], 1.0, lr)  # imitation: the teacher's choices
+            # imitation: every one of the teacher's choices counts in full
+            policy.update(trace[learner], 1.0, lr, mean=False)
             learners = []
         for agent in learners:
             ret = returns[agent]
