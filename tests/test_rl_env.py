@@ -53,12 +53,10 @@ def test_thousands_of_random_masked_steps_keep_the_invariants(players: int) -> N
         obs, _, termination, truncation, info = e.last()
         if termination or truncation:
             e.step(None)
-            if not e.agents:
-                scores = e.infos  # emptied with the agents: check the finished game instead
+            if not e.agents:  # every agent has been stepped out: the game is over
                 table = e.table
                 rewards = table.rewards()
                 assert abs(sum(rewards)) < 1e-9 and rewards[table.winner()] == 1.0
-                assert scores == {}
                 games += 1
                 e.reset()
             continue

@@ -363,7 +363,10 @@ def encode_view(view: dict[str, Any], out: np.ndarray | None = None) -> np.ndarr
     obs[list(v)] = list(v.values())
     decision = view["decision"]
     if decision is not None:
-        obs[t + _T_DECISION[decision["kind"]]] = 1.0
+        kind_at = _T_DECISION.get(decision["kind"])
+        if kind_at is None:
+            raise EncodingError(f"decision kind {decision['kind']!r} is not in the encoding")
+        obs[t + kind_at] = 1.0
         options_v = obs[t + _TABLE_BLOCK:].reshape(MAX_OPTIONS, len(OPTION_FEATURES))
         _encode_options(decision["options"], options_v, rel, factions,
                         [planet["name"] for planet in view["planets"]])
