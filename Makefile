@@ -1,4 +1,5 @@
-# The whole set-up on a fresh machine is `make test` or `make play`.
+# The whole set-up on a fresh machine is `make test` or `make play`. The install has the test
+# extra and the rl extra (PettingZoo, OpenSpiel), so the suite runs the bots.rl tests too.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +12,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,rl]'
 	touch $(STAMP)
 
 # Everything: lint, types, the whole suite (slow simulations and real-process crash tests too).

@@ -2,7 +2,7 @@
 
 Each script prints its own figures and how they were measured; none of them is a test.
 Pass names to run only some: ``python bench/run_all.py engine deck``. After ``make fast`` the
-engine benchmark runs a second time on the compiled engine (``--compiled``).
+engine and rl benchmarks run a second time on the compiled engine (``--compiled``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-ORDER = ("engine", "invariants", "deck", "session", "network", "silence", "bots", "crash")
+ORDER = ("engine", "invariants", "deck", "session", "network", "silence", "bots", "crash", "rl")
+COMPILED_TOO = ("engine", "rl")  # run again on the compiled engine when it was built
 
 
 def main(argv: list[str]) -> int:
@@ -27,7 +28,7 @@ def main(argv: list[str]) -> int:
         print(f"=== {script.name}", flush=True)
         result = subprocess.run([sys.executable, str(script)], check=False)
         status = status or result.returncode
-        if name == "engine" and (HERE.parent / "build" / "fast" / "SOURCES").exists():
+        if name in COMPILED_TOO and (HERE.parent / "build" / "fast" / "SOURCES").exists():
             # the optional compiled engine too, when it was built (make fast)
             print(f"=== {script.name} --compiled", flush=True)
             result = subprocess.run([sys.executable, str(script), "--compiled"], check=False)

@@ -5,6 +5,8 @@ Spec forms:
 - ``NAME`` or ``NAME:key=value,key=value``: a built-in bot (``random``, ``greedy``,
   ``ismcts``) or an installed plugin, i.e. an entry point in the group ``solstice.bots``
   (built-ins win on a name clash).
+- ``learned:PATH[:key=value,...]``: the ``learned`` bot playing the policy saved in PATH
+  (``bots.learned``; same as ``learned:path=PATH``).
 - ``package.module:Class[:key=value,...]``: a Bot subclass importable from ``sys.path``.
 - ``path/to/file.py:Class[:key=value,...]``: a Bot subclass defined in a Python file.
 - ``cmd:COMMAND`` or ``cmd:timeout=SECONDS:COMMAND``: a program speaking the bot protocol
@@ -31,6 +33,7 @@ from typing import Any
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.ismcts import IsmctsBot
+from bots.learned import LearnedBot
 from bots.random_bot import RandomBot
 
 ENTRY_POINT_GROUP = "solstice.bots"
@@ -44,6 +47,7 @@ BUILTINS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "ismcts": IsmctsBot,
+    "learned": LearnedBot,
 }
 
 _CMD_OPTIONS = re.compile(r"^(\w+=[^\s:,]*(?:,\w+=[^\s:,]*)*):(.*)$", re.DOTALL)
@@ -140,6 +144,9 @@ def make_bot(spec: str) -> Bot:
     if spec.startswith("cmd:"):
         return _make_process_bot(spec)
     target, options = split_spec(spec)
+    if target.startswith("learned:"):  # learned:PATH names the policy file
+        options.setdefault("path", target[len("learned:"):])
+        target = "learned"
     timeout = options.pop("timeout", None)
     factory = _resolve(target, spec)
     _check_option_names(factory, target, options)

@@ -1,0 +1,196 @@
+"""Benchmark of the learning environments (``bots.rl``, the rl extra). Figures are CPU time of
+this process (``time.process_time``), except the ISMCTS match, whose bots both stop on the
+wall clock at the same budget per decision.
+
+* environment steps per CPU-second, random masked play (each step: the acting agent's
+  observation and mask, a uniformly random legal index, ``step``), 2 and 4 players: through
+  PettingZoo's AEC API (``bots.rl.env``, wrappers included, and ``raw_env``) and through the
+  bare ``bots.rl.table.Table`` (the observation encoded every step, no PettingZoo);
+* ``--ismcts SECONDS``: OpenSpiel's ``ISMCTSBot`` (random rollouts, UCT c=2, the max-visit
+  policy, on ``python_solstice``) against our ``ismcts`` (``ismcts:time=SECONDS``) in
+  two-player games, seats swapped every game, at the same time per decision: OpenSpiel's bot
+  has no time limit of its own, so each of its decisions gets as many simulations as its
+  measured rate fits in the budget (the first decision: 10). The mean time per decision each
+  bot took is printed with the result.
+
+``--compiled`` measures the optional compiled engine (``make fast``: ``build/fast``).
+
+    .venv/bin/python bench/bench_rl.py [--steps 20000] [--compiled]
+    .venv/bin/python bench/bench_rl.py --ismcts 0.5 --games 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+if "--compiled" in sys.argv:
+    sys.path.insert(0, str(ROOT / "build" / "fast"))
+
+
+def _missing_extra() -> str | None:
+    try:
+        import numpy  # noqa: F401
+        import pettingzoo  # noqa: F401
+        import pyspiel  # noqa: F401
+    except ImportError as exc:
+        return f"the rl extra is not installed (pip install '.[rl]'): {exc}"
+    return None
+
+
+def env_steps(players: int, steps: int, wrapped: bool) -> float:
+    """Steps per CPU-second of random masked play through the AEC API."""
+    import numpy as np
+
+    from bots.rl import env, raw_env
+
+    e = env(players=players) if wrapped else raw_env(players=players)
+    rng = np.random.default_rng(players)
+    e.reset(seed=players)
+    done = 0
+    started = time.process_time()
+    while done < steps:
+        if not e.agents:
+            e.reset()
+        obs, _, termination, truncation, _ = e.last()
+        if termination or truncation:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
+        done += 1
+    return done / (time.process_time() - started)
+
+
+def table_steps(players: int, steps: int) -> float:
+    """Steps per CPU-second through ``Table`` with the observation encoded every step."""
+    import numpy as np
+
+    from bots.rl.encoding import encode_view
+    from bots.rl.table import Table
+
+    rng = np.random.default_rng(players)
+    done = game = 0
+    started = time.process_time()
+    table = Table(players, f"bench{game}")
+    while done < steps:
+        if table.over:
+            game += 1
+            table = Table(players, f"bench{game}")
+        encode_view(table.turn.view)
+        legal = table.legal_indices()
+        table.step(legal[int(rng.integers(len(legal)))])
+        done += 1
+    return done / (time.process_time() - started)
+
+
+def ismcts_match(seconds: float, games: int) -> None:
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    import bots.rl.openspiel  # noqa: F401 - registers python_solstice
+    from bots.base import GameInfo, Turn
+    from bots.ismcts import IsmctsBot
+    from bots.rl import encoding as enc
+    from engine import legal_actions
+
+    game = pyspiel.load_game("python_solstice", {"players": 2})
+    wins = {"openspiel": 0, "ours": 0}
+    think = {"openspiel": [0.0, 0], "ours": [0.0, 0]}
+    sims = {"total": 0, "decisions": 0}
+    rate = 10.0 / seconds  # OpenSpiel simulations per second, re-measured every decision
+    for g in range(games):
+        rng = np.random.RandomState(g)
+        openspiel_seat = g % 2
+        ours = IsmctsBot(time=seconds, iterations=1_000_000)
+        state = game.new_initial_state()
+        started_ours = False
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(actions, p=probs)))
+                continue
+            seat = state.current_player()
+            full = state._g.state
+            legal = legal_actions(full, seat)
+            if len(legal) == 1:  # nothing to decide: neither bot is asked
+                state.apply_action(state.legal_actions()[0])
+                continue
+            began = time.perf_counter()
+            if seat == openspiel_seat:
+                n = max(1, int(rate * seconds))
+                bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, n,
+                                       random_state=rng, allow_inconsistent_action_sets=True)
+                action = bot.step(state)
+                took = time.perf_counter() - began
+                rate = n / max(took, 1e-6)
+                sims["total"] += n
+                sims["decisions"] += 1
+                who = "openspiel"
+            else:
+                if not started_ours:
+                    ours.start(GameInfo(seat, full.config, f"bench{g}".encode()))
+                    started_ours = True
+                chosen = ours.choose(Turn(full, seat, legal))
+                action = enc.state_legal_indices(full, seat, [chosen])[0]
+                who = "ours"
+            think[who][0] += time.perf_counter() - began
+            think[who][1] += 1
+            state.apply_action(action)
+        returns = state.returns()
+        winner = "openspiel" if returns[openspiel_seat] > 0 else "ours"
+        wins[winner] += 1
+        print(f"  game {g + 1}: OpenSpiel ISMCTS seat {openspiel_seat}, winner {winner} "
+              f"(scores {list(state._g.state.vp)} vp)", flush=True)
+    for who, label in (("openspiel", "OpenSpiel ISMCTSBot"), ("ours", "our ismcts")):
+        total, count = think[who]
+        print(f"  {label:20s} wins {wins[who]}/{games}, {total / max(count, 1):.3f} s per "
+              f"decision over {count} decisions")
+    print(f"  OpenSpiel ISMCTS: {sims['total'] / max(sims['decisions'], 1):.1f} simulations "
+          "per decision")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=20000,
+                        help="random masked steps per measurement (default 20000)")
+    parser.add_argument("--ismcts", type=float, metavar="SECONDS",
+                        help="play the ISMCTS match at SECONDS per decision instead")
+    parser.add_argument("--games", type=int, default=2, help="games of the ISMCTS match")
+    parser.add_argument("--compiled", action="store_true",
+                        help="measure the compiled engine in build/fast (make fast)")
+    args = parser.parse_args()
+    missing = _missing_extra()
+    if missing:
+        print(f"skipped: {missing}")
+        return 0
+    import engine.game
+
+    compiled = not str(engine.game.__file__).endswith(".py")
+    if args.compiled and not compiled:
+        parser.error("--compiled: no compiled engine in build/fast (run make fast)")
+    print(f"engine: {'compiled (build/fast)' if compiled else 'pure Python'}")
+    if args.ismcts is not None:
+        if args.ismcts <= 0 or args.games < 1:
+            parser.error("--ismcts needs a positive time and --games at least 1")
+        print(f"OpenSpiel ISMCTSBot vs our ismcts, 2 players, {args.ismcts:g} s per decision, "
+              f"{args.games} games")
+        ismcts_match(args.ismcts, args.games)
+        return 0
+    print(f"environment steps per CPU-second, random masked play, {args.steps} steps each")
+    for players in (2, 4):
+        wrapped = env_steps(players, args.steps, wrapped=True)
+        raw = env_steps(players, args.steps, wrapped=False)
+        bare = table_steps(players, args.steps)
+        print(f"  {players} players: env() {wrapped:8.0f}   raw_env() {raw:8.0f}   "
+              f"Table {bare:8.0f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

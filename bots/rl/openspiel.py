@@ -1,0 +1,319 @@
+"""Solstice as an OpenSpiel game: ``import bots.rl.openspiel`` registers ``python_solstice``::
+
+    import pyspiel
+    import bots.rl.openspiel  # noqa: F401 - registers the game
+    game = pyspiel.load_game("python_solstice", {"players": 3})
+
+Chance is explicit, one card or entry at a time: the setup (first player, each planet, each
+event, drawn as the rulebook draws them), the deal (each card of the deck from the top) and
+every shuffle during play (each entry of the permutation). Player actions are the indices of
+``bots.rl.encoding`` (the same as the PettingZoo environment); chance outcomes are below 48.
+
+A player's information state is its view (the dict every bot gets, without the log) and its
+own past actions, as a string; the tensors are the view's encoding (``encode_view``), so they
+are not perfect recall. Returns: 1 for the winner, -1/(n-1) for every other seat (zero-sum).
+``resample_from_infostate`` deals the unseen cards (``bots.rl.worlds.sample_world``), so
+OpenSpiel's ``ISMCTSBot`` can search the game.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from bots.base import Turn
+from bots.rl import encoding as enc
+from bots.rl.table import game_rewards
+from bots.rl.worlds import sample_world
+from engine import (
+    CHANCE,
+    GameConfig,
+    GameState,
+    Shuffle,
+    apply_in_place,
+    apply_trusted,
+    final_scores,
+    is_over,
+    legal_actions,
+    new_game,
+    ranking,
+    to_move,
+)
+from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
+from engine.randomness import RandomStream
+
+MAX_CHANCE_OUTCOMES = len(CARDS)
+MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,500
+_PLANET_ID = {name: i for i, name in enumerate(enc.PLANET_NAMES)}
+_EVENT_ID = {card.name: card.id for card in CARDS if card.faction is None}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_solstice",
+    long_name="Python Solstice",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"players": 2},
+)
+
+
+def _setup_plan(n: int) -> list[tuple[str, tuple[str, ...], int]]:
+    """What the setup draws, in order: (what, pool, how many), as ``random_config`` does."""
+    if n == 2:
+        return [("planet", STANDARD_PLANETS, 2),
+                ("event", events_of_kind("Deception"), 1),
+                ("event", events_of_kind("Fortune"), 1)]
+    return [("planet", STANDARD_PLANETS, n),
+            ("event", events_of_kind("Fortune"), 2),
+            ("event", events_of_kind("Deception"), 2),
+            ("event", events_of_kind("Destruction"), 4)]
+
+
+class SolsticeGame(pyspiel.Game):
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        players = int((params or {}).get("players", 2))
+        if not 2 <= players <= 4:
+            raise ValueError(f"Solstice is for 2-4 players, not {players}")
+        info = pyspiel.GameInfo(
+            num_distinct_actions=enc.ACTION_SIZE, max_chance_outcomes=MAX_CHANCE_OUTCOMES,
+            num_players=players, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
+            max_game_length=MAX_GAME_LENGTH)
+        super().__init__(_GAME_TYPE, info, params or {})
+        self.players = players
+
+    def new_initial_state(self) -> SolsticeState:
+        return SolsticeState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> SolsticeObserver:
+        perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        return SolsticeObserver(perfect_recall)
+
+
+class _Game:
+    """The mutable part of a state, copied by ``GameState.clone`` (OpenSpiel clones states
+    by deep-copying their attributes)."""
+
+    def __init__(self) -> None:
+        self.first_player = -1
+        self.drawn: list[list[str]] = []      # per setup draw: the names drawn so far
+        self.config: GameConfig | None = None
+        self.deck: list[int] = []             # card ids dealt so far, top first
+        self.state: GameState | None = None
+        self.perm: list[int] = []             # a shuffle's entries drawn so far
+        self.mine: list[list[int]] = []       # each seat's own actions so far
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
+        new = _Game.__new__(_Game)
+        new.first_player = self.first_player
+        new.drawn = [d[:] for d in self.drawn]
+        new.config = self.config
+        new.deck = self.deck[:]
+        new.state = self.state.clone() if self.state is not None else None
+        new.perm = self.perm[:]
+        new.mine = [m[:] for m in self.mine]
+        return new
+
+
+class SolsticeState(pyspiel.State):
+    def __init__(self, game: SolsticeGame) -> None:
+        super().__init__(game)
+        self._n = game.players
+        self._g = _Game()
+        self._g.mine = [[] for _ in range(self._n)]
+        self._g.drawn = [[] for _ in _setup_plan(self._n)]
+
+    # --- the setup, as chance ------------------------------------------------------------
+
+    def _setup_step(self) -> tuple[str, tuple[str, ...], int, list[str]] | None:
+        """The setup draw pending: (what, pool, index, drawn so far), or None when done."""
+        for i, (what, pool, count) in enumerate(_setup_plan(self._n)):
+            if len(self._g.drawn[i]) < count:
+                return what, pool, i, self._g.drawn[i]
+        return None
+
+    def _chance_outcomes_list(self) -> list[int]:
+        g = self._g
+        if g.first_player < 0:
+            return list(range(self._n))
+        step = self._setup_step()
+        if step is not None:
+            what, pool, _, drawn = step
+            ids = _PLANET_ID if what == "planet" else _EVENT_ID
+            return sorted(ids[name] for name in pool if name not in drawn)
+        if g.state is None:
+            assert g.config is not None
+            return sorted(set(g.config.card_ids()) - set(g.deck))
+        assert g.state.chance is not None
+        k = g.state.chance[1]
+        if k > MAX_CHANCE_OUTCOMES:
+            raise enc.EncodingError(f"a shuffle of {k} cards; chance outcomes hold "
+                                    f"{MAX_CHANCE_OUTCOMES}")
+        return sorted(set(range(k)) - set(g.perm))
+
+    def _apply_chance(self, outcome: int) -> None:
+        g = self._g
+        if g.first_player < 0:
+            g.first_player = outcome
+            return
+        step = self._setup_step()
+        if step is not None:
+            what, _, i, _ = step
+            g.drawn[i].append(enc.PLANET_NAMES[outcome] if what == "planet"
+                              else CARDS[outcome].name)
+            if self._setup_step() is None:
+                g.config = self._config()
+            return
+        if g.state is None:
+            assert g.config is not None
+            g.deck.append(outcome)
+            if len(g.deck) == len(g.config.card_ids()):
+                g.state = new_game(g.config, g.deck, keep_log=False)
+            return
+        assert g.state.chance is not None
+        g.perm.append(outcome)
+        if len(g.perm) == g.state.chance[1]:
+            perm, g.perm = tuple(g.perm), []
+            apply_in_place(g.state, Shuffle(perm))
+
+    def _config(self) -> GameConfig:
+        g, n = self._g, self._n
+        plan = _setup_plan(n)
+        planets = tuple(g.drawn[0]) + (("Desert",) if n == 2 else ())
+        events = tuple(name for i in range(1, len(plan)) for name in g.drawn[i])
+        if n == 2:
+            events += ("Quagmire", "Mercenaries")
+        return GameConfig(FACTIONS[:n], planets, events, g.first_player)
+
+    # --- the OpenSpiel interface ----------------------------------------------------------
+
+    def current_player(self) -> int:
+        s = self._g.state
+        if s is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if is_over(s):
+            return int(pyspiel.PlayerId.TERMINAL)
+        seat = to_move(s)[0]
+        return int(pyspiel.PlayerId.CHANCE) if seat == CHANCE else seat
+
+    def is_terminal(self) -> bool:
+        s = self._g.state
+        return s is not None and is_over(s)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        s = self._g.state
+        assert s is not None
+        return sorted(enc.state_legal_indices(s, player, legal_actions(s, player)))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        outcomes = self._chance_outcomes_list()
+        p = 1.0 / len(outcomes)
+        return [(o, p) for o in outcomes]
+
+    def _apply_action(self, action: int) -> None:
+        if self.is_chance_node():
+            self._apply_chance(action)
+            return
+        g = self._g
+        assert g.state is not None
+        seat = self.current_player()
+        legal = legal_actions(g.state, seat)
+        indices = enc.state_legal_indices(g.state, seat, legal)
+        apply_trusted(g.state, legal[indices.index(action)])
+        g.mine[seat].append(action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"chance {action}"
+        return f"{player}: {enc.describe_action(action)}"
+
+    def returns(self) -> list[float]:
+        s = self._g.state
+        if s is None or not is_over(s):
+            return [0.0] * self._n
+        return game_rewards(list(final_scores(s)), ranking(s)[0], "win")
+
+    def __str__(self) -> str:
+        g = self._g
+        if g.state is None:
+            return f"setup: first player {g.first_player}, drawn {g.drawn}, dealt {len(g.deck)}"
+        s = g.state
+        rows = [f"round {s.round} {s.phase.value} vp {s.vp} casualties {s.casualties}"]
+        for p, name in enumerate(s.config.planets):
+            rows.append(f"{name}: " + " ".join(
+                (s.label(x) or "?") + ("" if s.face_up[x] else "(down)")
+                for x in s.planets[p]))
+        return "\n".join(rows)
+
+    # --- what a player knows --------------------------------------------------------------
+
+    def view(self, player: int) -> dict[str, Any] | None:
+        """The player's view (None during the setup)."""
+        s = self._g.state
+        return None if s is None else Turn(s, player, []).view
+
+    def observation_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        return _view_string(self, player)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        return _view_string(self, player) + " mine " + ",".join(
+            map(str, self._g.mine[player]))
+
+    def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
+        """A state the player cannot tell from this one: every card it has not seen dealt at
+        random, consistent with every disclosure (``bots.rl.worlds.sample_world``)."""
+        g = self._g
+        clone = self.clone()
+        if g.state is None:
+            return clone
+        # OpenSpiel's samplers are callables giving a float in [0, 1)
+        seed = int(np.random.randint(1 << 62)) if sampler is None else \
+            int(sampler() * (1 << 52))
+        clone._g.state = sample_world(g.state, player, RandomStream(f"resample/{seed}"))
+        return clone
+
+
+def _view_string(state: SolsticeState, player: int) -> str:
+    g = state._g
+    if g.state is None:
+        return f"setup first={g.first_player} drawn={g.drawn} dealt={len(g.deck)}"
+    view = dict(state.view(player) or {})
+    view.pop("log", None)
+    return json.dumps(view, sort_keys=True, separators=(",", ":"))
+
+
+class SolsticeObserver:
+    """OpenSpiel's observer: the encoded view as ``tensor`` (``dict["view"]`` is the same
+    array), the view as a string."""
+
+    def __init__(self, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(enc.OBS_SIZE, np.float32)
+        self.dict = {"view": self.tensor}
+
+    def set_from(self, state: SolsticeState, player: int) -> None:
+        view = state.view(player)
+        if view is None:
+            self.tensor[:] = 0.0
+        else:
+            enc.encode_view(view, out=self.tensor)
+
+    def string_from(self, state: SolsticeState, player: int) -> str:
+        if self.perfect_recall:
+            return state.information_state_string(player)
+        return state.observation_string(player)
+
+
+pyspiel.register_game(_GAME_TYPE, SolsticeGame)

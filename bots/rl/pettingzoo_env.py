@@ -1,0 +1,185 @@
+"""Solstice as a PettingZoo AEC environment (``pip install solstice[rl]``).
+
+Same calling convention as PettingZoo's own classic games::
+
+    from bots.rl import env
+    e = env(players=3)
+    e.reset(seed=7)
+    for agent in e.agent_iter():
+        obs, reward, termination, truncation, info = e.last()
+        action = None if termination or truncation else \\
+            e.action_space(agent).sample(obs["action_mask"])
+        e.step(action)
+
+Agents ``player_0`` .. ``player_{n-1}`` are the seats. The observation is a dict:
+``observation`` (float32, ``bots.rl.encoding.OBS_SIZE``: the acting seat's view, encoded) and
+``action_mask`` (int8, ``ACTION_SIZE``); ``info["view"]`` is the raw view (the dict bots get,
+its ``legal`` the legal actions in text form), for the agent to act. Rewards come at the
+end only (``reward="win"`` by default, or ``"margin"``: see ``bots.rl.table.game_rewards``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from bots.rl.encoding import ACTION_SIZE, OBS_SIZE, describe_action
+from bots.rl.table import REWARDS, Table
+from engine.randomness import RandomStream
+
+
+class raw_env(AECEnv):  # PettingZoo's naming convention
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "solstice_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, players: int = 2, reward: str = "win",
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        if not 2 <= players <= 4:
+            raise ValueError(f"Solstice is for 2-4 players, not {players}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.players = players
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8)})
+        self.observation_spaces = {agent: obs_space for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(ACTION_SIZE)
+                              for agent in self.possible_agents}
+        self._seeds = RandomStream(b"solstice-pettingzoo")
+        self._games = 0
+        self.table: Table | None = None
+        self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
+        self._last_action = ""
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seeds = RandomStream(seed)
+            self._games = 0
+        # each game of a seed has a seed of its own, derived in order
+        game_seed = self._seeds.fork(f"game{self._games}").word().to_bytes(8, "big")
+        self._games += 1
+        config = (options or {}).get("config")
+        self.table = Table(self.players, game_seed, config=config)
+        self._cached = None
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0.0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._last_action = ""
+        self._select()
+
+    def _select(self) -> None:
+        table = self.table
+        assert table is not None
+        if table.over:
+            return
+        self.agent_selection = self.possible_agents[table.seat]  # type: ignore[index]
+        for agent in self.agents:
+            self.infos[agent] = {}
+        turn = table.turn
+        self.infos[self.agent_selection] = {"view": turn.view}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        table = self.table
+        assert table is not None
+        seat = self._seat_of[agent]
+        # The wrappers and last() ask for the same observation more than once a step.
+        key = (table.steps, seat)
+        if self._cached is None or self._cached[0] != key:
+            if not table.over and seat == table.seat:
+                mask = table.action_mask()
+            else:
+                mask = np.zeros(ACTION_SIZE, dtype=np.int8)
+            self._cached = (key, table.observe(seat), mask)
+        _, obs, mask = self._cached
+        return {"observation": obs.copy(), "action_mask": mask.copy()}
+
+    def step(self, action: int | None) -> None:
+        if (self.terminations[self.agent_selection]
+                or self.truncations[self.agent_selection]):
+            self._was_dead_step(action)
+            return
+        table = self.table
+        assert table is not None and action is not None
+        agent = self.agent_selection
+        self._cumulative_rewards[agent] = 0.0
+        played = table.step(int(action))
+        self._last_action = played.text()
+        if table.over:
+            for seat, value in enumerate(table.rewards(self.reward_kind)):
+                name = self.possible_agents[seat]
+                self.rewards[name] = value
+                self.terminations[name] = True
+                self.infos[name] = {"scores": table.scores(), "winner": table.winner()}
+            self._accumulate_rewards()
+            # every agent is stepped once more with None, in seat order
+            self.agent_selection = self.agents[0]
+        else:
+            for name in self.agents:
+                self.rewards[name] = 0.0
+            self._select()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        table = self.table
+        text = _render(table, self._last_action) if table is not None else "(not reset)"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def _render(table: Table, last: str) -> str:
+    """The table as text: public board, scores, the acting seat's hand and options."""
+    s = table.state
+    lines = [f"round {s.round}  phase {s.phase.value}  last: {last or '-'}"]
+    for p, name in enumerate(s.config.planets):
+        cards = " ".join((s.label(x) or "?") if s.face_up[x] else "[face down]"
+                         for x in s.planets[p])
+        lines.append(f"  {name}: {cards}")
+    lines.append("  scores: " + ", ".join(f"seat {i} {vp}vp/{c}x" for i, (vp, c) in
+                                          enumerate(zip(s.vp, s.casualties, strict=True))))
+    if table.over:
+        lines.append(f"  over: winner seat {table.winner()}, scores {table.scores()}")
+    else:
+        turn = table.turn
+        hand = " ".join(entry["label"] or "?" for entry in turn.view["hand"])
+        lines.append(f"  seat {turn.seat} to act; hand: {hand}")
+        lines.append(f"  {len(turn.legal)} legal, e.g. "
+                     + "; ".join(describe_action(i) for i in table.legal_indices()[:3]))
+    return "\n".join(lines)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The wrapped environment, as PettingZoo's games give it: an illegal action ends the game
+    for the agent that played it (reward -1), out-of-range actions and calls out of order
+    raise."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)

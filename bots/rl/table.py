@@ -1,0 +1,147 @@
+"""One engine-only game for learning agents: the full state stays here, each seat sees only its
+``Turn`` (the view and legal actions every bot gets), chance is drawn from a seeded stream.
+
+The game is set up and played exactly as ``bots.match.play_match`` plays it (the same streams
+of the same seed), so a seed names the same deal here, in ``solstice simulate`` and in a
+tournament. Simultaneous draft picks are asked one seat at a time, in seat order: a pick stays
+hidden from the other seats until every pick is in, so the order leaks nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bots.base import Turn
+from bots.rl.encoding import (
+    EncodingError,
+    encode_view,
+    legal_indices,
+    mask_of,
+)
+from engine import (
+    CHANCE,
+    Action,
+    GameConfig,
+    GameState,
+    apply_in_place,
+    apply_trusted,
+    final_scores,
+    is_over,
+    legal_actions,
+    new_game,
+    random_chance,
+    random_config,
+    ranking,
+    to_move,
+)
+from engine.randomness import RandomStream
+
+REWARDS = ("win", "margin")
+
+
+def game_rewards(scores: list[int], winner: int, kind: str) -> list[float]:
+    """Each seat's reward at the end, summing to 0.
+
+    ``win``: 1 for the winner (the rules' tie-breaks included), -1/(n-1) for every other seat.
+    ``margin``: the seat's final score minus the mean final score of the other seats, over 10.
+    """
+    n = len(scores)
+    if kind == "win":
+        return [1.0 if seat == winner else -1.0 / (n - 1) for seat in range(n)]
+    if kind == "margin":
+        total = sum(scores)
+        return [(score - (total - score) / (n - 1)) / 10.0 for score in scores]
+    raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {kind!r}")
+
+
+class Table:
+    """A game in progress. ``seat`` is the seat to act (None when the game is over)."""
+
+    def __init__(self, players: int, seed: bytes | str | int, *,
+                 config: GameConfig | None = None, keep_log: bool = False) -> None:
+        stream = RandomStream(seed)
+        table = stream.fork("table")
+        self.config = config if config is not None else random_config(players, table)
+        deck = list(self.config.card_ids())
+        table.shuffle(deck)
+        self.state: GameState = new_game(self.config, deck, keep_log=keep_log)
+        self._chance = stream.fork("chance")
+        self.steps = 0
+        self.seat: int | None = None
+        self._turn: Turn | None = None
+        self._indices: list[int] | None = None
+        self._settle()
+
+    def _settle(self) -> None:
+        """Play chance until a seat must act or the game is over."""
+        s = self.state
+        while not is_over(s):
+            seat = to_move(s)[0]
+            if seat != CHANCE:
+                self.seat = seat
+                self._turn = Turn(s, seat, legal_actions(s, seat))
+                self._indices = None
+                return
+            apply_in_place(s, random_chance(s, self._chance))
+        self.seat = None
+        self._turn = None
+        self._indices = None
+
+    @property
+    def over(self) -> bool:
+        return self.seat is None
+
+    @property
+    def turn(self) -> Turn:
+        """The acting seat's decision (its view, its legal actions)."""
+        if self._turn is None:
+            raise RuntimeError("the game is over: no seat is to act")
+        return self._turn
+
+    def legal_indices(self) -> list[int]:
+        if self._indices is None:
+            self._indices = legal_indices(self.turn.legal, self.turn.view)
+        return self._indices
+
+    def action_mask(self) -> np.ndarray:
+        return mask_of(self.legal_indices())
+
+    def observe(self, seat: int) -> np.ndarray:
+        """The encoded view of any seat (its own view: nothing more)."""
+        if self._turn is not None and seat == self._turn.seat:
+            return encode_view(self._turn.view)
+        return encode_view(Turn(self.state, seat, []).view)
+
+    def view(self, seat: int) -> dict[str, Any]:
+        if self._turn is not None and seat == self._turn.seat:
+            return self._turn.view
+        return Turn(self.state, seat, []).view
+
+    def step(self, index: int) -> Action:
+        """Play the acting seat's action with this index (it must be legal); returns it."""
+        indices = self.legal_indices()
+        try:
+            action = self.turn.legal[indices.index(index)]
+        except ValueError:
+            raise EncodingError(f"action {index} is not legal for seat {self.seat} now") from None
+        self.play(action)
+        return action
+
+    def play(self, action: Action) -> None:
+        """Play one of the acting seat's legal actions (as engine action)."""
+        apply_trusted(self.state, action)  # one of the very actions legal_actions listed
+        self.steps += 1
+        self._settle()
+
+    def scores(self) -> list[int]:
+        return list(final_scores(self.state))
+
+    def winner(self) -> int:
+        return ranking(self.state)[0]
+
+    def rewards(self, kind: str = "win") -> list[float]:
+        if not self.over:
+            return [0.0] * self.config.n
+        return game_rewards(self.scores(), self.winner(), kind)

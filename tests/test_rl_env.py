@@ -1,0 +1,113 @@
+"""The PettingZoo environment (``bots.rl``): PettingZoo's own API and seed tests, and thousands
+of random masked steps per player count with the engine's invariants, the action mask and the
+honest view checked after every step. Skipped without the rl extra."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("numpy", reason="the rl extra is not installed (pip install '.[rl]')")
+pytest.importorskip("pettingzoo", reason="the rl extra is not installed (pip install '.[rl]')")
+
+import numpy as np
+from pettingzoo.test import api_test, seed_test
+
+from bots.base import Turn
+from bots.rl import encoding as enc
+from bots.rl import env, raw_env
+from bots.rl.worlds import sample_world
+from engine import legal_actions
+from engine.randomness import RandomStream
+from engine.view import view
+
+STEPS_PER_PLAYER_COUNT = 3000
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pettingzoo_api_test_passes(players: int) -> None:
+    api_test(env(players=players), num_cycles=300)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_pettingzoo_seed_test_passes(players: int) -> None:
+    seed_test(lambda: env(players=players), num_cycles=100)
+
+
+def _check_engine_invariants(e: raw_env) -> None:
+    s = e.table.state
+    live = s.live_slots()
+    assert len(live) == len(set(live)), "a slot is in two zones"
+    assert sorted(s.card_of[x] for x in live) == sorted(s.config.card_ids()), \
+        "cards lost or doubled"
+    assert min(s.vp) >= 0 and min(s.casualties) >= 0
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_thousands_of_random_masked_steps_keep_the_invariants(players: int) -> None:
+    e = raw_env(players=players)
+    rng = np.random.default_rng(players)
+    e.reset(seed=100 + players)
+    steps = games = 0
+    while steps < STEPS_PER_PLAYER_COUNT:
+        agent = e.agent_selection
+        obs, _, termination, truncation, info = e.last()
+        if termination or truncation:
+            e.step(None)
+            if not e.agents:  # every agent has been stepped out: the game is over
+                table = e.table
+                rewards = table.rewards()
+                assert abs(sum(rewards)) < 1e-9 and rewards[table.winner()] == 1.0
+                games += 1
+                e.reset()
+            continue
+        seat = int(agent.split("_")[1])
+        s = e.table.state
+        legal = legal_actions(s, seat)
+        mask = obs["action_mask"]
+        # the mask is exactly the legal actions, each on an index of its own
+        indices = enc.legal_indices(legal, view(s, seat))
+        assert sorted(indices) == sorted(set(indices)) == np.flatnonzero(mask).tolist()
+        # the observation is the encoding of the seat's view, the very dict bots get
+        assert info["view"] == Turn(s, seat, legal).view
+        assert np.array_equal(obs["observation"], enc.encode_view(info["view"]))
+        assert obs["observation"].min() >= 0.0 and obs["observation"].max() <= 1.0
+        if steps % 50 == 0:
+            # nothing hidden from the seat shows: any world it cannot tell apart looks the same
+            world = sample_world(s, seat, RandomStream(f"world{steps}"))
+            assert np.array_equal(enc.encode_view(view(world, seat)), obs["observation"])
+        choice = int(rng.choice(np.flatnonzero(mask)))
+        e.step(choice)
+        steps += 1
+        if e.agents:
+            _check_engine_invariants(e)
+    assert games >= 10
+
+
+def test_the_reward_kinds_sum_to_zero_and_rank_the_winner_first() -> None:
+    from bots.rl.table import game_rewards
+
+    assert game_rewards([10, 4, 7], 0, "win") == [1.0, -0.5, -0.5]
+    margin = game_rewards([10, 4, 7], 0, "margin")
+    assert abs(sum(margin)) < 1e-9 and margin[0] == pytest.approx(0.45)
+    with pytest.raises(ValueError, match="reward must be one of"):
+        raw_env(players=2, reward="score")
+
+
+def test_render_shows_the_table_as_text_and_a_bad_player_count_is_refused() -> None:
+    e = raw_env(players=3, render_mode="ansi")
+    e.reset(seed=1)
+    text = e.render()
+    assert "round 1" in text and "to act" in text
+    with pytest.raises(ValueError, match="2-4 players"):
+        raw_env(players=5)
+
+
+def test_an_illegal_action_ends_the_game_for_its_agent_with_reward_minus_one() -> None:
+    e = env(players=2)
+    e.reset(seed=3)
+    obs, *_ = e.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    agent = e.agent_selection
+    e.step(illegal)  # PettingZoo logs a warning
+    assert e.rewards[agent] == -1
+    assert all(e.terminations.values())

@@ -1,0 +1,91 @@
+"""The OpenSpiel game ``python_solstice``: OpenSpiel's own random simulation test, information
+states that survive resampling (what ISMCTS needs), and OpenSpiel's ISMCTSBot playing it.
+Skipped without the rl extra."""
+
+from __future__ import annotations
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel",
+                              reason="the rl extra is not installed (pip install '.[rl]')")
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install '.[rl]')")
+
+import bots.rl.openspiel  # noqa: E402, F401 - registers python_solstice
+from bots.rl import encoding as enc  # noqa: E402
+
+
+def _game(players: int):  # type: ignore[no-untyped-def]
+    return pyspiel.load_game("python_solstice", {"players": players})
+
+
+@pytest.mark.parametrize(("players", "sims"), [(2, 2), (3, 1), (4, 1)])
+def test_openspiel_random_simulation_test_passes(players: int, sims: int) -> None:
+    pyspiel.random_sim_test(_game(players), num_sims=sims, serialize=False, verbose=False)
+
+
+def _random_chance(state, rng) -> None:  # type: ignore[no-untyped-def]
+    actions, probs = zip(*state.chance_outcomes(), strict=True)
+    assert abs(sum(probs) - 1.0) < 1e-9
+    state.apply_action(int(rng.choice(actions, p=probs)))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_resampled_state_has_the_same_information_state_at_every_decision(
+        players: int) -> None:
+    game = _game(players)
+    rng = np.random.default_rng(players)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for _ in range(2):
+        state = game.new_initial_state()
+        decisions = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                _random_chance(state, rng)
+                continue
+            player = state.current_player()
+            world = state.resample_from_infostate(player, sampler)
+            assert world.information_state_string(player) == \
+                state.information_state_string(player)
+            assert world.legal_actions() == state.legal_actions()
+            assert np.array_equal(world.information_state_tensor(player),
+                                  state.information_state_tensor(player))
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            decisions += 1
+        assert decisions > 20
+        returns = state.returns()
+        assert abs(sum(returns)) < 1e-9 and max(returns) == 1.0
+
+
+def test_the_setup_is_chance_and_deals_a_legal_table() -> None:
+    state = _game(3).new_initial_state()
+    assert state.is_chance_node()
+    assert [a for a, _ in state.chance_outcomes()] == [0, 1, 2]  # the first player
+    rng = np.random.default_rng(0)
+    while state.is_chance_node():
+        _random_chance(state, rng)
+    config = state._g.config
+    config.check_setup()
+    assert len(config.events) == 8 and len(config.planets) == 3
+    assert state.num_distinct_actions() == enc.ACTION_SIZE
+    assert len(state.observation_tensor(0)) == enc.OBS_SIZE
+
+
+def test_openspiel_ismcts_bot_plays_decisions_of_the_game() -> None:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = _game(2)
+    rng = np.random.RandomState(5)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=rng,
+                           allow_inconsistent_action_sets=True)
+    state = game.new_initial_state()
+    played = 0
+    while not state.is_terminal() and played < 6:
+        if state.is_chance_node():
+            _random_chance(state, np.random.default_rng(played))
+            continue
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        played += 1
+    assert played == 6
