@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CONTROL_LIMITS, canonical_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity, is_peer_id, peer_id_of, short_id
 from p2p.net.joincode import JoinCode
@@ -28,6 +28,7 @@ from p2p.net.roster import (
     valid_name,
 )
 from p2p.text import printable
+from p2p.wire import parse_from
 
 PROTOCOL_VERSION = 1
 # A lobby update or a roster is at most a few hundred bytes per player: anything larger from
@@ -44,11 +45,9 @@ def encode_control(obj: Mapping[str, Any]) -> bytes:
 
 
 def decode_control(data: bytes, blame: int | None = None) -> dict[str, Any]:
-    """A control message: a JSON object with a string ``type``."""
-    try:
-        obj = parse_json(data)
-    except (ValueError, CanonicalEncodingError) as exc:
-        raise RemoteProtocolError(blame, f"control message is not valid JSON: {exc}") from exc
+    """A control message: a JSON object with a string ``type``, within the parser limits of
+    a control message (UnreadableInput, naming ``blame``, if not)."""
+    obj = parse_from(data, blame, "control message", CONTROL_LIMITS)
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise RemoteProtocolError(blame, "control message is not an object with a 'type'")
     return obj
@@ -223,7 +222,7 @@ class JoinerLobby:
         }
 
     def on_welcome(self, data: bytes) -> None:
-        obj = decode_control(data)
+        obj = decode_control(data, 0)
         _raise_if_refused(obj, None, "the host")
         if obj["type"] != "welcome" or obj.get("game") != self.code.game_id:
             raise RemoteProtocolError(None, "host did not answer the hello with a welcome")

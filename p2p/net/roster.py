@@ -11,9 +11,10 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CONTROL_LIMITS, canonical_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity, peer_id_of, verify_signature
+from p2p.wire import parse_from
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -171,10 +172,7 @@ class Roster:
 
     @classmethod
     def decode(cls, data: bytes, *, host_id: str | None = None) -> Roster:
-        try:
-            obj = parse_json(data)
-        except (ValueError, CanonicalEncodingError) as exc:
-            raise RemoteProtocolError(None, f"roster is not valid JSON: {exc}") from exc
+        obj = parse_from(data, None, "roster", CONTROL_LIMITS)
         return cls.from_signed_json(obj, host_id=host_id)
 
 

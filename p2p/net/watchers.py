@@ -10,12 +10,11 @@ are not game messages: they are not in the message log, the hash chain or the tr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json
+from engine.canonical import CONTROL_LIMITS, CanonicalEncodingError, canonical_json, parse_json
 from p2p.errors import RemoteProtocolError
 from p2p.identity import Identity, is_peer_id, verify_signature
 from p2p.net.notices import WatchersChanged
@@ -76,8 +75,8 @@ def check_notice(roster: Roster, sender: int, frame: bytes) -> tuple[int, tuple[
     if frame[:1] != FRAME_WATCHERS or len(frame) > MAX_NOTICE_BYTES:
         raise BadWatchersNotice(sender, "not a watchers notice (or too long)")
     try:
-        obj = json.loads(frame[1:])
-    except (ValueError, RecursionError):
+        obj = parse_json(frame[1:], CONTROL_LIMITS)
+    except ValueError:
         raise BadWatchersNotice(sender, "a watchers notice that is not JSON") from None
     if not isinstance(obj, dict) or set(obj) != {"notice", "sig"}:
         raise BadWatchersNotice(sender, "a watchers notice must have 'notice' and 'sig'")

@@ -1,0 +1,249 @@
+"""Issue 24, finding 1: one frame of deeply nested JSON, from anyone who can open a TLS
+connection, must end only that connection, never the node that got it.
+
+Over real loopback TLS (127.0.0.1): the first lobby frame to a host, a frame from an outsider
+to a playing peer's listener (every peer listens for re-dials), a hostile host's answers to a
+joiner and to a spectator; and the ``D`` (resync done) frame of a roster peer, which reaches
+the runner's task. Each of these raised RecursionError out of the node's nursery before the
+bounded parser (``p2p.wire``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from engine.canonical import canonical_json
+from p2p.errors import RemoteProtocolError
+from p2p.identity import Identity
+from p2p.net.games import PeerOptions
+from p2p.net.joincode import JoinCode
+from p2p.net.lobby import decode_control, encode_control
+from p2p.net.mesh import Mesh
+from p2p.net.node import Node, open_node
+from p2p.net.observers import ObserverHub, watch_hello
+from p2p.net.resync import Resync
+from p2p.net.roster import Roster, RosterEntry, new_game_id
+from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial, serve
+from p2p.net.watch import watch_game
+from p2p.session.machine import GameSession
+from p2p.wire import UnreadableInput
+
+LOOPBACK = "127.0.0.1"
+CFG = NetConfig(handshake_timeout=3.0, first_read_timeout=3.0, grace_period=5.0,
+                backoff_initial=0.02, backoff_max=0.2, lobby_timeout=10.0)
+NESTED = b"[" * 100_000          # the finding's frame: well under the 1 MiB frame limit
+SMALL_NESTED = b"[" * 8000       # deep enough to recurse, under the 8 KiB lobby update limit
+
+
+async def hang_up_on(conn: Connection) -> None:
+    """The other side closed ``conn`` (cleanly or not): what a dropped connection looks like."""
+    with trio.fail_after(5):
+        try:
+            while await conn.receive_frame() is not None:
+                pass
+        except (ConnectionLost, RemoteProtocolError):
+            pass
+    await conn.aclose()
+
+
+async def send_from_outsider(tmp_path: Path, node: Node, payload: bytes) -> None:
+    """A self-made identity dials ``node`` and sends ``payload`` as its first frame."""
+    outsider = Identity.load_or_create(tmp_path / "outsider")
+    conn = await dial(LOOPBACK, node.port, outsider, node.identity.peer_id, CFG)
+    await conn.send_frame(payload)
+    await hang_up_on(conn)
+
+
+async def form_two(tmp_path: Path, nursery: trio.Nursery) -> tuple[Node, Node, Mesh, Mesh]:
+    """A host and a joiner with their mesh formed, each node in ``nursery``."""
+    nodes: list[Node] = []
+
+    async def run(name: str, *, task_status: trio.TaskStatus[None]) -> None:
+        identity = Identity.load_or_create(tmp_path / name)
+        async with open_node(identity, home=tmp_path / name, bind=LOOPBACK, config=CFG) as node:
+            nodes.append(node)
+            task_status.started()
+            await trio.sleep_forever()
+
+    await nursery.start(run, "host")
+    await nursery.start(run, "ann")
+    host, ann = nodes
+    lobby = host.host(players=2, name="host")
+    meshes: dict[str, Mesh] = {}
+
+    async def host_side() -> None:
+        meshes["host"] = await lobby.wait_mesh()
+
+    async with trio.open_nursery() as forming:
+        forming.start_soon(host_side)
+        meshes["ann"] = await ann.join(lobby.code, name="ann")
+    return host, ann, meshes["host"], meshes["ann"]
+
+
+async def assert_link_works(a: Mesh, b: Mesh) -> None:
+    with trio.fail_after(5):
+        await a.send(b.my_index, b"Mhello")
+        assert await b.incoming.receive() == (a.my_index, b"Mhello")
+
+
+# -- the listener of a host in its lobby ----------------------------------------------------
+
+
+async def test_a_nested_first_lobby_frame_leaves_the_host_open_for_real_joiners(
+        tmp_path: Path) -> None:
+    async with trio.open_nursery() as nursery:
+        with trio.fail_after(20):
+            host_identity = Identity.load_or_create(tmp_path / "host")
+            async with open_node(host_identity, home=tmp_path / "host", bind=LOOPBACK,
+                                 config=CFG) as host:
+                lobby = host.host(players=2, name="host")
+                await send_from_outsider(tmp_path, host, NESTED)
+                await send_from_outsider(tmp_path, host, b'{"type":"hello","name":' + NESTED)
+                ann_identity = Identity.load_or_create(tmp_path / "ann")
+                async with open_node(ann_identity, home=tmp_path / "ann", bind=LOOPBACK,
+                                     config=CFG) as ann:
+                    nursery.start_soon(lobby.wait_mesh)
+                    mesh = await ann.join(lobby.code, name="ann")
+                    assert mesh.roster.players[0].name == "host"
+        nursery.cancel_scope.cancel()
+
+
+# -- the listener of a peer in a game ---------------------------------------------------------
+
+
+async def test_a_nested_frame_from_an_outsider_leaves_a_playing_peer_playing(
+        tmp_path: Path) -> None:
+    async with trio.open_nursery() as nursery:
+        with trio.fail_after(20):
+            host, ann, host_mesh, ann_mesh = await form_two(tmp_path, nursery)
+            await send_from_outsider(tmp_path, ann, NESTED)
+            await send_from_outsider(tmp_path, host, NESTED)
+            # A mesh-hello with a nested game id: the re-dial path of the mesh itself.
+            await send_from_outsider(tmp_path, ann, b'{"type":"mesh-hello","game":' + NESTED)
+            await assert_link_works(host_mesh, ann_mesh)
+            await assert_link_works(ann_mesh, host_mesh)
+        nursery.cancel_scope.cancel()
+
+
+# -- a hostile host ---------------------------------------------------------------------------
+
+
+async def hostile_host(tmp_path: Path, nursery: trio.Nursery, game_id: str,
+                       answers: list[bytes]) -> JoinCode:
+    """A listener that answers every first frame with ``answers`` (frames), then waits."""
+    identity = Identity.load_or_create(tmp_path / "hostile")
+
+    async def handler(conn: Connection) -> None:
+        await conn.receive_first_frame()
+        for answer in answers:
+            await conn.send_frame(answer)
+        await trio.sleep(5)
+
+    port = await nursery.start(lambda task_status: serve(
+        identity, handler, bind=LOOPBACK, port=0, config=CFG, task_status=task_status))
+    return JoinCode(LOOPBACK, port, game_id, identity.peer_id)
+
+
+@pytest.mark.parametrize("answers", [
+    [NESTED],                                                     # instead of the welcome
+    [b"welcome", SMALL_NESTED],                                   # a lobby update
+    [b"welcome", b'{"type":"lobby-chat","line":' + SMALL_NESTED],  # a lobby chat line
+], ids=["welcome", "lobby-update", "lobby-chat"])
+async def test_a_hostile_hosts_nested_lobby_frame_fails_only_the_join(
+        tmp_path: Path, answers: list[bytes]) -> None:
+    async with trio.open_nursery() as nursery:
+        game_id = new_game_id()
+        welcome = encode_control({"type": "welcome", "game": game_id, "players": 2})
+        code = await hostile_host(tmp_path, nursery, game_id,
+                                  [welcome if a == b"welcome" else a for a in answers])
+        identity = Identity.load_or_create(tmp_path / "ann")
+        with trio.fail_after(20):
+            async with open_node(identity, home=tmp_path / "ann", bind=LOOPBACK,
+                                 config=CFG) as ann:
+                with pytest.raises(RemoteProtocolError) as caught:
+                    await ann.join(code, name="ann")
+                assert caught.value.seat == 0, "the host is blamed"
+                assert "not valid JSON" in str(caught.value)
+        nursery.cancel_scope.cancel()
+
+
+# -- the spectator's control path -------------------------------------------------------------
+
+
+async def test_a_nested_watch_hello_leaves_the_host_serving_its_watchers(
+        tmp_path: Path) -> None:
+    async with trio.open_nursery() as nursery:
+        with trio.fail_after(20):
+            host_identity = Identity.load_or_create(tmp_path / "host")
+            async with open_node(host_identity, home=tmp_path / "host", bind=LOOPBACK,
+                                 config=CFG) as host:
+                lobby = host.host(players=2, name="host")
+                host.observers = ObserverHub(lobby.code.game_id)
+                await send_from_outsider(
+                    tmp_path, host, b'{"type":"watch-hello","game":' + NESTED)
+                watcher = Identity.load_or_create(tmp_path / "watcher")
+                conn = await dial(LOOPBACK, host.port, watcher, host_identity.peer_id, CFG)
+                await conn.send_frame(encode_control(watch_hello(lobby.code.game_id, "eve")))
+                welcome = decode_control(await conn.receive_first_frame())
+                assert welcome["type"] == "watch-welcome"
+                await conn.aclose()
+        nursery.cancel_scope.cancel()
+
+
+def signed_roster(host: Identity, other: Identity, game_id: str) -> Roster:
+    players = (RosterEntry(0, "host", host.public_bytes, LOOPBACK, 1),
+               RosterEntry(1, "ann", other.public_bytes, LOOPBACK, 2))
+    return Roster(game_id, players).sign(host)
+
+
+@pytest.mark.parametrize("what", ["welcome", "roster", "message"])
+async def test_a_hostile_hosts_nested_frame_ends_only_the_watch(tmp_path: Path,
+                                                                 what: str) -> None:
+    async with trio.open_nursery() as nursery:
+        hostile = Identity.load_or_create(tmp_path / "hostile")
+        game_id = new_game_id()
+        roster = signed_roster(hostile, Identity.load_or_create(tmp_path / "ann"), game_id)
+        welcome = encode_control({"type": "watch-welcome", "game": game_id, "watchers": []})
+        roster_frame = encode_control({"type": "roster", "roster": roster.signed_json()})
+        answers = {"welcome": [NESTED],
+                   "roster": [welcome, b'{"type":"roster","roster":' + NESTED],
+                   "message": [welcome, roster_frame, b"M" + NESTED]}[what]
+
+        async def handler(conn: Connection) -> None:
+            await conn.receive_first_frame()
+            for answer in answers:
+                await conn.send_frame(answer)
+            await trio.sleep(5)
+
+        port = await nursery.start(lambda task_status: serve(
+            hostile, handler, bind=LOOPBACK, port=0, config=CFG, task_status=task_status))
+        code = JoinCode(LOOPBACK, port, game_id, hostile.peer_id)
+        with trio.fail_after(20), pytest.raises(RemoteProtocolError) as caught:
+            await watch_game(code, lambda event: None,
+                             PeerOptions(home=tmp_path / "watcher", name="eve", net=CFG))
+        assert caught.value.seat == 0 and "not valid JSON" in str(caught.value)
+        nursery.cancel_scope.cancel()
+
+
+# -- resync: a roster peer's D frame ----------------------------------------------------------
+
+
+def test_a_nested_sync_done_frame_is_no_answer_and_raises_nothing() -> None:
+    host, ann = Identity.generate(), Identity.generate()
+    session = GameSession(new_game_id(), [host.public_bytes, ann.public_bytes], 0, host,
+                          b"\x01" * 32)
+    resync = Resync(session, [1], held=True)
+    for frame in (b"D" + NESTED, b'D{"next":' + NESTED + b"}", b'D{"next":[' + b"9" * 5000
+                  + b"]}", b"D" + canonical_json({"next": "x" * 100_000})):
+        assert resync.on_done(1, frame) is False
+    assert resync.waiting_for() == [1], "a malformed D is not an answer"
+    assert resync.on_done(1, b"D" + canonical_json({"next": [0, 0]})) is True
+
+
+def test_unreadable_input_names_the_connection() -> None:
+    with pytest.raises(UnreadableInput) as caught:
+        decode_control(NESTED, 3)
+    assert caught.value.seat == 3
