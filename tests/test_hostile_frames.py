@@ -247,3 +247,55 @@ def test_unreadable_input_names_the_connection() -> None:
     with pytest.raises(UnreadableInput) as caught:
         decode_control(NESTED, 3)
     assert caught.value.seat == 3
+
+
+async def test_a_roster_peer_answering_a_mesh_dial_with_nested_json_is_only_an_error(
+        tmp_path: Path) -> None:
+    """The mesh's own dial loop: peer 0 of the roster answers every mesh-hello with the
+    nested frame; the dialing node keeps running and says why peer 0 is unreachable."""
+    async with trio.open_nursery() as nursery:
+        hostile = Identity.load_or_create(tmp_path / "hostile")
+        game_id = new_game_id()
+
+        async def handler(conn: Connection) -> None:
+            await conn.receive_first_frame()
+            await conn.send_frame(NESTED)
+            await trio.sleep(5)
+
+        port = await nursery.start(lambda task_status: serve(
+            hostile, handler, bind=LOOPBACK, port=0, config=CFG, task_status=task_status))
+        me = Identity.load_or_create(tmp_path / "ann")
+        with trio.fail_after(20):
+            async with open_node(me, home=tmp_path / "ann", bind=LOOPBACK, config=CFG) as ann:
+                players = (RosterEntry(0, "host", hostile.public_bytes, LOOPBACK, port),
+                           RosterEntry(1, "ann", me.public_bytes, LOOPBACK, ann.port))
+                mesh = await ann.start_mesh(Roster(game_id, players).sign(hostile), wait=False)
+                while "not valid JSON" not in mesh.last_error(0):
+                    await trio.sleep(0.05)
+                assert not mesh.is_connected(0)
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.slow
+async def test_a_nested_sync_done_frame_from_a_roster_peer_over_tls_changes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole game over loopback TLS in which one joiner sends every peer a ``D`` frame of
+    100 000 nested brackets at setup: nobody crashes, the game ends fair and verifies."""
+    from test_net_adversary import ADVERSARY, Peer, is_adversary, play_table
+
+    from p2p.storage.transcript import verify_transcript
+
+    table_ref = [[Peer(tmp_path / f"peer{i}") for i in range(3)]]
+    honest_send = GameSession._send
+
+    def send(self: GameSession, kind: str, body: dict[str, object]) -> None:
+        if is_adversary(table_ref[0], self.identity) and kind == "setup/commit":
+            self.outbox.append(b"D" + NESTED)
+        honest_send(self, kind, body)
+
+    monkeypatch.setattr(GameSession, "_send", send)
+    table = await play_table(tmp_path)
+    for i, peer in enumerate(table):
+        assert peer.session is not None and peer.session.result is not None, i
+        if i != ADVERSARY:
+            assert verify_transcript(peer.transcript).ok
