@@ -47,6 +47,9 @@ FILE_LIMITS = JSONLimits(max_bytes=64 << 20, max_depth=32, max_values=5_000_000)
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _BRACKETS = str.maketrans({"{": "[", "}": "]"})
 _NOT_BRACKETS = re.compile(r"[^\[\]]+")
+# A \u escape of a UTF-16 surrogate (an odd run of backslashes, then u, then D800-DFFF): a
+# lone one makes a string no UTF-8 can carry, and canonical JSON never escapes a pair.
+_SURROGATE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def check_limits(text: str, limits: JSONLimits) -> None:
@@ -135,6 +138,8 @@ def parse_json(data: bytes | str, limits: JSONLimits = FRAME_LIMITS) -> Any:
         except UnicodeDecodeError as exc:
             raise JSONRefused(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
     check_limits(data, limits)
+    if "\\u" in data and _SURROGATE.search(data):
+        raise JSONRefused("a \\u escape of a UTF-16 surrogate (not canonical; alone, no text)")
     try:
         return json.loads(data, parse_float=_no_float, parse_constant=_no_float)
     except JSONRefused:

@@ -299,3 +299,35 @@ async def test_a_nested_sync_done_frame_from_a_roster_peer_over_tls_changes_noth
         assert peer.session is not None and peer.session.result is not None, i
         if i != ADVERSARY:
             assert verify_transcript(peer.transcript).ok
+
+
+# -- a lone surrogate: valid JSON, but no text (found by tests/test_parser_fuzz.py) ------------
+
+SURROGATE = b'"\\ud800"'
+
+
+def test_a_lone_surrogate_in_a_message_chat_or_lobby_line_is_only_a_rejection() -> None:
+    """``"\\ud800"`` parses to a string no UTF-8 can carry: re-encoding it (the canonical
+    check of every signed message and chat line) raised UnicodeEncodeError out of the
+    session's and the chat room's receive, i.e. out of the game's task, before."""
+    from p2p.net.chat import ChatRoom
+    from p2p.net.lobbychat import LobbyChat
+    from p2p.session.envelope import GENESIS
+
+    host, ann = Identity.generate(), Identity.generate()
+    game_id = new_game_id()
+    keys = [host.public_bytes, ann.public_bytes]
+    session = GameSession(game_id, keys, 0, host, b"\x01" * 32)
+    message = (b'{"msg":{"body":{"x":' + SURROGATE + b'},"game":"' + game_id.encode()
+               + b'","prev":"' + GENESIS.encode() + b'","seat":1,"seq":0,"type":"x"},"sig":"'
+               + b"00" * 64 + b'"}')
+    session.receive(1, b"M" + message)
+    assert session.events and "not valid JSON" in session.events[-1].text
+    room = ChatRoom(game_id, keys, 0, host, ["host", "ann"])
+    chat = (b'C{"chat":{"author":1,"game":"' + game_id.encode() + b'","n":0,"text":'
+            + SURROGATE + b'},"sig":"' + b"00" * 64 + b'"}')
+    assert "not valid JSON" in room.receive(1, chat, 0.0).violation
+    line = (b'{"key":"' + b"00" * 32 + b'","line":{"game":"' + game_id.encode() + b'","n":0,'
+            b'"peer":"' + ann.peer_id.encode() + b'","text":' + SURROGATE + b'},"sig":"'
+            + b"00" * 64 + b'","type":"lobby-chat"}')
+    assert "not valid JSON" in LobbyChat(game_id, host).relay(ann.public_bytes, line, 0.0).violation
