@@ -331,3 +331,49 @@ def test_a_lone_surrogate_in_a_message_chat_or_lobby_line_is_only_a_rejection() 
             b'"peer":"' + ann.peer_id.encode() + b'","text":' + SURROGATE + b'},"sig":"'
             + b"00" * 64 + b'","type":"lobby-chat"}')
     assert "not valid JSON" in LobbyChat(game_id, host).relay(ann.public_bytes, line, 0.0).violation
+
+
+# -- the real command ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_solstice_host_survives_a_nested_first_frame_and_plays_its_game(tmp_path: Path) -> None:
+    """The finding as reproduced: a real ``solstice host`` process, a nested first lobby
+    frame from a self-made identity, then a real ``solstice join``: the host neither exits
+    nor prints a traceback, and the game is played to its end."""
+    import subprocess
+    import sys
+    import threading
+
+    solstice = Path(sys.executable).parent / "solstice"
+    host = subprocess.Popen(
+        [str(solstice), "host", "-n", "2", "--bind", LOOPBACK, "--bot", "random", "--home",
+         str(tmp_path / "host"), "--no-discovery", "--name", "host"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert host.stdout is not None
+        first = host.stdout.readline()
+        assert first.startswith("join code: "), first
+        code = JoinCode.parse(first.split(": ", 1)[1])
+        output: list[str] = []
+        threading.Thread(target=lambda: output.extend(host.stdout or ()), daemon=True).start()
+
+        async def attack() -> None:
+            outsider = Identity.load_or_create(tmp_path / "outsider")
+            conn = await dial(code.address, code.port, outsider, code.host_id, CFG)
+            await conn.send_frame(NESTED)
+            await hang_up_on(conn)
+
+        trio.run(attack)
+        assert host.poll() is None, "".join(output)
+        joined = subprocess.run(
+            [str(solstice), "join", code.encode(), "--bot", "random", "--bind", LOOPBACK,
+             "--home", str(tmp_path / "ann"), "--name", "ann", "--no-discovery"],
+            capture_output=True, text=True, timeout=120)
+        assert joined.returncode == 0, joined.stdout + joined.stderr
+        assert host.wait(timeout=60) == 0, "".join(output)
+        assert "Traceback" not in "".join(output)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
