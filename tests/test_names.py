@@ -93,3 +93,16 @@ def test_a_joiner_refuses_a_lobby_update_that_gives_two_players_one_name() -> No
                          {"name": "host", "peer": MALLORY.peer_id}]}
     with pytest.raises(RemoteProtocolError, match="same name"):
         JoinerLobby(code, ANN, "ann", 5000).on_message(encode_control(update))
+
+
+def test_a_watcher_named_like_a_player_is_shown_with_its_short_id() -> None:
+    from p2p.net.watchers import HeardWatchers, Watcher, watchers_frame
+
+    lobby, _ = admit([(ANN, "ann")])
+    roster = lobby.roster(HOST)
+    eve = Identity.generate()
+    heard = HeardWatchers(roster)
+    frame = watchers_frame(HOST, roster.game_id, 1, [Watcher(eve.peer_id, "Ann"),
+                                                     Watcher(MALLORY.peer_id, "dora")])
+    (event,) = heard.receive(0, frame)
+    assert event.text == f"watching: Ann#{eve.short_id}, dora"
