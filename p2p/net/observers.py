@@ -80,7 +80,8 @@ class ObserverHub:
         self.finished = False
         # Told of observers arriving and leaving (the host shows it to its player).
         self.on_note: Callable[[str], None] = lambda text: None
-        self._changed = trio.Event()
+        self._changed = trio.Event()  # anything new: a message, the roster, a watcher, the end
+        self._watchers_changed = trio.Event()  # only who watches (and the end): announce()
         self._note_tokens = float(NOTE_BURST)
         self._note_last: float | None = None
         self._notes_held = 0  # arrival/departure lines not shown (churn)
@@ -100,10 +101,15 @@ class ObserverHub:
         """The game is over: observers get what is left, then their links close."""
         self.finished = True
         self._notify()
+        self._watchers_moved()
 
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
+
+    def _watchers_moved(self) -> None:
+        self._watchers_changed.set()
+        self._watchers_changed = trio.Event()
 
     async def drain(self, timeout: float = 5.0) -> None:
         """End the feed and give the observers ``timeout`` seconds to receive the rest."""
@@ -127,13 +133,13 @@ class ObserverHub:
         last = -math.inf
         while not self.finished:
             if self.current() == told:
-                await self._changed.wait()
+                await self._watchers_changed.wait()
                 continue
             # Every change restarts the settling time, up to NOTICE_EVERY in all: churn can
             # delay a notice, never suppress one.
             give_up = trio.current_time() + self.every
             while trio.current_time() < give_up:
-                changed = self._changed
+                changed = self._watchers_changed  # messages do not restart it: only watchers
                 with trio.move_on_at(min(give_up, trio.current_time() + self.settle)):
                     await changed.wait()
                     continue
@@ -171,7 +177,8 @@ class ObserverHub:
         if len(self.watchers) >= self.limit:
             raise LobbyRefused(None, f"the game has {self.limit} watchers already")
         self.watchers[conn.peer_id] = name
-        self._notify()  # announce() learns of the arrival now, not at the next message
+        self._notify()
+        self._watchers_moved()  # announce() learns of the arrival now, not at the next message
         self._note(f"{name} ({short_id(conn.peer_id)}) is watching")
         reason = "the game is over"
         try:
@@ -192,6 +199,7 @@ class ObserverHub:
         finally:
             del self.watchers[conn.peer_id]
             self._notify()
+            self._watchers_moved()
             self._note(f"{name} ({short_id(conn.peer_id)}) stopped watching: {reason}")
             await conn.aclose()
 
