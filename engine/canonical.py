@@ -8,6 +8,7 @@ written by callers as lowercase hex strings.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -52,6 +53,11 @@ _NOT_BRACKETS = re.compile(r"[^\[\]]+")
 _SURROGATE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
+@functools.cache
+def _long_number(digits: int) -> re.Pattern[str]:
+    return re.compile(f"[0-9]{{{digits + 1}}}")
+
+
 def check_limits(text: str, limits: JSONLimits) -> None:
     """Raise JSONRefused if ``text`` (JSON, or anything) could exceed ``limits`` when parsed.
 
@@ -61,11 +67,14 @@ def check_limits(text: str, limits: JSONLimits) -> None:
     if len(text) > limits.max_bytes:
         raise JSONRefused(f"{len(text)} characters, over the limit of {limits.max_bytes}")
     bare = _STRING.sub('""', text)
-    values = bare.count(",") + bare.count(":") + bare.count("[") + bare.count("{") + 1
+    openers = bare.count("[") + bare.count("{")
+    values = bare.count(",") + bare.count(":") + openers + 1
     if values > limits.max_values:
         raise JSONRefused(f"about {values} values, over the limit of {limits.max_values}")
-    if re.search(rf"[0-9]{{{limits.max_digits + 1}}}", bare):
+    if _long_number(limits.max_digits).search(bare):
         raise JSONRefused(f"a number of more than {limits.max_digits} digits")
+    if openers <= limits.max_depth:
+        return  # no deeper than it has brackets
     nesting = _NOT_BRACKETS.sub("", bare.translate(_BRACKETS))
     for _ in range(limits.max_depth):
         if not nesting:
