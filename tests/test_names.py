@@ -106,3 +106,16 @@ def test_a_watcher_named_like_a_player_is_shown_with_its_short_id() -> None:
                                                      Watcher(MALLORY.peer_id, "dora")])
     (event,) = heard.receive(0, frame)
     assert event.text == f"watching: Ann#{eve.short_id}, dora"
+
+
+def test_a_waiting_joiner_is_told_when_a_clash_renames_a_player() -> None:
+    from p2p.net.lobby import LobbyUpdate, lobby_changes
+
+    lobby, code = admit([(ANN, "ann")], players=3)
+    before = LobbyUpdate.of(3, lobby.joined)
+    hello = JoinerLobby(code, MALLORY, "Ann", 5000).hello()
+    lobby.on_hello(MALLORY.public_bytes, "127.0.0.3", encode_control(hello))
+    lines = lobby_changes(before, LobbyUpdate.of(3, lobby.joined), HOST.peer_id)
+    assert lines == [f"ann ({ANN.short_id}) is now ann#{ANN.short_id} (another player chose "
+                     "the same name)",
+                     f"Ann#{MALLORY.short_id} ({MALLORY.short_id}) joined, 3/3"]
