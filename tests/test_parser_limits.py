@@ -75,3 +75,15 @@ def test_check_limits_alone_leaves_parsing_to_the_caller() -> None:
     check_limits('{"type":"log","message":"x"}', FRAME_LIMITS)
     with pytest.raises(JSONRefused):
         check_limits(nested(100), FRAME_LIMITS)
+
+
+@pytest.mark.parametrize("text", [
+    '\\"' * 100_000,                       # escaped quotes outside any string
+    '"' + '\\"' * 100_000 + "\\",           # ... inside one left open, a lone backslash last
+    '"' * 100_000, "\\" * 100_000 + "\\u0041", "[" + '"a",' * 100_000,
+], ids=["escaped-quotes", "open-string", "quotes", "backslashes", "open-list"])
+def test_the_check_takes_linear_time_on_texts_made_to_defeat_it(text: str) -> None:
+    started = time.perf_counter()
+    with pytest.raises(JSONRefused):
+        parse_json(text)
+    assert time.perf_counter() - started < 0.5  # the string scan was quadratic: 6 s at 32 KB
