@@ -30,6 +30,8 @@ async def test_every_decision_window_starts_when_its_stage_begins(tmp_path, monk
     monkeypatch.setattr(test_net_tcp, "Peer", StampedPeer)
     peers = await play(tmp_path, 2)
     lags = [lag for peer in peers for lag in peer.lags]  # type: ignore[attr-defined]
-    assert len(lags) >= 10
+    assert len(lags) >= 40
     # Before the fix a window began at the last 0.5 s tick: lags spread over [0, 0.5).
-    assert max(lags) < 0.1, sorted(lags)[-5:]
+    # Now only the handling of the item that began the stage lies between (ms; 0.25 s leaves
+    # room for a loaded machine, and ~80 windows spread over [0, 0.5) never all fit under it).
+    assert max(lags) < 0.25, sorted(lags)[-5:]
