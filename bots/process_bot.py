@@ -43,6 +43,7 @@ from bots.base import Bot, GameInfo, Turn
 from bots.faults import BotError, BotGone, Fault
 from bots.trace import TraceWriter, trace_path
 from engine import Action
+from engine.canonical import BOT_LINE_LIMITS, check_limits
 
 PROTOCOL_VERSION = 1
 DEFAULT_TIME_BUDGET = 10.0   # seconds per decision
@@ -547,8 +548,9 @@ def _read_stdout(stream: Any, inbox: _Inbox) -> None:
 
 def _parse(text: str) -> Any:
     try:
+        check_limits(text, BOT_LINE_LIMITS)  # nesting and size bounded before json sees it
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         return None
 
 

@@ -321,13 +321,14 @@ def test_each_admitted_joiner_is_told_who_is_at_the_table() -> None:
         update = alice.on_message(encode_control(host.update()))
         assert isinstance(update, LobbyUpdate)
         seen.append(update)
+    bob, mallory = f"player#{BOB.short_id}", f"player#{MALLORY.short_id}"
     assert [[s.name for s in u.seated] for u in seen] == [
-        ["host", "alice"], ["host", "alice", "player"], ["host", "alice", "player", "player"]]
+        ["host", "alice"], ["host", "alice", "player"], ["host", "alice", bob, mallory]]
     assert {u.players for u in seen} == {4}
-    # Two players called "player" are told apart by their ids.
+    # Two players who chose "player" are told apart by their names (ids appended) and ids.
     labels = [s.label(ALICE.peer_id) for s in seen[-1].seated]
     assert labels == [f"host ({HOST.short_id})", f"alice ({ALICE.short_id}, you)",
-                      f"player ({BOB.short_id})", f"player ({MALLORY.short_id})"]
+                      f"{bob} ({BOB.short_id})", f"{mallory} ({MALLORY.short_id})"]
 
 
 def test_what_a_joiner_is_told_as_the_table_changes() -> None:

@@ -304,8 +304,9 @@ async def test_a_waiting_joiner_sees_the_table_fill_up_one_by_one(tmp_path: Path
                                                  on_update=seen.append if i == 0 else None))
             assert [len(u.seated) for u in seen] == [2, 3, 4]  # the last one: the roster
             assert {u.players for u in seen} == {4}
-            assert [s.name for s in seen[-1].seated] == ["host", "ann", "player", "player"]
-            # The two "player"s are two peers, shown with their ids.
+            # The two who chose "player" are two peers, named apart by their short ids.
+            tagged = [f"player#{p.identity.short_id}" for p in peers[2:]]
+            assert [s.name for s in seen[-1].seated] == ["host", "ann", *tagged]
             assert [s.peer_id for s in seen[-1].seated] == [p.identity.peer_id for p in peers]
             nursery.cancel_scope.cancel()
 

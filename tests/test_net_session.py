@@ -184,8 +184,8 @@ def assert_rejected(session: GameSession, peer: int, text: str) -> None:
     (b'M{"msg": {}, "sig": "00"}', "sig is not 64 bytes"),
     (b'M{"msg":{},"sig":"00"}', "sig is not 64 bytes"),
     (b'M{"a":1}', "exactly 'msg' and 'sig'"),
-    (b"M" + b"[" * 100_000, "nested too deeply"),  # fits in a frame; must not crash
-    (b"M" + b'"' + b"x" * (2 << 20) + b'"', "exactly 'msg' and 'sig'"),
+    (b"M" + b"[" * 100_000, "nested deeper than 32"),  # fits in a frame; must not crash
+    (b"M" + b'"' + b"x" * (2 << 20) + b'"', "over the limit"),  # refused before parsing
 ], ids=["empty", "unknown-tag", "garbage", "not-utf8", "list", "spaced-json", "short-sig",
         "no-msg", "deeply-nested", "oversize-2MiB"])
 def test_malformed_frame_is_rejected_and_the_game_goes_on(data: bytes, reason: str) -> None:

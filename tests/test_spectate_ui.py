@@ -190,7 +190,7 @@ def test_q_leaves_and_the_game_goes_on_without_the_spectator(tmp_path: Path) -> 
     asyncio.run(scenario())
     table.thread.join(120)
     assert all(s.result is not None and s.result["ok"] for s in table.sessions.values())
-    assert any("dora stopped watching" in e.text for e in table.events["alice"])
+    assert any("dora (" in e.text and "stopped watching" in e.text for e in table.events["alice"])
 
 
 def _keyless_mid_dispatch() -> tuple[LoopbackGame, GameSession]:

@@ -131,10 +131,12 @@ async def test_the_players_learn_the_spectators_name(tmp_path: Path) -> None:
 @pytest.mark.slow
 async def test_a_spectator_cannot_inject_a_watchers_notice(tmp_path: Path) -> None:
     table = Table(tmp_path)
+    mallory_id: list[str] = []
 
     async def intruder(lobby: HostedLobby, nursery: trio.Nursery) -> None:
         code = lobby.code
         mallory = Identity.generate()
+        mallory_id.append(mallory.peer_id)
         conn = await dial(code.address, code.port, mallory, code.host_id, CFG, 0)
         await conn.send_frame(encode_control(watch_hello(code.game_id, "mallory")))
         assert decode_control(await conn.receive_first_frame())["type"] == "watch-welcome"
@@ -150,5 +152,6 @@ async def test_a_spectator_cannot_inject_a_watchers_notice(tmp_path: Path) -> No
     assert all(s.result is not None and s.result["ok"] for s in table.sessions.values())
     for name in ("alice", "bob", "carol"):
         assert not [e for e in table.events[name] if "ghost" in e.text], name
-    assert any("mallory stopped watching: dropped" in e.text for e in table.events["alice"])
+    assert any(f"mallory ({mallory_id[0][:8]}) stopped watching: dropped" in e.text
+               for e in table.events["alice"])
 

@@ -26,9 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import canonical_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity, verify_signature
+from p2p.wire import parse_from
 
 FRAME_CHAT = b"C"
 CHAT_DOMAIN = b"solstice/chat/v1\n"
@@ -95,10 +96,7 @@ class ChatLine:
         """Parse a chat frame (tag included); the JSON must be exactly canonical."""
         if frame[:1] != FRAME_CHAT:
             raise RemoteProtocolError(blame, "not a chat frame")
-        try:
-            obj = parse_json(frame[1:])
-        except (ValueError, CanonicalEncodingError, UnicodeDecodeError, RecursionError) as exc:
-            raise RemoteProtocolError(blame, f"chat is not valid JSON: {exc}") from None
+        obj = parse_from(frame[1:], blame, "chat")
         line = cls.from_json(obj, blame)
         if line.frame() != frame:
             raise RemoteProtocolError(blame, "chat is not canonically encoded")

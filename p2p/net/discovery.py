@@ -47,6 +47,7 @@ SERVICE_TYPE = "_solstice._tcp.local."
 INTERFACE_ENV = "SOLSTICE_DISCOVERY_INTERFACE"
 _TXT_KEYS = frozenset({"v", "game", "host", "name", "players", "taken"})
 RESOLVE_TIMEOUT_MS = 1500
+MAX_TXT_VALUE = 255  # bytes of one TXT value (a DNS TXT string's own limit)
 
 
 class DiscoveryError(LocalProtocolError):
@@ -97,6 +98,10 @@ class GameAd:
     def from_record(cls, txt: Mapping[bytes, bytes | None], addresses: list[str],
                     port: int | None) -> GameAd:
         """Read a peer's record; BadAdvertisement says what is wrong with it."""
+        if len(txt) != len(_TXT_KEYS) or any(len(k) > MAX_TXT_VALUE or len(v or b"") >
+                                             MAX_TXT_VALUE for k, v in txt.items()):
+            raise BadAdvertisement(f"TXT keys must be exactly {sorted(_TXT_KEYS)}, each "
+                                   f"value at most {MAX_TXT_VALUE} bytes")
         try:
             fields = {k.decode("utf-8"): (v or b"").decode("utf-8") for k, v in txt.items()}
         except UnicodeDecodeError as exc:
@@ -289,7 +294,10 @@ def find_short(code: str, interface: str | None, wait: float,
         return bool(first_match) and time.monotonic() - first_match[0] >= settle
 
     games = browse(interface, wait, done)
-    matches = {(ad.host_id, ad.game_id): ad for ad in games if ad.short == code}
+    # Keyed by where it is too: a copy of the real record (the same ids) that points at
+    # another address is an imitation as much as a record with other ids is.
+    matches = {(ad.host_id, ad.game_id, ad.address, ad.port): ad for ad in games
+               if ad.short == code}
     if not matches:
         raise ShortCodeNotFound(f"no game with short code {code} was found on the LAN in "
                                 f"{wait:g} s (is the host running, on this network?)")

@@ -199,7 +199,8 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
                                 options)
             if node.observers is not None:
                 nursery.start_soon(node.observers.announce, mesh.broadcast, identity,
-                                   lambda now: on_event(watchers_event(now)))
+                                   lambda now: on_event(watchers_event(
+                                       now, [p.name for p in mesh.roster.players])))
             session = await _play(node, mesh, choose, on_event, options)
             nursery.cancel_scope.cancel()  # the advertisement is withdrawn (shielded)
         return session

@@ -15,6 +15,9 @@ from p2p.net.roster import GAME_ID_BYTES, is_game_id, is_port
 JOIN_CODE_PREFIX = "sol1-"
 _CHECKSUM_BYTES = 4
 _BASE32 = frozenset("abcdefghijklmnopqrstuvwxyz234567")
+# A code is at most 5 + 104 characters (IPv6); text a user pastes may wrap and be indented,
+# but anything far longer is no code and is refused before it is looked at.
+MAX_CODE_TEXT = 1024
 
 
 class InvalidJoinCode(ValueError):
@@ -61,6 +64,8 @@ class JoinCode:
     def parse(cls, text: str) -> JoinCode:
         """Read a code as typed or pasted: case and white space anywhere are ignored, so a
         code copied from a terminal where it wrapped over two lines still reads."""
+        if len(text) > MAX_CODE_TEXT:
+            raise InvalidJoinCode(f"{len(text)} characters: far too long for a join code")
         code = "".join(text.split()).lower()
         if not code.startswith(JOIN_CODE_PREFIX):
             raise InvalidJoinCode(f"a join code starts with {JOIN_CODE_PREFIX!r}")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CONTROL_LIMITS, canonical_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity, is_peer_id, peer_id_of, short_id
 from p2p.net.joincode import JoinCode
@@ -23,11 +23,15 @@ from p2p.net.roster import (
     MIN_PLAYERS,
     Roster,
     RosterEntry,
+    clashing_names,
     is_index,
     is_port,
+    names_clash,
+    tagged_name,
     valid_name,
 )
 from p2p.text import printable
+from p2p.wire import parse_from
 
 PROTOCOL_VERSION = 1
 # A lobby update or a roster is at most a few hundred bytes per player: anything larger from
@@ -44,11 +48,9 @@ def encode_control(obj: Mapping[str, Any]) -> bytes:
 
 
 def decode_control(data: bytes, blame: int | None = None) -> dict[str, Any]:
-    """A control message: a JSON object with a string ``type``."""
-    try:
-        obj = parse_json(data)
-    except (ValueError, CanonicalEncodingError) as exc:
-        raise RemoteProtocolError(blame, f"control message is not valid JSON: {exc}") from exc
+    """A control message: a JSON object with a string ``type``, within the parser limits of
+    a control message (UnreadableInput, naming ``blame``, if not)."""
+    obj = parse_from(data, blame, "control message", CONTROL_LIMITS)
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise RemoteProtocolError(blame, "control message is not an object with a 'type'")
     return obj
@@ -103,9 +105,16 @@ def lobby_changes(before: LobbyUpdate | None, after: LobbyUpdate, me: str) -> li
         waiting = f", waiting for {missing} more" if missing > 0 else ""
         return [f"at the table: {', '.join(s.label(me) for s in after.seated)}; "
                 f"{count}{waiting}"]
+    earlier = {s.peer_id: s for s in before.seated}
+    now = {s.peer_id for s in after.seated}
     lines = [f"{s.label(me)} left the lobby, {count}"
-             for s in before.seated if s not in after.seated]
-    lines += [f"{s.label(me)} joined, {count}" for s in after.seated if s not in before.seated]
+             for s in before.seated if s.peer_id not in now]
+    for s in after.seated:
+        if s.peer_id not in earlier:
+            lines.append(f"{s.label(me)} joined, {count}")
+        elif earlier[s.peer_id].name != s.name:  # another chose the same name: both tagged
+            lines.append(f"{earlier[s.peer_id].label(me)} is now {printable(s.name, MAX_NAME_LEN)}"
+                         " (another player chose the same name)")
     return lines
 
 
@@ -160,9 +169,21 @@ class HostLobby:
             raise LobbyRefused(None, f"peer {short_id(peer_id)} has already joined")
         if self.full:
             raise LobbyRefused(None, "the game is full")
-        entry = RosterEntry(len(self._entries), obj["name"], peer_key, remote_address, obj["port"])
+        entry = RosterEntry(len(self._entries), self._unique_name(obj["name"], peer_id),
+                            peer_key, remote_address, obj["port"])
         self._entries.append(entry)
         return entry
+
+    def _unique_name(self, name: str, peer_id: str) -> str:
+        """Names are unique at a table: on a clash the newcomer and every player already
+        called so (the host too) get their short peer id appended, so none of them speaks
+        under a name another can wear (protocol.md, "Names")."""
+        clash = [i for i, e in enumerate(self._entries) if names_clash(e.name, name)]
+        for i in clash:
+            e = self._entries[i]
+            self._entries[i] = RosterEntry(e.index, tagged_name(e.name, e.peer_id), e.key,
+                                           e.address, e.port)
+        return tagged_name(name, peer_id) if clash else name
 
     def welcome(self, entry: RosterEntry) -> dict[str, Any]:
         return {"type": "welcome", "game": self.game_id, "players": self.players}
@@ -226,7 +247,7 @@ class JoinerLobby:
         }
 
     def on_welcome(self, data: bytes) -> None:
-        obj = decode_control(data)
+        obj = decode_control(data, 0)
         _raise_if_refused(obj, None, "the host")
         if obj["type"] != "welcome" or obj.get("game") != self.code.game_id:
             raise RemoteProtocolError(None, "host did not answer the hello with a welcome")
@@ -261,6 +282,8 @@ class JoinerLobby:
                                          "lists a peer twice")
         if self.identity.peer_id not in peers:
             raise RemoteProtocolError(0, "lobby update does not list us")
+        if clashing_names([s.name for s in seats]):
+            raise RemoteProtocolError(0, "lobby update gives two players the same name")
         return LobbyUpdate(players, tuple(seats))
 
     def on_roster(self, data: bytes) -> Roster:
@@ -276,6 +299,8 @@ class JoinerLobby:
             raise RemoteProtocolError(0, "roster is for another game")
         if roster.index_of(self.identity.peer_id) is None:
             raise RemoteProtocolError(0, "roster does not list us")
+        if clashing_names([p.name for p in roster.players]):
+            raise RemoteProtocolError(0, "roster gives two players the same name")
         return roster
 
 

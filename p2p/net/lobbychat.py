@@ -24,10 +24,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CONTROL_LIMITS, canonical_json
 from p2p.errors import RemoteProtocolError
 from p2p.identity import Identity, is_peer_id, peer_id_of, short_id, verify_signature
 from p2p.net.chat import BURST, MAX_TEXT, RATE, ChatCheck, ChatRefused, TokenBucket
+from p2p.wire import parse_from
 
 LOBBY_CHAT_DOMAIN = b"solstice/lobby-chat/v1\n"
 LOBBY_CHAT_TYPE = "lobby-chat"
@@ -103,10 +104,7 @@ class LobbyChatLine:
         if len(frame) > MAX_FRAME:
             raise RemoteProtocolError(blame, f"lobby chat of {len(frame)} bytes (at most "
                                              f"{MAX_FRAME})")
-        try:
-            obj = parse_json(frame)
-        except (ValueError, CanonicalEncodingError, UnicodeDecodeError, RecursionError) as exc:
-            raise RemoteProtocolError(blame, f"lobby chat is not valid JSON: {exc}") from None
+        obj = parse_from(frame, blame, "lobby chat", CONTROL_LIMITS)
         line = cls.from_json(obj, blame)
         if line.frame() != frame:
             raise RemoteProtocolError(blame, "lobby chat is not canonically encoded")

@@ -292,6 +292,10 @@ class Mesh:
                         nursery.cancel_scope.cancel()
                 except* (P2PError, OSError) as group:
                     reason = "; ".join(str(e) for e in group.exceptions)
+                except* Exception as group:  # a bug: it ends this connection, not the mesh
+                    log.error("link to peer %d ended by an internal error",
+                              link.entry.index, exc_info=group)
+                    reason = "internal error"
         finally:
             # Also when the whole node is cancelled: the peer must see the close at once.
             await conn.aclose()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -28,6 +29,13 @@ from p2p.session.machine import FRAME_MESSAGE
 
 log = logging.getLogger(__name__)
 MAX_OBSERVERS = 4
+# Watcher churn never floods the players: a notice goes out once the set of watchers has been
+# still for NOTICE_SETTLE seconds, at most one per NOTICE_EVERY seconds, and only if the set
+# differs from the last one told; the host's own arrival/departure lines are limited the
+# same way (NOTE_BURST at once, then one per NOTICE_EVERY seconds; the rest are counted).
+NOTICE_SETTLE = 1.0
+NOTICE_EVERY = 5.0
+NOTE_BURST = 4
 _HELLO_KEYS = frozenset({"type", "version", "game", "name"})
 
 
@@ -60,8 +68,10 @@ class ObserverMisbehaved(RemoteProtocolError):
 class ObserverHub:
     """The host's observers of one game: admission (up to ``limit``) and the message feed."""
 
-    def __init__(self, game_id: str, limit: int = MAX_OBSERVERS, keepalive: float = 5.0) -> None:
+    def __init__(self, game_id: str, limit: int = MAX_OBSERVERS, keepalive: float = 5.0,
+                 settle: float = NOTICE_SETTLE, every: float = NOTICE_EVERY) -> None:
         self.game_id = game_id
+        self.settle, self.every = settle, every  # the churn limits (tests make them short)
         self.limit = limit
         self.keepalive = keepalive  # an idle feed sends an empty frame this often
         self.roster: Roster | None = None
@@ -70,7 +80,11 @@ class ObserverHub:
         self.finished = False
         # Told of observers arriving and leaving (the host shows it to its player).
         self.on_note: Callable[[str], None] = lambda text: None
-        self._changed = trio.Event()
+        self._changed = trio.Event()  # anything new: a message, the roster, a watcher, the end
+        self._watchers_changed = trio.Event()  # only who watches (and the end): announce()
+        self._note_tokens = float(NOTE_BURST)
+        self._note_last: float | None = None
+        self._notes_held = 0  # arrival/departure lines not shown (churn)
 
     # ---- fed by the host's game
 
@@ -87,10 +101,15 @@ class ObserverHub:
         """The game is over: observers get what is left, then their links close."""
         self.finished = True
         self._notify()
+        self._watchers_moved()
 
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
+
+    def _watchers_moved(self) -> None:
+        self._watchers_changed.set()
+        self._watchers_changed = trio.Event()
 
     async def drain(self, timeout: float = 5.0) -> None:
         """End the feed and give the observers ``timeout`` seconds to receive the rest."""
@@ -106,16 +125,47 @@ class ObserverHub:
     async def announce(self, send: Callable[[bytes], Awaitable[None]], host: Identity,
                        on_change: Callable[[tuple[Watcher, ...]], None]) -> None:
         """Tell the players who watches: a signed notice through ``send`` (the mesh's
-        broadcast) each time the set of watchers changes, until the game is over."""
+        broadcast) when the set of watchers has changed and then stayed still for
+        ``NOTICE_SETTLE`` seconds, at most one per ``NOTICE_EVERY`` seconds, until the game
+        is over (a spectator reconnecting in a loop makes no notice at all)."""
         seq = 0
         told: tuple[Watcher, ...] = ()
+        last = -math.inf
         while not self.finished:
+            if self.current() == told:
+                await self._watchers_changed.wait()
+                continue
+            # Every change restarts the settling time, up to NOTICE_EVERY in all: churn can
+            # delay a notice, never suppress one.
+            give_up = trio.current_time() + self.every
+            while trio.current_time() < give_up:
+                changed = self._watchers_changed  # messages do not restart it: only watchers
+                with trio.move_on_at(min(give_up, trio.current_time() + self.settle)):
+                    await changed.wait()
+                    continue
+                break
+            await trio.sleep_until(last + self.every)
             now = self.current()
-            if now != told:
-                seq, told = seq + 1, now
+            if now != told and not self.finished:
+                seq, told, last = seq + 1, now, trio.current_time()
                 await send(watchers_frame(host, self.game_id, seq, now))
                 on_change(now)
-            await self._changed.wait()
+
+    def _note(self, text: str) -> None:
+        """An arrival or departure line for the host's player, within the churn limit."""
+        now = trio.current_time()
+        if self._note_last is not None:
+            self._note_tokens = min(NOTE_BURST, self._note_tokens
+                                    + (now - self._note_last) / self.every)
+        self._note_last = now
+        if self._note_tokens < 1:
+            self._notes_held += 1
+            return
+        self._note_tokens -= 1
+        if self._notes_held:
+            text += f" ({self._notes_held} earlier watcher arrivals/departures not shown)"
+            self._notes_held = 0
+        self.on_note(text)
 
     # ---- one observer's link
 
@@ -127,7 +177,9 @@ class ObserverHub:
         if len(self.watchers) >= self.limit:
             raise LobbyRefused(None, f"the game has {self.limit} watchers already")
         self.watchers[conn.peer_id] = name
-        self.on_note(f"{name} ({short_id(conn.peer_id)}) is watching")
+        self._notify()
+        self._watchers_moved()  # announce() learns of the arrival now, not at the next message
+        self._note(f"{name} ({short_id(conn.peer_id)}) is watching")
         reason = "the game is over"
         try:
             await conn.send_frame(encode_control(watch_welcome(
@@ -147,7 +199,8 @@ class ObserverHub:
         finally:
             del self.watchers[conn.peer_id]
             self._notify()
-            self.on_note(f"{name} stopped watching: {reason}")
+            self._watchers_moved()
+            self._note(f"{name} ({short_id(conn.peer_id)}) stopped watching: {reason}")
             await conn.aclose()
 
     async def _feed(self, conn: Connection) -> None:

@@ -11,9 +11,10 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CONTROL_LIMITS, canonical_json
 from p2p.errors import LocalProtocolError, RemoteProtocolError
-from p2p.identity import Identity, peer_id_of, verify_signature
+from p2p.identity import SHORT_ID_LEN, Identity, peer_id_of, short_id, verify_signature
+from p2p.wire import parse_from
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -43,6 +44,36 @@ def is_index(value: object) -> bool:
 def valid_name(name: object) -> bool:
     """Display names: 1-32 printable characters (no control characters to spoof a UI)."""
     return isinstance(name, str) and 0 < len(name) <= MAX_NAME_LEN and name.isprintable()
+
+
+def name_base(name: str) -> str:
+    """What a name says to a reader: case and spacing ignored, and a trailing "#" and short
+    peer id left out (so that nobody can choose another player's tagged name)."""
+    head, sep, tail = name.rpartition("#")
+    if sep and len(tail) == SHORT_ID_LEN and set(tail) <= HEX_DIGITS:
+        name = head
+    return " ".join(name.split()).casefold()
+
+
+def names_clash(a: str, b: str) -> bool:
+    return name_base(a) == name_base(b)
+
+
+def tagged_name(name: str, peer_id: str) -> str:
+    """``name`` with ``#`` and the peer's short id appended (within MAX_NAME_LEN): what a
+    player is called at a table where another chose the same name (protocol.md, "Names")."""
+    head, sep, tail = name.rpartition("#")
+    if sep and len(tail) == SHORT_ID_LEN and set(tail) <= HEX_DIGITS:
+        name = head
+    suffix = "#" + short_id(peer_id)
+    return name[:MAX_NAME_LEN - len(suffix)].rstrip() + suffix
+
+
+def clashing_names(names: list[str]) -> bool:
+    """True if two of ``names`` read the same (case and spacing ignored): what a host that
+    keeps the name rule never sends."""
+    read = [" ".join(n.split()).casefold() for n in names]
+    return len(set(read)) != len(read)
 
 
 @dataclass(frozen=True)
@@ -171,10 +202,7 @@ class Roster:
 
     @classmethod
     def decode(cls, data: bytes, *, host_id: str | None = None) -> Roster:
-        try:
-            obj = parse_json(data)
-        except (ValueError, CanonicalEncodingError) as exc:
-            raise RemoteProtocolError(None, f"roster is not valid JSON: {exc}") from exc
+        obj = parse_from(data, None, "roster", CONTROL_LIMITS)
         return cls.from_signed_json(obj, host_id=host_id)
 
 

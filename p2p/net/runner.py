@@ -260,6 +260,9 @@ class _GameRun:
             item = await self._next_item()
             if item is None:
                 continue
+            # The session's clock reads now, not the last tick: a stage this item begins gets
+            # its whole window (S + grace), never up to a TICK less.
+            session.clock.advance(trio.current_time())
             kind = item[0]
             if kind == "frame":
                 await self._on_frame(item[1], item[2])

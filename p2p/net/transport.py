@@ -220,6 +220,10 @@ async def serve(
             # Handlers use nurseries, so errors arrive grouped. A misbehaving or vanished
             # peer ends its own connection, never the listener.
             log.info("connection %r ended: %s", conn, group.exceptions)
+        except* Exception as group:
+            # A bug met on one connection (nothing a peer sends should get here) still ends
+            # only that connection: the listener and every other connection go on.
+            log.error("connection %r ended by an internal error", conn, exc_info=group)
         finally:
             await conn.aclose()
 

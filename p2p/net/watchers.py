@@ -10,16 +10,15 @@ are not game messages: they are not in the message log, the hash chain or the tr
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json
+from engine.canonical import CONTROL_LIMITS, CanonicalEncodingError, canonical_json, parse_json
 from p2p.errors import RemoteProtocolError
 from p2p.identity import Identity, is_peer_id, verify_signature
 from p2p.net.notices import WatchersChanged
-from p2p.net.roster import Roster, valid_name
+from p2p.net.roster import Roster, names_clash, tagged_name, valid_name
 from p2p.session.events import Peer, Rejected
 from p2p.text import printable
 
@@ -76,8 +75,8 @@ def check_notice(roster: Roster, sender: int, frame: bytes) -> tuple[int, tuple[
     if frame[:1] != FRAME_WATCHERS or len(frame) > MAX_NOTICE_BYTES:
         raise BadWatchersNotice(sender, "not a watchers notice (or too long)")
     try:
-        obj = json.loads(frame[1:])
-    except (ValueError, RecursionError):
+        obj = parse_json(frame[1:], CONTROL_LIMITS)
+    except ValueError:
         raise BadWatchersNotice(sender, "a watchers notice that is not JSON") from None
     if not isinstance(obj, dict) or set(obj) != {"notice", "sig"}:
         raise BadWatchersNotice(sender, "a watchers notice must have 'notice' and 'sig'")
@@ -100,15 +99,23 @@ def check_notice(roster: Roster, sender: int, frame: bytes) -> tuple[int, tuple[
     return seq, tuple(_watcher(w, sender) for w in listed)
 
 
-def watching_text(watchers: Iterable[Watcher]) -> str:
+def shown_name(watcher: Watcher, players: Collection[str] = ()) -> str:
+    """A watcher's name as shown: with its short id appended if it reads like a player's
+    (the name rule of the table, protocol.md "Names"), made printable."""
+    clash = any(names_clash(watcher.name, name) for name in players)
+    return printable(tagged_name(watcher.name, watcher.peer_id) if clash else watcher.name, 40)
+
+
+def watching_text(watchers: Iterable[Watcher], players: Collection[str] = ()) -> str:
     """``watching: alice, bob`` (names made printable), or that nobody watches now."""
-    names = [printable(w.name, 40) for w in watchers]
+    names = [shown_name(w, players) for w in watchers]
     return "watching: " + ", ".join(names) if names else "nobody is watching now"
 
 
-def watchers_event(watchers: tuple[Watcher, ...]) -> WatchersChanged:
-    return WatchersChanged(watching_text(watchers),
-                           tuple(printable(w.name, 40) for w in watchers))
+def watchers_event(watchers: tuple[Watcher, ...],
+                   players: Collection[str] = ()) -> WatchersChanged:
+    return WatchersChanged(watching_text(watchers, players),
+                           tuple(shown_name(w, players) for w in watchers))
 
 
 class HeardWatchers:
@@ -131,4 +138,5 @@ class HeardWatchers:
         self.seq = seq
         changed = watchers != self.watchers
         self.watchers = watchers
-        return [watchers_event(watchers)] if changed else []
+        players = [p.name for p in self.roster.players]
+        return [watchers_event(watchers, players)] if changed else []

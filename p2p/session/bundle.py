@@ -8,8 +8,9 @@ them) sends them as one ``B`` frame instead: the same frames in the same order, 
 relay-before-own-message rule holds within a bundle as it does between frames.
 
 Wire form: ``b"B" || (len_1 || frame_1) || ... || (len_k || frame_k)``, each ``len`` 4 bytes
-big-endian, each frame a whole ``M`` frame (tag included), 1 <= k <= ``MAX_ITEMS``. Anything
-else (a truncated length, an empty or nested item, another tag inside) is refused as a whole,
+big-endian, each frame a whole ``M`` frame (tag included), 1 <= k <= ``MAX_ITEMS``, the items
+and their lengths ``MAX_BYTES`` at most. Anything else (a truncated length, an empty or nested
+item, another tag inside, more bytes) is refused as a whole,
 blaming the connection it came on.
 """
 
@@ -72,6 +73,9 @@ def unbundle(frame: bytes, peer: int | None = None) -> list[bytes]:
     the connection it came on) if it is not a well-formed bundle."""
     if frame[:1] != FRAME_BUNDLE:
         raise RemoteProtocolError(peer, "not a bundle frame")
+    if len(frame) - 1 > MAX_BYTES:  # what ``bundle`` never makes (items and their lengths)
+        raise RemoteProtocolError(peer, f"bundle of {len(frame) - 1} bytes, over "
+                                        f"{MAX_BYTES >> 10} KiB")
     items: list[bytes] = []
     pos, end = 1, len(frame)
     while pos < end:

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
+from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
 from p2p.identity import Identity, verify_signature
+from p2p.wire import parse_from
 
 MSG_DOMAIN = b"solstice/msg/v1\n"
 # ``prev`` of a message that builds on nothing yet (the session may choose another anchor,
@@ -128,10 +129,7 @@ class SignedMessage:
     @classmethod
     def decode(cls, data: bytes, blame: int | None = None) -> SignedMessage:
         """Parse the wire form (structure only); the bytes must be exactly canonical."""
-        try:
-            obj = parse_json(data)
-        except (ValueError, CanonicalEncodingError, UnicodeDecodeError) as exc:
-            raise RemoteProtocolError(blame, f"message is not valid JSON: {exc}") from exc
+        obj = parse_from(data, blame, "message")
         if not isinstance(obj, dict) or set(obj) != {"msg", "sig"}:
             raise RemoteProtocolError(blame, "signed message must have exactly 'msg' and 'sig'")
         if not _is_hex(obj["sig"], 128):

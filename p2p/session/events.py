@@ -49,7 +49,7 @@ class Rejected:
 
     @property
     def text(self) -> str:
-        who = f"seat {self.peer}" if self.peer is not None else "a peer"
+        who = f"peer {self.peer}" if self.peer is not None else "a peer"
         return f"rejected a message from {who}: {self.reason}"
 
 
@@ -67,17 +67,24 @@ class GameOver:
 @dataclass(frozen=True)
 class GameAborted:
     """The game stopped: ``peer`` proven at fault (``kind`` UNFAIR) or silent (ABANDONED), or
-    nobody named (STOPPED); ``evidence``: the signed messages that prove it, if any."""
+    nobody named (STOPPED); ``evidence``: the signed messages that prove it, if any.
+    ``seat``: the game seat of ``peer`` once seats are drawn (reasons name game seats)."""
 
     peer: Peer | None
     reason: str
     kind: str
     stage: int
     evidence: Any = None
+    seat: int | None = None
 
     @property
     def text(self) -> str:
-        who = f"seat {self.peer}" if self.peer is not None else "nobody in particular"
+        if self.peer is None:
+            who = "nobody in particular"
+        elif self.seat is None:
+            who = f"peer {self.peer}"
+        else:  # the reason's "seat N" is a game seat: so is this one, with the peer beside it
+            who = f"seat {self.seat}, peer {self.peer}"
         label = {UNFAIR: "blame", ABANDONED: "abandoned by"}.get(self.kind, "blame")
         return f"game stopped: {self.reason} ({label}: {who})"
 

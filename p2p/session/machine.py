@@ -244,7 +244,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
             kind = STOPPED
         stage = self.stage_index if stage is None else stage
         self.aborted = Aborted(peer, reason, kind, stage)
-        self.events.append(GameAborted(peer, reason, kind, stage, evidence))
+        seat = self.seat_of_peer[peer] if peer is not None and self.seat_of_peer else None
+        self.events.append(GameAborted(peer, reason, kind, stage, evidence, seat))
         if self.me is not None and not self.replaying:
             body: dict[str, Any] = {"kind": kind, "blame": peer, "reason": reason[:500],
                                     "evidence": evidence}

@@ -10,13 +10,12 @@ of the game's verdict).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from engine.canonical import canonical_json
+from engine.canonical import canonical_json, parse_json
 from p2p.errors import RemoteProtocolError
 from p2p.net.chat import ChatLine
 from p2p.net.lobbychat import LobbyChatLine
@@ -39,8 +38,8 @@ def _load(path: Path, parse: Callable[[object], T]) -> list[T]:
     lines = []
     for text in raw.split(b"\n"):
         try:
-            lines.append(parse(json.loads(text)))
-        except (ValueError, RemoteProtocolError, RecursionError):
+            lines.append(parse(parse_json(text)))
+        except (ValueError, RemoteProtocolError):
             continue
     return lines
 

@@ -21,12 +21,11 @@ part of the game and never change the verdict.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.canonical import CanonicalEncodingError, canonical_json
+from engine.canonical import FILE_LIMITS, CanonicalEncodingError, canonical_json, parse_json
 from p2p.durable import make_dirs, write_durably
 from p2p.errors import P2PError, RemoteProtocolError
 from p2p.net.chat import ChatCheck, verify_chat
@@ -117,11 +116,9 @@ def load_transcript(path: Path) -> tuple[Roster, list[Any], dict[str, Any]]:
     except OSError as exc:
         raise TranscriptUnreadable(f"cannot read {path}: {exc.strerror}") from None
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise TranscriptUnreadable(f"{path} is not JSON: {exc}") from None
-    except RecursionError:
-        raise TranscriptUnreadable(f"{path} is nested too deeply to be a transcript") from None
+        data = parse_json(raw, FILE_LIMITS)  # bounded: a file may come from anyone
+    except ValueError as exc:
+        raise TranscriptUnreadable(f"{path} is not a transcript's JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise TranscriptUnreadable(f"{path} is not a {FORMAT} file")
     try:
@@ -141,8 +138,8 @@ def load_chat_entries(path: Path, key: str = "chat") -> object:
     """The transcript's ``chat`` (or other ``key``'s) value (None when it has none); the file
     was loaded once by ``load_transcript`` already, so it is readable JSON."""
     try:
-        data = json.loads(Path(path).read_bytes())
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        data = parse_json(Path(path).read_bytes(), FILE_LIMITS)
+    except (OSError, ValueError):
         return None
     return data.get(key) if isinstance(data, dict) else None
 
