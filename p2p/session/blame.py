@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.crypto.sealed import box_key, parse_secret_key, unseal
 from p2p.deck.audit import audit_deck
-from p2p.deck.messages import SlotKey, parse_deck_message
 from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.session.bodies import deck_data
 from p2p.session.envelope import SignedMessage
@@ -136,14 +135,20 @@ class Referee:
                     continue
                 claim = self.claims[peer] = parse_claim(s, stop)
                 for signed in claim.evidence:
-                    s.absorb(signed)
+                    # Taken like any relayed copy; a copy that does not check (another
+                    # game's, a bad signature) proves nothing and is the claim's failure.
+                    s.absorb(signed, quiet=True)
                 if s.finished:
                     return True
                 if claim.kind == CORRUPT:
                     self.open_deck(f"peer {peer} found the deck corrupt", None, answer=True)
         if self.auditing:
             return self._audit(final) or True
-        for claim in self.claims.values():
+        # At the end of a log, in peer order: the verdict must not depend on which claim
+        # happened to come first in the file.
+        claims = sorted(self.claims.values(), key=lambda c: c.peer) if final \
+            else list(self.claims.values())
+        for claim in claims:
             if self._resolve(claim, final):
                 return True
         return s.finished
@@ -200,6 +205,12 @@ class Referee:
         s = self.session
         peer = claim.peer
         if claim.kind == ABANDONED and claim.blame is not None and claim.blame != peer:
+            if s.me is None and not final:
+                # An observer (a transcript being verified) has no clock: where the claim
+                # stands in the file says nothing about time, so it is judged on the whole
+                # log, once it is all in (the same for every order of the file that keeps
+                # each author's own order).
+                return False
             verdict = self._check_silence(claim)
             if verdict is True:
                 s.referee.abandoned([claim.blame], f"peer {peer} saw it silent too")
@@ -209,6 +220,10 @@ class Referee:
                                   f"{claim.stage}, but that peer's message for it is here or "
                                   "none was due")
                 return True
+            if final and not self._blocked_on(peer):
+                # The log ends before that stage, held up by another peer: it cannot be
+                # checked here, so it names nobody (the claimant did its part up to there).
+                return False
         elif (claim.box is not None and not claim.checked_private and s.deck is not None
               and self._check_private(claim)):
             return True
@@ -242,9 +257,14 @@ class Referee:
         s = self.session
         silent = claim.blame
         assert silent is not None
+        held = [*s.msglog.messages, *s.future[silent].values()]
         if any(m.msg.seat == silent and m.msg.type != "abort"
-               and m.msg.body.get("stage") == claim.stage for m in s.msglog.messages):
+               and m.msg.body.get("stage") == claim.stage for m in held):
             return False
+        if s.future[silent]:
+            # Later messages of it wait for a gap in its sequence: the missing one may be its
+            # message for that stage. Silence is not seen, so it is not agreed to.
+            return None
         if s.stage_index < claim.stage:
             return None
         if s.stage_index > claim.stage or s.stage is None:
@@ -285,11 +305,9 @@ class Referee:
                 if not isinstance(keys, list) or len(keys) != len(sealed.slots):
                     raise RemoteProtocolError(author, "sealed keys do not match the slots due")
                 for slot, data in zip(sealed.slots, keys, strict=True):
-                    message = parse_deck_message(author, deck_data(author, data))
-                    if not isinstance(message, SlotKey) or message.slot != slot or \
-                            message.to != to:
-                        raise RemoteProtocolError(author, f"sealed key is not for slot {slot}")
-                    s.deck.check_slot_key(author, slot, message.key, data)
+                    # Against what the key had to be when it was sealed, never the slot's
+                    # state now (re-masked or put back since: an honest key stays right).
+                    s.deck.check_disclosed_key(author, to, slot, deck_data(author, data))
             except (ValueError, CanonicalEncodingError, UnicodeDecodeError):
                 return self._proven(claim, "its sealed keys are not JSON")
             except RemoteProtocolError as exc:
