@@ -140,8 +140,8 @@ class Referee:
                     s.absorb(signed, quiet=True)
                 if s.finished:
                     return True
-                if claim.kind == CORRUPT:
-                    self.open_deck(f"peer {peer} found the deck corrupt", None, answer=True)
+        if not self.auditing:
+            self._answer_alarm()
         if self.auditing:
             return self._audit(final) or True
         # At the end of a log, in peer order: the verdict must not depend on which claim
@@ -171,6 +171,21 @@ class Referee:
             s._send("abort", body)
         except (LocalProtocolError, CanonicalEncodingError):
             s._send("abort", {**body, "evidence": None})
+
+    def _answer_alarm(self) -> None:
+        """Open our deck keys for a peer's alarm once we stand where it raised it: the deck
+        audit must see every deck step the alarmist had (a receiver still behind would find
+        a layer "missing" that its author was not yet due to send). An alarm about a deck not
+        fully shuffled there proves nothing (no opening had been made to go wrong)."""
+        s = self.session
+        for claim in sorted(self.claims.values(), key=lambda c: c.peer):
+            if claim.kind != CORRUPT or s.stage_index < claim.stage:
+                continue
+            if s.deck is None or s.deck.turn is not None:
+                claim.kind = STOPPED
+                continue
+            self.open_deck(f"peer {claim.peer} found the deck corrupt", None, answer=True)
+            return
 
     def _alarm_stage(self) -> int:
         alarms = [c for c in self.claims.values() if c.kind == CORRUPT and not c.answer]

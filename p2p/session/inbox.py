@@ -52,6 +52,10 @@ class Inbox:
     def _pump(self) -> None:  # provided by GameSession
         raise NotImplementedError
 
+    @property
+    def finished(self) -> bool:  # provided by GameSession
+        raise NotImplementedError
+
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
                kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
         raise NotImplementedError
@@ -108,6 +112,13 @@ class Inbox:
         that does not check is that claim's failure, not a message rejected from its author
         nor damage to our log, so it is dropped without a ``Rejected`` event."""
         reject = self._reject if not quiet else self._drop_evidence
+        if self.finished and self.me is not None:
+            # Our verdict is in: nothing can change it, and what we hold is what it was drawn
+            # from (our transcript), so a message that comes later is not taken into the log:
+            # e.g. a late message of a peer we found silent, which would refute our own claim
+            # in the transcript though it came after the deadline. (An observer re-checking
+            # a file still checks every message of it.)
+            return False
         msg = signed.msg
         if 0 <= msg.seat < self.n:
             known = self.msglog.get(msg.seat, msg.seq)
