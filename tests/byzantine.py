@@ -53,38 +53,48 @@ class Send:
 
 @dataclass
 class Context:
-    """What a behaviour may use: the byzantine peer's own session, the table and a seeded
-    random stream (its choices are the seed's, so a failure replays exactly)."""
+    """What a behaviour may use: the byzantine peer's own session, who the others are, the
+    keys the harness holds and a seeded random stream (its choices are the seed's, so a
+    failure replays exactly). The same behaviours drive the TLS version."""
 
-    table: Table
+    me: int
+    n: int
     rng: random.Random
-
-    @property
-    def me(self) -> int:
-        return self.table.bad
+    identities: dict[int, Identity]  # by peer index: ours, and the others' (see signed_by)
+    master: bytes                    # ours (for our box key)
+    get_session: Callable[[], GameSession | None]
 
     @property
     def session(self) -> GameSession:
-        return self.table.sessions[self.table.bad]
+        session = self.get_session()
+        assert session is not None
+        return session
+
+    @property
+    def ready(self) -> bool:
+        return self.get_session() is not None
 
     @property
     def others(self) -> list[int]:
-        return [p for p in range(self.table.n) if p != self.table.bad]
+        return [p for p in range(self.n) if p != self.me]
 
     def sign(self, msg: Any) -> SignedMessage:
-        return sign_message(self.table.identities[self.table.bad], msg)
+        return sign_message(self.identities[self.me], msg)
 
     def new_message(self, kind: str, body: dict[str, Any]) -> bytes:
         """A message of ours with our next seq, recorded in our own session as sent."""
         session = self.session
-        signed = session.msglog.create(self.table.identities[self.me], self.me, kind, body)
+        signed = session.msglog.create(self.identities[self.me], self.me, kind, body)
         session.queues[self.me].append(signed)
         return FRAME_MESSAGE + signed.encode()
 
     def signed_by(self, peer: int, msg: Any) -> SignedMessage:
         """What ``peer`` signed elsewhere (the harness holds every key: this is how the
         byzantine peer gets honest peers' messages *from another game*)."""
-        return sign_message(self.table.identities[peer], msg)
+        return sign_message(self.identities[peer], msg)
+
+    def box_hex(self) -> str:
+        return bytes(box_key(self.master, self.session.game_id)).hex()
 
 
 def decode(frame: bytes) -> SignedMessage | None:
@@ -106,7 +116,8 @@ class Behaviour:
         self.share = rng.choice([0.1, 0.3, 1.0])
 
     def active(self, ctx: Context) -> bool:
-        return ctx.session.stage_index >= self.start and ctx.rng.random() < self.share
+        return ctx.ready and ctx.session.stage_index >= self.start \
+            and ctx.rng.random() < self.share
 
     def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
         return sends
@@ -296,9 +307,9 @@ class ForgeClaim(Behaviour):
         self.keep_playing = rng.random() < 0.5  # an abort is not always our last word
 
     def inject(self, ctx: Context) -> list[Send]:
-        session = ctx.session
-        if self.done or session.finished or not self.active(ctx):
+        if self.done or not self.active(ctx) or ctx.session.finished:
             return []
+        session = ctx.session
         rng = ctx.rng
         accused = rng.choice(ctx.others)
         theirs = [m for m in session.msglog.messages
@@ -327,7 +338,7 @@ class ForgeClaim(Behaviour):
         if kind == "corrupt":
             body["deck"] = {"type": "deck/open-keys", "seat": 0}
         if rng.random() < 0.5:
-            body["box"] = bytes(box_key(ctx.table.masters[ctx.me], session.game_id)).hex()
+            body["box"] = ctx.box_hex()
         frame = ctx.new_message("abort", body)
         if not self.keep_playing:
             session.aborted = session.aborted or _gone(session)
@@ -346,6 +357,8 @@ class InstantSilence(Behaviour):
         self.done = False
 
     def inject(self, ctx: Context) -> list[Send]:
+        if not ctx.ready:
+            return []
         session, stage = ctx.session, ctx.session.stage
         if (self.done or session.finished or stage is None or session.stage_index < self.start
                 or stage.kind not in DECISIONS):
@@ -398,7 +411,9 @@ class Table:
         self.sessions = [GameSession(self.game_id, keys, me, self.identities[me],
                                      self.masters[me], timing=self.timing)
                          for me in range(self.n)]
-        self.ctx = Context(self, random.Random(self.seed))
+        self.ctx = Context(self.bad, self.n, random.Random(self.seed),
+                           dict(enumerate(self.identities)), self.masters[self.bad],
+                           lambda: self.sessions[self.bad])
         self.choices = random.Random(self.seed + 1)
         self.now = 0.0
         self.pending: list[tuple[float, int, int, int, bytes]] = []  # (due, order, from, to, f)
@@ -518,30 +533,31 @@ def verdict_of(path: Path) -> tuple[str, int | None]:
     return verdict.status, verdict.blame
 
 
-def check_table(table: Table, folder: Path, shuffles: int = 1,
-                note: Callable[[str], None] | None = None) -> None:
-    """The properties: every honest peer finished; none named an honest peer (itself
-    included), in its verdict or any event; ``verify`` on each honest transcript gives the
-    live verdict, and the same on per-author-order-preserving shuffles of it."""
-    bad = table.bad
+def check_table(table: Table, folder: Path, shuffles: int = 1) -> None:
+    """The properties, for the sans-IO table (see ``check_honest``)."""
     where = f"seed {table.seed}, {list(table.behaviours)}"
-    rng = random.Random(table.seed + 2)
-    for session in table.honest:
+    check_honest([(s, table.transcript(s.me or 0, folder)) for s in table.honest], table.bad,
+                 where, shuffles, random.Random(table.seed + 2))
+
+
+def check_honest(honest: Sequence[tuple[GameSession, Path]], bad: int, where: str,
+                 shuffles: int, rng: random.Random) -> None:
+    """Every honest peer finished; none named an honest peer (itself included), in its
+    verdict or any event; ``verify`` on each honest transcript gives the live verdict, and the
+    same on ``shuffles`` per-author-order-preserving shuffles of it."""
+    for session, path in honest:
         assert session.finished, (where, session.me, session.stage_index)
         for event in session.events:
             if isinstance(event, GameAborted | Rejected) and event.peer is not None:
                 assert event.peer == bad, (where, session.me, event)
         live = live_verdict(session)
-        path = table.transcript(session.me or 0, folder)
         assert verdict_of(path) == live, (where, session.me, live,
                                           verify_transcript(path).summary)
-        messages = json.loads(path.read_bytes())["messages"]
+        data = json.loads(path.read_bytes())
+        messages = data["messages"]
         for n in range(shuffles):
-            data = json.loads(path.read_bytes())
             data["messages"] = merge_by_author(messages, rng)
             shuffled = path.with_name(f"{path.stem}-shuffled{n}.json")
             shuffled.write_text(json.dumps(data))
             assert verdict_of(shuffled) == live, (where, session.me, n, live,
                                                   verify_transcript(shuffled).summary)
-        if note is not None:
-            note(f"peer {session.me}: {live}")
