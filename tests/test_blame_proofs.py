@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from byzantine import Behaviour, Context, Send, Table, check_table, live_verdict
 from test_net_blame import assert_named, honest_peers, transcript
 from test_net_session import run, started
 
@@ -25,7 +26,7 @@ from p2p.crypto.sealed import box_key, unseal
 from p2p.errors import OutOfOrder, SlotKeyMismatch
 from p2p.identity import Identity
 from p2p.session.envelope import MessageLog, SignedMessage, sign_message
-from p2p.session.events import ABANDONED, GameAborted, Rejected
+from p2p.session.events import ABANDONED, Aborted, GameAborted, Rejected
 from p2p.session.loopback import LoopbackGame
 from p2p.storage.transcript import Verdict, verify_transcript
 
@@ -234,3 +235,65 @@ def test_every_interleaving_of_a_transcript_verifies_the_same(tmp_path: Path) ->
         shuffled = merge_by_author(messages, rng)
         verdict = verify_transcript(rewritten(path, shuffled, f"shuffled{n}.json"))
         assert verdict_of(verdict) == expected, (n, verdict.summary)
+
+
+# -- found by the byzantine peer (tests/test_byzantine.py) -------------------------------------
+
+
+class LateFrom(Behaviour):
+    """From stage ``start`` on, every frame arrives ``late`` seconds after it was sent (past
+    every deadline)."""
+
+    name = "late"
+
+    def __init__(self, start: int, late: float = 30.0) -> None:
+        self.start, self.share, self.late = start, 1.0, late
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        if ctx.session.stage_index < self.start:
+            return sends
+        return [dataclasses.replace(s, delay=self.late) for s in sends]
+
+
+class EarlyAlarm(Behaviour):
+    """Cries "corrupt deck" while the deck is still being committed or shuffled."""
+
+    name = "early-alarm"
+
+    def __init__(self) -> None:
+        self.start, self.share, self.done = 0, 1.0, False
+
+    def inject(self, ctx: Context) -> list[Send]:
+        session = ctx.session
+        if self.done or session.deck is None or session.deck.turn is None:
+            return []
+        self.done = True
+        frame = ctx.new_message("abort", {"kind": "corrupt", "blame": None, "reason": "corrupt",
+                                          "deck": {"type": "deck/open-keys", "seat": 0},
+                                          "evidence": None, "stage": session.stage_index})
+        session.aborted = session.aborted or Aborted(None, "gone", "stopped", 0)
+        return [Send(p, frame) for p in ctx.others]
+
+
+def test_a_message_after_the_verdict_stays_out_of_the_transcript(tmp_path: Path) -> None:
+    """Peer 1's messages arrive only after every deadline: the others name it abandoned.
+    Its late message then arrives; the old code took it into the log, so the honest peers'
+    own transcripts refuted their own claim and verify named them."""
+    table = Table(3, bad=1, behaviours=[LateFrom(40)], seed=3)
+    table.play()
+    for session in table.honest:
+        assert live_verdict(session) == ("abandoned", 1), session.aborted
+    check_table(table, tmp_path, shuffles=3)
+
+
+def test_an_alarm_before_the_deck_is_ready_names_the_alarmist(tmp_path: Path) -> None:
+    """A corrupt-deck alarm while the deck is still being committed: the old code audited
+    at once and named a peer whose commitment was not yet due (or not yet here)."""
+    for seed in range(4):
+        alarm = EarlyAlarm()
+        table = Table(3, bad=seed % 3, behaviours=[alarm], seed=seed)
+        table.play()
+        assert alarm.done
+        for session in table.honest:
+            assert live_verdict(session) == ("abandoned", table.bad), session.aborted
+        check_table(table, tmp_path / str(seed), shuffles=3)
