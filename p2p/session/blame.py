@@ -216,9 +216,21 @@ class Referee:
                  stage=self._alarm_stage())
         return True
 
-    def _resolve(self, claim: Claim, final: bool) -> bool:
+    def _resolve(self, claim: Claim, final: bool, seen: frozenset[int] = frozenset()) -> bool:
         s = self.session
         peer = claim.peer
+        if claim.kind == ABANDONED and claim.blame is not None and claim.blame != peer \
+                and self._about_its_abort(claim):
+            # "X stopped the game and its claim does not check": X's own abort (taken into
+            # our log from the evidence) is what we judge, whichever claim comes first.
+            target = self.claims.get(claim.blame)
+            if target is not None and claim.blame not in seen \
+                    and self._resolve(target, final, seen | {peer}):
+                return True
+            if not final and self._blocked_on(peer) and target is None:
+                self._left(claim, "it stopped the game")
+                return True
+            return False
         if claim.kind == ABANDONED and claim.blame is not None and claim.blame != peer:
             if s.me is None and not final:
                 # An observer (a transcript being verified) has no clock: where the claim
@@ -248,6 +260,13 @@ class Referee:
             return True
         return False
 
+    def _about_its_abort(self, claim: Claim) -> bool:
+        """The claim carries a genuine abort of the peer it names (its signature, this game)."""
+        s = self.session
+        return any(m.msg.seat == claim.blame and m.msg.type == "abort"
+                   and m.msg.game == s.game_id and m.verify(s.msglog.keys[m.msg.seat])
+                   for m in claim.evidence)
+
     def _blocked_on(self, peer: int) -> bool:
         """The current stage needs ``peer``, and all it sent for it is an abort."""
         s = self.session
@@ -263,8 +282,13 @@ class Referee:
                   if m.msg.seat == claim.peer and m.msg.type != "abort"]
         numbers = [x for x in stages if isinstance(x, int) and not isinstance(x, bool)]
         stage = max(numbers) + 1 if numbers else s.stage_index
+        # Its abort goes with ours: our claim is "its claim does not check", judged by
+        # every receiver on that abort itself (never as a claim of silence at ``stage``,
+        # which it may not even have been due in).
+        evidence = [claim.message.to_json()] if claim.message is not None else None
         s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {stage}: it "
-                             f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage)
+                             f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage,
+                 evidence=evidence)
 
     def _check_silence(self, claim: Claim) -> bool | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
