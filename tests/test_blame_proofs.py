@@ -297,3 +297,36 @@ def test_an_alarm_before_the_deck_is_ready_names_the_alarmist(tmp_path: Path) ->
         for session in table.honest:
             assert live_verdict(session) == ("abandoned", table.bad), session.aborted
         check_table(table, tmp_path / str(seed), shuffles=3)
+
+
+class PastSilence(Behaviour):
+    """At stage ``start``, claims peer ``accused`` was silent at stage 1 (it was not)."""
+
+    name = "past-silence"
+
+    def __init__(self, start: int, accused: int) -> None:
+        self.start, self.share, self.accused, self.done = start, 1.0, accused, False
+
+    def inject(self, ctx: Context) -> list[Send]:
+        session = ctx.session
+        if self.done or session.stage_index < self.start:
+            return []
+        self.done = True
+        frame = ctx.new_message("abort", {"kind": ABANDONED, "blame": self.accused,
+                                          "reason": "silent", "evidence": None, "stage": 1})
+        session.aborted = session.aborted or Aborted(None, "gone", "stopped", 0)
+        return [Send(p, frame) for p in ctx.others]
+
+
+def test_the_verdict_on_a_refuted_claim_is_not_judged_as_a_claim_of_silence(
+        tmp_path: Path) -> None:
+    """Peer 1's false claim is refuted: the honest peers abort with "abandoned by peer 1 at
+    stage N" (N: the stage after its last message). The old verify, reading that abort
+    before peer 1's claim, judged it as a claim of silence at N, a stage peer 1 was not due
+    in, and named the honest peer that wrote it."""
+    for start in (5, 8, 12):
+        table = Table(3, bad=1, behaviours=[PastSilence(start, 2)], seed=start)
+        table.play()
+        for session in table.honest:
+            assert live_verdict(session) == ("abandoned", 1), session.aborted
+        check_table(table, tmp_path / str(start), shuffles=8)
