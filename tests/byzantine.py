@@ -236,20 +236,31 @@ class Alter(Behaviour):
 
 
 class Equivocate(Behaviour):
-    """Two different signed messages with one seq: one receiver gets the other version."""
+    """Two different signed messages with one seq: one receiver gets the other version (the
+    choice is made once per frame, so it holds when the frame is sent to each receiver apart,
+    as over TLS)."""
 
     name = "equivocate"
 
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.twins: dict[bytes, tuple[int, bytes] | None] = {}
+
     def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
-        if len(sends) < 2:
-            return sends
-        signed = decode(sends[0].frame)
-        if signed is None or signed.msg.seat != ctx.me or not self.active(ctx):
-            return sends
-        twin = FRAME_MESSAGE + _altered(ctx, signed).encode()
-        victim = ctx.rng.randrange(len(sends))
-        return [dataclasses.replace(s, frame=twin) if i == victim else s
-                for i, s in enumerate(sends)]
+        out = []
+        for s in sends:
+            if s.frame not in self.twins:
+                signed = decode(s.frame)
+                twin = None
+                if signed is not None and signed.msg.seat == ctx.me and self.active(ctx):
+                    twin = (ctx.rng.choice(ctx.others),
+                            FRAME_MESSAGE + _altered(ctx, signed).encode())
+                if len(self.twins) < 10_000:
+                    self.twins[s.frame] = twin
+            twin = self.twins.get(s.frame)
+            out.append(dataclasses.replace(s, frame=twin[1])
+                       if twin is not None and twin[0] == s.to else s)
+        return out
 
 
 class Garble(Behaviour):
@@ -335,8 +346,10 @@ class ForgeClaim(Behaviour):
         if kind == ABANDONED:
             body["stage"] = rng.choice(theirs).msg.body.get("stage", 0)  # a stage it played
             body["evidence"] = None
-        if kind == "corrupt":
-            body["deck"] = {"type": "deck/open-keys", "seat": 0}
+        if kind == "corrupt":  # a false alarm, with our true deck opening or a junk one
+            real = session.deck is not None and rng.random() < 0.5
+            body["deck"] = session.deck.opening_message() if real and session.deck \
+                else {"type": "deck/open-keys", "seat": 0}
         if rng.random() < 0.5:
             body["box"] = ctx.box_hex()
         frame = ctx.new_message("abort", body)

@@ -19,6 +19,7 @@ from byzantine import (
     Delay,
     Drop,
     Duplicate,
+    Equivocate,
     ForgeClaim,
     Garble,
     Send,
@@ -32,7 +33,8 @@ from p2p.net.mesh import Mesh
 from p2p.session.bundle import FRAME_BUNDLE, bundle, unbundle
 from p2p.session.machine import GameSession
 
-TLS_BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Alter, Garble, ForgeClaim]
+TLS_BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Alter, Equivocate, Garble,
+                                         ForgeClaim]
 
 
 def tls_strategy(seed: int) -> list[Behaviour]:
