@@ -12,7 +12,10 @@ against its own signed log; the claim itself names nobody.
   given the log before it; a failed opening; a failed audit), or it does not. A fault in a key
   sealed to the claimant only is checked with the claimant's box secret key, which its abort
   then carries (the game is void, so it protects nothing any more): the receiver opens the
-  sealed keys itself and checks them against their public commitments.
+  sealed keys itself and checks them against what they had to be when they were sealed
+  (``Deck.check_disclosed_key``), never against the slots' state now. Evidence copies that
+  do not check as messages of this game are dropped quietly: the claim's failure, not its
+  target's.
 - **Observation** (verdict ABANDONED). A peer that misses a stage's deadline (``clock.py``)
   is declared silent: ``{"kind": "abandoned", "blame": X, "stage": s}``. A receiver agrees
   when, in its own log, X has no message for stage s either; it finds the claim false when it
@@ -25,7 +28,10 @@ against its own signed log; the claim itself names nobody.
   wrong layer; if every layer is right, the peer that raised the alarm is named instead.
 - **A claim that does not check** counts as its sender leaving the game: when a receiver needs
   the sender's next message and finds only its abort, the sender is declared to have
-  abandoned the game at that stage (never the peer it accused).
+  abandoned the game at that stage (never the peer it accused). That verdict's abort carries
+  the failed abort, and is judged by judging it.
+- **An observer** (``solstice verify``) has no clock: it judges claims of silence on the whole
+  log, at its end, in peer order, so the file's interleaving does not matter.
 """
 
 from __future__ import annotations
