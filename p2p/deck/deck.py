@@ -30,6 +30,7 @@ from typing import Any
 from p2p.crypto.commitments import Opening
 from p2p.crypto.group import (
     card_points,
+    mul_base,
 )
 from p2p.deck.batches import Batch, BatchRecord, CardSeen, Turn
 from p2p.deck.blind import Blinding
@@ -48,12 +49,14 @@ from p2p.deck.messages import (
     parse_deck_message,
 )
 from p2p.deck.opening import SlotOpening
-from p2p.deck.remask import Remasks
+from p2p.deck.remask import Remasks, unmask_point
 from p2p.deck.remasking import Remasking
 from p2p.deck.shuffling import Shuffling
 from p2p.errors import (
     LocalProtocolError,
     OutOfOrder,
+    RemaskFault,
+    SlotKeyMismatch,
 )
 
 
@@ -203,6 +206,37 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
             raise OutOfOrder(message.seat, "second deck key commitment")
         self._commitments[message.seat] = message.commitment
         self.public_transcript.append((message.seat, message.to_dict()))
+
+    # ---- re-checking a disclosure later --------------------------------------------------
+
+    def check_disclosed_key(self, sender: int, to: int, slot: int, data: Any) -> None:
+        """Raise (blaming ``sender``) unless ``data`` is a right key for ``slot`` sealed to
+        ``to`` at the time it was due. Used by a peer that re-checks a key sealed to another
+        seat, once that seat opens its box key, possibly long after: so it is checked against
+        what never changes (the slot's key commitment k*B, or the re-mask's point), never
+        against the slot's state now (it may have been put back or re-masked since)."""
+        message = parse_deck_message(sender, data)
+        remasked = slot in self.remasks
+        wanted = RemaskKey if remasked else SlotKey
+        if type(message) is not wanted or message.seat != sender or message.slot != slot \
+                or message.to != to:
+            raise OutOfOrder(sender, f"sealed key is not a {wanted.TYPE} for slot {slot} "
+                                     f"to seat {to}")
+        assert isinstance(message, SlotKey)
+        if remasked:
+            record = self.remasks.record(slot)
+            if record.seat != sender:
+                raise OutOfOrder(sender, f"slot {slot} is not a slot it re-masked")
+            plain = unmask_point(sender, slot, record.points[slot - record.first], message.key)
+            if plain not in self._point_card:
+                raise RemaskFault(sender, f"re-masked slot {slot} opens to no card of this "
+                                          "game", {"remask": record.message(), "opening": data})
+            return
+        batch = self._batches[self._slot_batch[slot]]
+        commitment = batch.rekey_step(sender).key_commitments[slot - batch.first_slot]
+        if mul_base(message.key) != commitment:
+            raise SlotKeyMismatch(sender, f"key for slot {slot} does not match its commitment "
+                                          "k*B", {"message": data, "commitment": commitment.hex()})
 
     # ---- helpers ----------------------------------------------------------------------
 

@@ -12,7 +12,10 @@ against its own signed log; the claim itself names nobody.
   given the log before it; a failed opening; a failed audit), or it does not. A fault in a key
   sealed to the claimant only is checked with the claimant's box secret key, which its abort
   then carries (the game is void, so it protects nothing any more): the receiver opens the
-  sealed keys itself and checks them against their public commitments.
+  sealed keys itself and checks them against what they had to be when they were sealed
+  (``Deck.check_disclosed_key``), never against the slots' state now. Evidence copies that
+  do not check as messages of this game are dropped quietly: the claim's failure, not its
+  target's.
 - **Observation** (verdict ABANDONED). A peer that misses a stage's deadline (``clock.py``)
   is declared silent: ``{"kind": "abandoned", "blame": X, "stage": s}``. A receiver agrees
   when, in its own log, X has no message for stage s either; it finds the claim false when it
@@ -25,7 +28,10 @@ against its own signed log; the claim itself names nobody.
   wrong layer; if every layer is right, the peer that raised the alarm is named instead.
 - **A claim that does not check** counts as its sender leaving the game: when a receiver needs
   the sender's next message and finds only its abort, the sender is declared to have
-  abandoned the game at that stage (never the peer it accused).
+  abandoned the game at that stage (never the peer it accused). That verdict's abort carries
+  the failed abort, and is judged by judging it.
+- **An observer** (``solstice verify``) has no clock: it judges claims of silence on the whole
+  log, at its end, in peer order, so the file's interleaving does not matter.
 """
 
 from __future__ import annotations
@@ -36,7 +42,6 @@ from typing import TYPE_CHECKING, Any
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.crypto.sealed import box_key, parse_secret_key, unseal
 from p2p.deck.audit import audit_deck
-from p2p.deck.messages import SlotKey, parse_deck_message
 from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.session.bodies import deck_data
 from p2p.session.envelope import SignedMessage
@@ -136,14 +141,20 @@ class Referee:
                     continue
                 claim = self.claims[peer] = parse_claim(s, stop)
                 for signed in claim.evidence:
-                    s.absorb(signed)
+                    # Taken like any relayed copy; a copy that does not check (another
+                    # game's, a bad signature) proves nothing and is the claim's failure.
+                    s.absorb(signed, quiet=True)
                 if s.finished:
                     return True
-                if claim.kind == CORRUPT:
-                    self.open_deck(f"peer {peer} found the deck corrupt", None, answer=True)
+        if not self.auditing:
+            self._answer_alarm()
         if self.auditing:
             return self._audit(final) or True
-        for claim in self.claims.values():
+        # At the end of a log, in peer order: the verdict must not depend on which claim
+        # happened to come first in the file.
+        claims = sorted(self.claims.values(), key=lambda c: c.peer) if final \
+            else list(self.claims.values())
+        for claim in claims:
             if self._resolve(claim, final):
                 return True
         return s.finished
@@ -166,6 +177,21 @@ class Referee:
             s._send("abort", body)
         except (LocalProtocolError, CanonicalEncodingError):
             s._send("abort", {**body, "evidence": None})
+
+    def _answer_alarm(self) -> None:
+        """Open our deck keys for a peer's alarm once we stand where it raised it: the deck
+        audit must see every deck step the alarmist had (a receiver still behind would find
+        a layer "missing" that its author was not yet due to send). An alarm about a deck not
+        fully shuffled there proves nothing (no opening had been made to go wrong)."""
+        s = self.session
+        for claim in sorted(self.claims.values(), key=lambda c: c.peer):
+            if claim.kind != CORRUPT or s.stage_index < claim.stage:
+                continue
+            if s.deck is None or s.deck.turn is not None:
+                claim.kind = STOPPED
+                continue
+            self.open_deck(f"peer {claim.peer} found the deck corrupt", None, answer=True)
+            return
 
     def _alarm_stage(self) -> int:
         alarms = [c for c in self.claims.values() if c.kind == CORRUPT and not c.answer]
@@ -196,10 +222,28 @@ class Referee:
                  stage=self._alarm_stage())
         return True
 
-    def _resolve(self, claim: Claim, final: bool) -> bool:
+    def _resolve(self, claim: Claim, final: bool, seen: frozenset[int] = frozenset()) -> bool:
         s = self.session
         peer = claim.peer
+        if claim.kind == ABANDONED and claim.blame is not None and claim.blame != peer \
+                and self._about_its_abort(claim):
+            # "X stopped the game and its claim does not check": X's own abort (taken into
+            # our log from the evidence) is what we judge, whichever claim comes first.
+            target = self.claims.get(claim.blame)
+            if target is not None and claim.blame not in seen \
+                    and self._resolve(target, final, seen | {peer}):
+                return True
+            if not final and self._blocked_on(peer) and target is None:
+                self._left(claim, "it stopped the game")
+                return True
+            return False
         if claim.kind == ABANDONED and claim.blame is not None and claim.blame != peer:
+            if s.me is None and not final:
+                # An observer (a transcript being verified) has no clock: where the claim
+                # stands in the file says nothing about time, so it is judged on the whole
+                # log, once it is all in (the same for every order of the file that keeps
+                # each author's own order).
+                return False
             verdict = self._check_silence(claim)
             if verdict is True:
                 s.referee.abandoned([claim.blame], f"peer {peer} saw it silent too")
@@ -209,6 +253,10 @@ class Referee:
                                   f"{claim.stage}, but that peer's message for it is here or "
                                   "none was due")
                 return True
+            if final and not self._blocked_on(peer):
+                # The log ends before that stage, held up by another peer: it cannot be
+                # checked here, so it names nobody (the claimant did its part up to there).
+                return False
         elif (claim.box is not None and not claim.checked_private and s.deck is not None
               and self._check_private(claim)):
             return True
@@ -217,6 +265,13 @@ class Referee:
                        if claim.blame is not None else "it stopped the game")
             return True
         return False
+
+    def _about_its_abort(self, claim: Claim) -> bool:
+        """The claim carries a genuine abort of the peer it names (its signature, this game)."""
+        s = self.session
+        return any(m.msg.seat == claim.blame and m.msg.type == "abort"
+                   and m.msg.game == s.game_id and m.verify(s.msglog.keys[m.msg.seat])
+                   for m in claim.evidence)
 
     def _blocked_on(self, peer: int) -> bool:
         """The current stage needs ``peer``, and all it sent for it is an abort."""
@@ -233,8 +288,13 @@ class Referee:
                   if m.msg.seat == claim.peer and m.msg.type != "abort"]
         numbers = [x for x in stages if isinstance(x, int) and not isinstance(x, bool)]
         stage = max(numbers) + 1 if numbers else s.stage_index
+        # Its abort goes with ours: our claim is "its claim does not check", judged by
+        # every receiver on that abort itself (never as a claim of silence at ``stage``,
+        # which it may not even have been due in).
+        evidence = [claim.message.to_json()] if claim.message is not None else None
         s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {stage}: it "
-                             f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage)
+                             f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage,
+                 evidence=evidence)
 
     def _check_silence(self, claim: Claim) -> bool | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
@@ -242,9 +302,14 @@ class Referee:
         s = self.session
         silent = claim.blame
         assert silent is not None
+        held = [*s.msglog.messages, *s.future[silent].values()]
         if any(m.msg.seat == silent and m.msg.type != "abort"
-               and m.msg.body.get("stage") == claim.stage for m in s.msglog.messages):
+               and m.msg.body.get("stage") == claim.stage for m in held):
             return False
+        if s.future[silent]:
+            # Later messages of it wait for a gap in its sequence: the missing one may be its
+            # message for that stage. Silence is not seen, so it is not agreed to.
+            return None
         if s.stage_index < claim.stage:
             return None
         if s.stage_index > claim.stage or s.stage is None:
@@ -285,11 +350,9 @@ class Referee:
                 if not isinstance(keys, list) or len(keys) != len(sealed.slots):
                     raise RemoteProtocolError(author, "sealed keys do not match the slots due")
                 for slot, data in zip(sealed.slots, keys, strict=True):
-                    message = parse_deck_message(author, deck_data(author, data))
-                    if not isinstance(message, SlotKey) or message.slot != slot or \
-                            message.to != to:
-                        raise RemoteProtocolError(author, f"sealed key is not for slot {slot}")
-                    s.deck.check_slot_key(author, slot, message.key, data)
+                    # Against what the key had to be when it was sealed, never the slot's
+                    # state now (re-masked or put back since: an honest key stays right).
+                    s.deck.check_disclosed_key(author, to, slot, deck_data(author, data))
             except (ValueError, CanonicalEncodingError, UnicodeDecodeError):
                 return self._proven(claim, "its sealed keys are not JSON")
             except RemoteProtocolError as exc:

@@ -52,6 +52,10 @@ class Inbox:
     def _pump(self) -> None:  # provided by GameSession
         raise NotImplementedError
 
+    @property
+    def finished(self) -> bool:  # provided by GameSession
+        raise NotImplementedError
+
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
                kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
         raise NotImplementedError
@@ -96,11 +100,22 @@ class Inbox:
         if self.absorb(signed, direct):
             self._pump()
 
-    def absorb(self, signed: SignedMessage, direct: bool = False) -> bool:
+    def absorb(self, signed: SignedMessage, direct: bool = False, quiet: bool = False) -> bool:
         """Verify and record a message without running the game; True if it was new.
 
         Duplicates (a relayed copy, a resync reply) are dropped silently; a message of
-        another seq than expected waits for the gap (forwarded) or is rejected (direct)."""
+        another seq than expected waits for the gap (forwarded) or is rejected (direct).
+        ``quiet``: a copy taken from inside another peer's signed abort (its evidence): one
+        that does not check is that claim's failure, not a message rejected from its author
+        nor damage to our log, so it is dropped without a ``Rejected`` event."""
+        reject = self._reject if not quiet else self._drop_evidence
+        if self.finished and self.me is not None:
+            # Our verdict is in: nothing can change it, and what we hold is what it was drawn
+            # from (our transcript), so a message that comes later is not taken into the log:
+            # e.g. a late message of a peer we found silent, which would refute our own claim
+            # in the transcript though it came after the deadline. (An observer re-checking
+            # a file still checks every message of it.)
+            return False
         msg = signed.msg
         if 0 <= msg.seat < self.n:
             known = self.msglog.get(msg.seat, msg.seq)
@@ -110,15 +125,15 @@ class Inbox:
                 # While we replay (restarted, our log short) a peer's newest message may come
                 # before the resync that fills the gap: that is no fault of the peer's.
                 if direct and not self.replaying:
-                    self._reject(msg.seat, f"seq {msg.seq} out of order, expected "
-                                           f"{self.msglog.next_seq(msg.seat)}")
+                    reject(msg.seat, f"seq {msg.seq} out of order, expected "
+                                      f"{self.msglog.next_seq(msg.seat)}")
                 elif (msg.game == self.game_id and len(self.future[msg.seat]) < MAX_FUTURE
                       and signed.verify(self.msglog.keys[msg.seat])):
                     self.future[msg.seat][msg.seq] = signed  # forwarded ahead of a gap
                 return False
             if known is None and len(self.queues[msg.seat]) >= MAX_QUEUED:
-                self._reject(msg.seat, f"more than {MAX_QUEUED} messages ahead of the game: "
-                                       "not taken")
+                reject(msg.seat, f"more than {MAX_QUEUED} messages ahead of the game: "
+                                  "not taken")
                 return False
         try:
             self.msglog.receive(signed)
@@ -127,7 +142,7 @@ class Inbox:
                         evidence=[m.to_json() for m in exc.evidence])
             return False
         except RemoteProtocolError as exc:
-            self._reject(exc.seat, exc.reason)
+            reject(exc.seat, exc.reason)
             return False
         self._enqueue(signed)
         return True
@@ -161,6 +176,9 @@ class Inbox:
             if self.rejections[seat] == MAX_REJECTIONS_SHOWN:
                 reason += " (further rejections of this peer are counted, not shown)"
         self.events.append(Rejected(Peer(seat) if seat is not None else None, reason))
+
+    def _drop_evidence(self, seat: int | None, reason: str) -> None:
+        log.debug("dropped a copy of seat %s's message from a claim's evidence: %s", seat, reason)
 
     def _record(self, signed: SignedMessage) -> None:
         if self.on_record is not None:

@@ -182,6 +182,16 @@ def _verify_game(roster: Roster, messages: list[Any], outcome: dict[str, Any]) -
                 return damaged(f"message {index} does not check ({event.reason})", index)
             if isinstance(event, GameAborted) and stop is None:
                 stop = _stopped(event, names, index)
+    # A message held back for a gap in its author's sequence: the file lacks a message of
+    # that author (a peer's log has none), so no verdict drawn from its absence is safe.
+    for index, data in enumerate(messages):
+        msg = data.get("msg") if isinstance(data, dict) else None
+        seat, seq = (msg.get("seat"), msg.get("seq")) if isinstance(msg, dict) else (None, None)
+        if isinstance(seat, int) and isinstance(seq, int) and 0 <= seat < session.n \
+                and seq >= session.msglog.next_seq(seat):
+            return damaged(f"message {index} (seq {seq} of peer {seat}) follows a gap: "
+                           f"the file lacks that peer's seq {session.msglog.next_seq(seat)}",
+                           index)
     if stop is None and not session.finished:
         before = len(session.events)
         session.end_of_log()

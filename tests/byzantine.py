@@ -1,0 +1,576 @@
+"""A byzantine peer for the sans-IO game session: a seeded wrapper around one peer's traffic.
+
+The byzantine peer runs an ordinary ``GameSession`` (so it can make every message an honest
+peer could), but every frame it sends passes through its **behaviours**, each of which may
+drop, delay, duplicate, reorder, alter and re-sign, replay or equivocate it per receiver, and
+may inject frames of its own (forged claims, with evidence from this game or signed for
+another). The honest peers run this code unmodified. ``Table`` drives them all with a
+simulated clock (deadlines fire when nothing moves), and ``check_table`` states what must hold
+whatever the byzantine peer does (see ``tests/test_byzantine.py``).
+
+A behaviour is a small class with ``outgoing`` (rewrite one frame's sends) and ``inject``
+(frames of its own, once per round); new ones (a crawler, say) are added to ``BEHAVIOURS`` or
+passed to ``Table`` directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from p2p.crypto.sealed import box_key
+from p2p.errors import P2PError
+from p2p.identity import Identity
+from p2p.net.roster import Roster, RosterEntry
+from p2p.session.envelope import SignedMessage, sign_message
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, GameAborted, Rejected
+from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.timing import DECISIONS, Timing
+from p2p.storage.transcript import outcome_of, verify_transcript, write_transcript
+
+FAST = Timing(decision=6, step=3, grace=1.0)
+IDLE_STEP = 0.5        # simulated seconds that pass in a round where nothing moves
+MAX_ROUNDS = 40_000
+# Simulated seconds the honest peers may take at most: every stall is ended by a deadline
+# (decision + step + grace), and a game has a few hundred stages.
+TIME_BOUND = 3_000.0
+
+
+@dataclass
+class Send:
+    """One frame on its way to one receiver, due ``delay`` simulated seconds from now."""
+
+    to: int
+    frame: bytes
+    delay: float = 0.0
+
+
+@dataclass
+class Context:
+    """What a behaviour may use: the byzantine peer's own session, who the others are, the
+    keys the harness holds and a seeded random stream (its choices are the seed's, so a
+    failure replays exactly). The same behaviours drive the TLS version."""
+
+    me: int
+    n: int
+    rng: random.Random
+    identities: dict[int, Identity]  # by peer index: ours, and the others' (see signed_by)
+    master: bytes                    # ours (for our box key)
+    get_session: Callable[[], GameSession | None]
+
+    @property
+    def session(self) -> GameSession:
+        session = self.get_session()
+        assert session is not None
+        return session
+
+    @property
+    def ready(self) -> bool:
+        return self.get_session() is not None
+
+    @property
+    def others(self) -> list[int]:
+        return [p for p in range(self.n) if p != self.me]
+
+    def sign(self, msg: Any) -> SignedMessage:
+        return sign_message(self.identities[self.me], msg)
+
+    def new_message(self, kind: str, body: dict[str, Any]) -> bytes:
+        """A message of ours with our next seq, recorded in our own session as sent."""
+        session = self.session
+        signed = session.msglog.create(self.identities[self.me], self.me, kind, body)
+        session.queues[self.me].append(signed)
+        return FRAME_MESSAGE + signed.encode()
+
+    def signed_by(self, peer: int, msg: Any) -> SignedMessage:
+        """What ``peer`` signed elsewhere (the harness holds every key: this is how the
+        byzantine peer gets honest peers' messages *from another game*)."""
+        return sign_message(self.identities[peer], msg)
+
+    def box_hex(self) -> str:
+        return bytes(box_key(self.master, self.session.game_id)).hex()
+
+
+def decode(frame: bytes) -> SignedMessage | None:
+    if frame[:1] != FRAME_MESSAGE:
+        return None
+    try:
+        return SignedMessage.decode(frame[1:])
+    except (P2PError, ValueError, TypeError, RecursionError):  # one a behaviour mangled
+        return None
+
+
+class Behaviour:
+    """Active from the byzantine peer's stage ``start`` on, on a ``share`` of its frames."""
+
+    name = "honest"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.start = rng.choice([0, 3, 10, 25, 60, 120])
+        self.share = rng.choice([0.1, 0.3, 1.0])
+
+    def active(self, ctx: Context) -> bool:
+        return ctx.ready and ctx.session.stage_index >= self.start \
+            and ctx.rng.random() < self.share
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        return sends
+
+    def inject(self, ctx: Context) -> list[Send]:
+        return []
+
+    def __repr__(self) -> str:
+        return f"{self.name}(start={self.start}, share={self.share})"
+
+
+class Drop(Behaviour):
+    name = "drop"
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        return [s for s in sends if not self.active(ctx)]
+
+
+class Delay(Behaviour):
+    name = "delay"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.most = rng.choice([0.5, 2.0, 5.0, 12.0])
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        return [dataclasses.replace(s, delay=s.delay + ctx.rng.uniform(0, self.most))
+                if self.active(ctx) else s for s in sends]
+
+
+class Duplicate(Behaviour):
+    name = "duplicate"
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        out = []
+        for s in sends:
+            out.append(s)
+            if self.active(ctx):
+                out.append(dataclasses.replace(s, delay=s.delay + ctx.rng.choice([0, 1, 4])))
+        return out
+
+
+class Reorder(Behaviour):
+    """Holds frames back and lets them go in a shuffled order."""
+
+    name = "reorder"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.held: list[Send] = []
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        out = []
+        for s in sends:
+            (self.held if self.active(ctx) else out).append(s)
+        if len(self.held) > ctx.rng.randrange(1, 6):
+            ctx.rng.shuffle(self.held)
+            out += self.held
+            self.held = []
+        return out
+
+    def inject(self, ctx: Context) -> list[Send]:
+        if self.held and ctx.rng.random() < 0.2:
+            held, self.held = self.held, []
+            ctx.rng.shuffle(held)
+            return held
+        return []
+
+
+def _mutate_body(rng: random.Random, body: dict[str, Any]) -> dict[str, Any]:
+    body = dict(body)
+    junk: list[Any] = [None, 0, -1, 2**62, "x", "", [], {}, True, [0] * 3, {"a": [1]}]
+    keys = sorted(body)
+    choice = rng.randrange(5)
+    if choice == 0 and keys:
+        del body[rng.choice(keys)]
+    elif choice == 1 and keys:
+        body[rng.choice(keys)] = rng.choice(junk)
+    elif choice == 2:
+        body["stage"] = body.get("stage", 0) + rng.choice([-2, -1, 1, 5])
+    elif choice == 3:
+        body["state"] = secrets.token_hex(32)
+    else:
+        body[f"extra{rng.randrange(3)}"] = rng.choice(junk)
+    return body
+
+
+def _altered(ctx: Context, signed: SignedMessage) -> SignedMessage:
+    """Our message with its content changed, validly signed by us."""
+    rng = ctx.rng
+    msg = signed.msg
+    choice = rng.randrange(6)
+    if choice == 0:
+        msg = dataclasses.replace(msg, type=rng.choice(["action", "keys", "audit", "remask",
+                                                        "pick/reveal", "nonsense"]))
+    elif choice == 1:
+        msg = dataclasses.replace(msg, seq=max(0, msg.seq + rng.choice([-3, -1, 1, 2])))
+    else:
+        msg = dataclasses.replace(msg, body=_mutate_body(rng, msg.body))
+    return ctx.sign(msg)
+
+
+class Alter(Behaviour):
+    """Our own messages with a field changed and re-signed, to every receiver alike."""
+
+    name = "alter"
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        if not sends:
+            return sends
+        signed = decode(sends[0].frame)
+        if signed is None or signed.msg.seat != ctx.me or not self.active(ctx):
+            return sends
+        frame = FRAME_MESSAGE + _altered(ctx, signed).encode()
+        return [dataclasses.replace(s, frame=frame) for s in sends]
+
+
+class Equivocate(Behaviour):
+    """Two different signed messages with one seq: one receiver gets the other version (the
+    choice is made once per frame, so it holds when the frame is sent to each receiver apart,
+    as over TLS)."""
+
+    name = "equivocate"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.twins: dict[bytes, tuple[int, bytes] | None] = {}
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        out = []
+        for s in sends:
+            if s.frame not in self.twins:
+                signed = decode(s.frame)
+                twin = None
+                if signed is not None and signed.msg.seat == ctx.me and self.active(ctx):
+                    twin = (ctx.rng.choice(ctx.others),
+                            FRAME_MESSAGE + _altered(ctx, signed).encode())
+                if len(self.twins) < 10_000:
+                    self.twins[s.frame] = twin
+            twin = self.twins.get(s.frame)
+            out.append(dataclasses.replace(s, frame=twin[1])
+                       if twin is not None and twin[0] == s.to else s)
+        return out
+
+
+class Garble(Behaviour):
+    """Bytes flipped or cut in flight (the signature then fails: blamed on the connection)."""
+
+    name = "garble"
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        out = []
+        for s in sends:
+            if self.active(ctx) and len(s.frame) > 2:
+                data = bytearray(s.frame)
+                if ctx.rng.random() < 0.5:
+                    i = ctx.rng.randrange(1, len(data))
+                    data[i] ^= 1 << ctx.rng.randrange(8)
+                else:
+                    del data[ctx.rng.randrange(1, len(data)):]
+                s = dataclasses.replace(s, frame=bytes(data))
+            out.append(s)
+        return out
+
+
+class Replay(Behaviour):
+    """Old frames (ours and others' relays) sent again, later, to anyone."""
+
+    name = "replay"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.seen: list[bytes] = []
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        if sends and len(self.seen) < 500:
+            self.seen.append(sends[0].frame)
+        return sends
+
+    def inject(self, ctx: Context) -> list[Send]:
+        if self.seen and self.active(ctx) and ctx.rng.random() < 0.1:
+            return [Send(ctx.rng.choice(ctx.others), ctx.rng.choice(self.seen))]
+        return []
+
+
+class ForgeClaim(Behaviour):
+    """A signed abort blaming an honest peer, once, with evidence that proves nothing: genuine
+    messages of the accused from this game, the same signed for another game, badly signed
+    copies, our own box key, or a claim of silence about a stage that is over (every honest
+    peer holds the accused's message for it). A claim of silence about the stage the table
+    is in is ``InstantSilence`` (finding 3)."""
+
+    name = "forge-claim"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.done = False
+        self.keep_playing = rng.random() < 0.5  # an abort is not always our last word
+
+    def inject(self, ctx: Context) -> list[Send]:
+        if self.done or not self.active(ctx) or ctx.session.finished:
+            return []
+        session = ctx.session
+        rng = ctx.rng
+        accused = rng.choice(ctx.others)
+        theirs = [m for m in session.msglog.messages
+                  if m.msg.seat == accused and m.msg.type != "abort"]
+        if not theirs:
+            return []
+        self.done = True
+        evidence: list[Any] = []
+        for signed in rng.sample(theirs, min(len(theirs), rng.randrange(1, 4))):
+            how = rng.randrange(3)
+            if how == 0:
+                evidence.append(signed.to_json())
+            elif how == 1:
+                other = dataclasses.replace(signed.msg, game=secrets.token_hex(16))
+                evidence.append(ctx.signed_by(accused, other).to_json())
+            else:
+                data = signed.to_json()
+                data["sig"] = ("0" if data["sig"][0] != "0" else "1") + data["sig"][1:]
+                evidence.append(data)
+        kind = rng.choice([UNFAIR, UNFAIR, ABANDONED, STOPPED, "corrupt", "nonsense"])
+        body: dict[str, Any] = {"kind": kind, "blame": accused, "reason": "forged",
+                                "evidence": evidence, "stage": session.stage_index}
+        if kind == ABANDONED:
+            body["stage"] = rng.choice(theirs).msg.body.get("stage", 0)  # a stage it played
+            body["evidence"] = None
+        if kind == "corrupt":  # a false alarm, with our true deck opening or a junk one
+            real = session.deck is not None and rng.random() < 0.5
+            body["deck"] = session.deck.opening_message() if real and session.deck \
+                else {"type": "deck/open-keys", "seat": 0}
+        if rng.random() < 0.5:
+            body["box"] = ctx.box_hex()
+        frame = ctx.new_message("abort", body)
+        if not self.keep_playing:
+            session.aborted = session.aborted or _gone(session)
+        return [Send(p, frame) for p in ctx.others]
+
+
+class InstantSilence(Behaviour):
+    """Declares an honest peer silent at the current stage the moment the stage begins,
+    before that peer could answer (finding 3: receivers still agree before their own
+    deadline; fixed on branch ``clock``)."""
+
+    name = "instant-silence"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.done = False
+
+    def inject(self, ctx: Context) -> list[Send]:
+        if not ctx.ready:
+            return []
+        session, stage = ctx.session, ctx.session.stage
+        if (self.done or session.finished or stage is None or session.stage_index < self.start
+                or stage.kind not in DECISIONS):
+            return []  # a decision: the accused is still thinking when the claim lands
+        missing = [p for p in stage.missing if p != ctx.me]
+        if not missing:
+            return []
+        self.done = True
+        body = {"kind": ABANDONED, "blame": missing[0], "reason": "silent",
+                "evidence": None, "stage": session.stage_index}
+        frame = ctx.new_message("abort", body)
+        session.aborted = session.aborted or _gone(session)
+        return [Send(p, frame) for p in ctx.others]
+
+
+def _gone(session: GameSession) -> Any:
+    from p2p.session.events import Aborted
+    return Aborted(None, "byzantine peer left", STOPPED, session.stage_index)
+
+
+BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Reorder, Alter, Equivocate,
+                                     Garble, Replay, ForgeClaim]
+
+
+def strategy(seed: int) -> list[Behaviour]:
+    """One to three behaviours, chosen and tuned by ``seed``."""
+    rng = random.Random(seed)
+    kinds = rng.sample(BEHAVIOURS, rng.randrange(1, 4))
+    return [kind(rng) for kind in kinds]
+
+
+# -- the table -------------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """n peers wired back to back; peer ``bad`` sends through its behaviours."""
+
+    n: int
+    bad: int
+    behaviours: Sequence[Behaviour]
+    seed: int = 0
+    timing: Timing = FAST
+    game_id: str = field(default_factory=lambda: secrets.token_hex(16))
+
+    def __post_init__(self) -> None:
+        self.identities = [Identity.generate() for _ in range(self.n)]
+        self.masters = [secrets.token_bytes(32) for _ in range(self.n)]
+        keys = [identity.public_bytes for identity in self.identities]
+        self.sessions = [GameSession(self.game_id, keys, me, self.identities[me],
+                                     self.masters[me], timing=self.timing)
+                         for me in range(self.n)]
+        self.ctx = Context(self.bad, self.n, random.Random(self.seed),
+                           dict(enumerate(self.identities)), self.masters[self.bad],
+                           lambda: self.sessions[self.bad])
+        self.choices = random.Random(self.seed + 1)
+        self.now = 0.0
+        self.pending: list[tuple[float, int, int, int, bytes]] = []  # (due, order, from, to, f)
+        self.order = 0
+        self.rounds = 0
+
+    @property
+    def honest(self) -> list[GameSession]:
+        return [s for i, s in enumerate(self.sessions) if i != self.bad]
+
+    def _post(self, sender: int, sends: list[Send]) -> None:
+        for s in sends:
+            if s.to != sender and 0 <= s.to < self.n:
+                self.order += 1
+                self.pending.append((self.now + s.delay, self.order, sender, s.to, s.frame))
+
+    def _flush(self) -> bool:
+        moved = False
+        # The byzantine peer's frames first, then what it injects (after its own earlier
+        # messages, or they would arrive out of order): it may be as quick as the network
+        # allows (a claim can overtake the message it is about).
+        order = [self.bad] + [p for p in range(self.n) if p != self.bad]
+        for sender in order:
+            session = self.sessions[sender]
+            if sender == order[1]:
+                for behaviour in self.behaviours:
+                    injected = behaviour.inject(self.ctx)
+                    if injected:
+                        self._post(self.bad, injected)
+                        moved = True
+            session.release_relays()
+            out, session.outbox = session.outbox, []
+            for data in out:
+                sends = [Send(p, data) for p in range(self.n) if p != sender]
+                if sender == self.bad:
+                    for behaviour in self.behaviours:
+                        sends = behaviour.outgoing(self.ctx, sends)
+                self._post(sender, sends)
+                moved = True
+        due = sorted(p for p in self.pending if p[0] <= self.now)
+        if due:
+            self.pending = [p for p in self.pending if p[0] > self.now]
+            for _, _, sender, to, data in due:
+                self.sessions[to].receive(sender, data)
+            moved = True
+        return moved
+
+    def play(self) -> None:
+        """Until every honest peer has finished (and the wires are empty), within bounds."""
+        for session in self.sessions:
+            session.tick(0.0)
+            session.start()
+        for self.rounds in range(MAX_ROUNDS):
+            moved = self._flush()
+            for session in self.sessions:
+                if session.finished:
+                    continue
+                view = session.seat_view()
+                if view is not None and view.legal:
+                    session.submit(view.legal[self.choices.randrange(len(view.legal))],
+                                   view.stage)
+                    moved = True
+            if all(s.finished for s in self.honest) and not self.pending:
+                return
+            if not moved:
+                self.now += IDLE_STEP
+                assert self.now <= TIME_BOUND, "the honest peers did not finish in time"
+                for session in self.sessions:
+                    session.tick(self.now)
+        raise AssertionError("the table did not settle within the round bound")
+
+    # -- transcripts --
+
+    def roster(self) -> Roster:
+        entries = tuple(RosterEntry(i, f"p{i}", identity.public_bytes, "127.0.0.1", 1000 + i)
+                        for i, identity in enumerate(self.identities))
+        return Roster(self.game_id, entries).sign(self.identities[0])
+
+    def transcript(self, peer: int, folder: Path) -> Path:
+        names = [f"p{i}" for i in range(self.n)]
+        session = self.sessions[peer]
+        return write_transcript(folder / f"t{peer}.json", self.roster(), session,
+                                outcome_of(session, names))
+
+
+# -- what must hold --------------------------------------------------------------------------
+
+LIVE_STATUS = {UNFAIR: "unfair", ABANDONED: "abandoned"}
+
+
+def live_verdict(session: GameSession) -> tuple[str, int | None]:
+    if session.result is not None:
+        return "fair", None
+    aborted = session.aborted
+    assert aborted is not None
+    if aborted.peer is None or aborted.kind not in LIVE_STATUS:
+        return "incomplete", None
+    return LIVE_STATUS[aborted.kind], aborted.peer
+
+
+def merge_by_author(messages: list[Any], rng: random.Random) -> list[Any]:
+    """A random interleaving of ``messages`` that keeps each author's own order."""
+    streams: dict[int, list[Any]] = {}
+    for data in messages:
+        streams.setdefault(data["msg"]["seat"], []).append(data)
+    merged: list[Any] = []
+    while streams:
+        author = rng.choice(sorted(streams))
+        merged.append(streams[author].pop(0))
+        if not streams[author]:
+            del streams[author]
+    return merged
+
+
+def verdict_of(path: Path) -> tuple[str, int | None]:
+    verdict = verify_transcript(path)
+    return verdict.status, verdict.blame
+
+
+def check_table(table: Table, folder: Path, shuffles: int = 1) -> None:
+    """The properties, for the sans-IO table (see ``check_honest``)."""
+    where = f"seed {table.seed}, {list(table.behaviours)}"
+    check_honest([(s, table.transcript(s.me or 0, folder)) for s in table.honest], table.bad,
+                 where, shuffles, random.Random(table.seed + 2))
+
+
+def check_honest(honest: Sequence[tuple[GameSession, Path]], bad: int, where: str,
+                 shuffles: int, rng: random.Random) -> None:
+    """Every honest peer finished; none named an honest peer (itself included), in its
+    verdict or any event; ``verify`` on each honest transcript gives the live verdict, and the
+    same on ``shuffles`` per-author-order-preserving shuffles of it."""
+    for session, path in honest:
+        assert session.finished, (where, session.me, session.stage_index)
+        for event in session.events:
+            if isinstance(event, GameAborted | Rejected) and event.peer is not None:
+                assert event.peer == bad, (where, session.me, event)
+        live = live_verdict(session)
+        assert verdict_of(path) == live, (where, session.me, live,
+                                          verify_transcript(path).summary)
+        data = json.loads(path.read_bytes())
+        messages = data["messages"]
+        for n in range(shuffles):
+            data["messages"] = merge_by_author(messages, rng)
+            shuffled = path.with_name(f"{path.stem}-shuffled{n}.json")
+            shuffled.write_text(json.dumps(data))
+            assert verdict_of(shuffled) == live, (where, session.me, n, live,
+                                                  verify_transcript(shuffled).summary)
