@@ -200,7 +200,7 @@ class Referee:
         s = self.session
         peer = claim.peer
         if claim.kind == ABANDONED and claim.blame is not None and claim.blame != peer:
-            verdict = self._check_silence(claim)
+            verdict = self._check_silence(claim, final)
             if verdict is True:
                 s.referee.abandoned([claim.blame], f"peer {peer} saw it silent too")
                 return True
@@ -236,9 +236,11 @@ class Referee:
         s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {stage}: it "
                              f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage)
 
-    def _check_silence(self, claim: Claim) -> bool | None:
+    def _check_silence(self, claim: Claim, final: bool = False) -> bool | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
-        True: agreed; False: refuted; None: we are not that far yet."""
+        True: agreed; False: refuted; None: not yet known (we are not that far yet, or our
+        own deadline for it there has not passed: its message may still come). An observer
+        re-checking a transcript agrees only at the log's end (``final``)."""
         s = self.session
         silent = claim.blame
         assert silent is not None
@@ -249,7 +251,11 @@ class Referee:
             return None
         if s.stage_index > claim.stage or s.stage is None:
             return False
-        return silent in s.stage.missing
+        if silent not in s.stage.missing:
+            return False
+        if s.me is None:
+            return True if final else None
+        return True if s.due(silent, claim.stage) else None
 
     def _check_private(self, claim: Claim) -> bool:
         """The claimant opened its box key: check every key the accused sealed to it in the
