@@ -281,3 +281,26 @@ def test_a_clock_without_game_clocks_still_parses_as_none() -> None:
     timing = parse_clock(0, {"decision": 120, "step": 30}, Timing())
     assert (timing.decision_bank, timing.step_bank) == (0, 0)
     assert parse_clock(0, Timing().to_json(), Timing()) == Timing()
+
+
+def test_the_host_sets_the_game_clock_on_the_command_line(monkeypatch, capsys) -> None:
+    """``solstice host --decision-bank ... --step-increment ...`` becomes the table's clock
+    that the host's setup/commit carries (and the transcript with it)."""
+    import p2p.net.games as games
+    from p2p.errors import LocalProtocolError
+    from ui.cli.commands import main
+
+    seen: list[Timing | None] = []
+
+    async def fake_host(players, choose, on_event, options, on_lobby):  # type: ignore[no-untyped-def]
+        seen.append(options.timing)
+        raise LocalProtocolError("stop here")
+
+    monkeypatch.setattr(games, "host_game", fake_host)
+    main(["host", "--players", "2", "--bot", "random", "--bind", "127.0.0.1",
+          "--decision-bank", "600", "--decision-increment", "5", "--step-bank", "90",
+          "--step-increment", "1", "--decision-time", "60"])
+    capsys.readouterr()
+    assert seen == [Timing(60, 30, decision_bank=600, decision_increment=5, step_bank=90,
+                           step_increment=1)]
+    assert Timing().describe().endswith("decisions 20:00 + 20 s each, steps 5:00 + 2 s each")
