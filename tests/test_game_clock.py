@@ -6,12 +6,17 @@ near it. Time is simulated: every peer is fed the same clock, frames move betwee
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_net_blame import assert_named, honest_peers, start_clocks, transcript
 from test_net_session import decode, run, started
 
+from p2p.session.clock import StageClock
 from p2p.session.events import ABANDONED, DecisionClock
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import FRAME_MESSAGE, GameSession
@@ -268,8 +273,8 @@ def test_the_game_clock_is_the_hosts_and_is_shown_with_each_decision() -> None:
     start_clocks(game)
     for session in game.sessions:
         session.start()
-    run(game, until=lambda: any(isinstance(e, DecisionClock) for s in game.sessions
-                                for e in s.events))
+    run(game, until=lambda: all(any(isinstance(e, DecisionClock) for e in s.events)
+                                for s in game.sessions))
     assert all(s.timing == Timing(grace=s.timing.grace, **host.to_json())
                for s in game.sessions)
     shown = [e for e in game.sessions[1].events if isinstance(e, DecisionClock)]
@@ -304,3 +309,56 @@ def test_the_host_sets_the_game_clock_on_the_command_line(monkeypatch, capsys) -
     assert seen == [Timing(60, 30, decision_bank=600, decision_increment=5, step_bank=90,
                            step_increment=1)]
     assert Timing().describe().endswith("decisions 20:00 + 20 s each, steps 5:00 + 2 s each")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_crawler_at_seeded_random_delays_never_gets_an_honest_peer_named(
+        tmp_path: Path, seed: int) -> None:
+    """The crawler holds each message back a seeded random share (40-97 %) of the others'
+    deadline plus grace: whatever the mix, the game ends within the table's bound, and if
+    anyone is named it is the crawler, with ``verify`` agreeing."""
+    rng = random.Random(seed)
+    game = LoopbackGame(3)
+    crawl = crawler(1, FAST)
+
+    def hold(sender: int, data: bytes) -> float:
+        return crawl(sender, data) * rng.uniform(0.4, 0.97)
+
+    took = clocked_play(game, FAST, think=lambda peer, view: rng.uniform(0, 3), hold=hold,
+                        untimed=1)
+    assert took <= _crawl_bound(FAST) + 200, took  # + the honest game's own time
+    for peer in (0, 2):
+        session = game.sessions[peer]
+        if session.aborted is not None:
+            assert session.aborted.peer == 1, session.aborted.reason
+            verdict = verify_transcript(transcript(game, peer, tmp_path))
+            assert verdict.blame == 1, verdict.summary
+        else:
+            assert session.result is not None and session.result["ok"]
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 5.0), st.booleans()), max_size=60),
+       st.integers(1, 20), st.integers(0, 60))
+@settings(max_examples=200, deadline=None)
+def test_a_deadline_counts_only_the_time_a_peer_is_here(
+        steps: list[tuple[float, bool]], step: int, bank: int) -> None:
+    """Whatever the sequence of ticks and absences: the time a peer was away is never
+    charged, it is never due before its present time passed the stage's limit or its bank,
+    and it is declared late only beyond the grace (resp. the tolerance) on top."""
+    timing = Timing(decision=5, step=step, grace=1.0, step_bank=bank, step_increment=0)
+    clock = StageClock(timing)
+    clock.advance(0.0)
+    clock.enter_stage()
+    now = present = 0.0
+    for elapsed, here in steps:
+        now += elapsed
+        clock.advance(now, [7] if here else [])
+        present += elapsed if here else 0.0
+        assert clock.waited.get(7, 0.0) == pytest.approx(present)
+        left = clock.bank_left(7, "keys")
+        assert left == (None if bank == 0 else pytest.approx(bank - present))
+        limit_passed = present > step or (bank and present > bank)
+        assert clock.due(7, "keys") == bool(limit_passed) or abs(present - step) < 1e-9 \
+            or abs(present - bank) < 1e-9
+        if clock.late(7, "keys") is not None:
+            assert present > step + 1.0 or (bank and present > bank + timing.tolerance("keys"))

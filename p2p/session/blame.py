@@ -244,6 +244,10 @@ class Referee:
         s = self.session
         silent = claim.blame
         assert silent is not None
+        if s.me is None and self._unanimous(silent, claim.stage):
+            # A transcript has no clock: every other peer signing that it saw the silence is
+            # the observation itself, even if the late message came in after the verdicts.
+            return True
         if any(m.msg.seat == silent and m.msg.type != "abort"
                and m.msg.body.get("stage") == claim.stage for m in s.msglog.messages):
             return False
@@ -256,6 +260,14 @@ class Referee:
         if s.me is None:
             return True if final else None
         return True if s.due(silent, claim.stage) else None
+
+    def _unanimous(self, silent: int, stage: int) -> bool:
+        """Every peer but ``silent`` signed a claim that it was silent at ``stage``."""
+        s = self.session
+        said = {m.msg.seat for m in s.msglog.messages
+                if m.msg.type == "abort" and m.msg.body.get("kind") == ABANDONED
+                and m.msg.body.get("blame") == silent and m.msg.body.get("stage") == stage}
+        return all(p in said for p in range(s.n) if p != silent)
 
     def _check_private(self, claim: Claim) -> bool:
         """The claimant opened its box key: check every key the accused sealed to it in the
