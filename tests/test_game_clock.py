@@ -347,6 +347,7 @@ def test_a_deadline_counts_only_the_time_a_peer_is_here(
     and it is declared late only beyond the grace (resp. the tolerance) on top."""
     timing = Timing(decision=5, step=step, grace=1.0, step_bank=bank, step_increment=0)
     clock = StageClock(timing)
+    clock.adopted = True  # the host's clock is in force
     clock.advance(0.0)
     clock.enter_stage()
     now = present = 0.0

@@ -16,7 +16,8 @@ have abandoned the game, as a silent one is. Our own client plays its default be
 runs out. While we ourselves replay or resync, nothing is timed and nobody is judged.
 
 The host (peer 0) sets the table's clock: its ``setup/commit`` body carries it (``timing``),
-and every peer adopts it when that stage completes. The setup stages run on the defaults.
+and every peer adopts it when that stage completes; the game clocks run from then on (the
+first stage is timed from each peer's own start, which says nothing about the others).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class StageClock:
         self.waited: dict[int, float] = {}  # this stage: seconds each peer was waited for
         # Per (peer, clock kind): seconds charged minus increments earned, over past stages.
         self.used: dict[tuple[int, str], float] = {}
+        # Game clocks run from the host's clock on (after setup/commit): before it, peers
+        # start at different moments (the mesh forms), which says nothing about anyone.
+        self.adopted = False
 
     def enter_stage(self) -> None:
         self.started = self.now
@@ -69,6 +73,8 @@ class StageClock:
 
     def answered(self, peer: int, kind: str) -> None:
         """``peer``'s message for the current stage (of ``kind``) is in: charge its wait."""
+        if not self.adopted:
+            return
         _, increment = self.timing.bank(kind)
         key = (peer, clock_of(kind))
         self.used[key] = self.used.get(key, 0.0) + self.waited.get(peer, 0.0) - increment
@@ -76,7 +82,7 @@ class StageClock:
     def bank_left(self, peer: int, kind: str) -> float | None:
         """Seconds left on ``peer``'s game clock for ``kind`` now (None: no game clock)."""
         bank, _ = self.timing.bank(kind)
-        if not bank:
+        if not bank or not self.adopted:
             return None
         return bank - self.used.get((peer, clock_of(kind)), 0.0) - self.waited.get(peer, 0.0)
 
@@ -200,6 +206,7 @@ class Deadlines:
 
     def _set_timing(self, timing: Timing) -> None:
         self.timing = self.clock.timing = timing
+        self.clock.adopted = True
         self.events.append(TableClock(timing.decision, timing.step, timing.describe()))
 
     def _entered(self, stage: Stage) -> None:
