@@ -363,3 +363,21 @@ def test_a_deadline_counts_only_the_time_a_peer_is_here(
             or abs(present - bank) < 1e-9
         if clock.late(7, "keys") is not None:
             assert present > step + 1.0 or (bank and present > bank + timing.tolerance("keys"))
+
+
+def test_a_peer_that_replays_or_resyncs_judges_nobody() -> None:
+    """While a session replays (a restarted peer catching up), no deadline and no game clock
+    runs against anyone, however long it takes; once it plays again, they run from then."""
+    game = started(3)
+    start_clocks(game)
+    until_asked(game, game.sessions[0])
+    judge = game.sessions[1]
+    judge.replaying = True
+    for now in range(1, 2000, 50):
+        judge.tick(float(now))
+    assert judge.aborted is None and not judge.clock.waited
+    judge.replaying = False
+    judge.tick(2001.0)
+    assert judge.aborted is None  # its wait for peer 0 starts now
+    judge.tick(2001.0 + judge.timing.limit("action") + judge.timing.grace + 1)
+    assert judge.aborted is not None and judge.aborted.peer == 0
