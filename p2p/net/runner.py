@@ -175,10 +175,12 @@ class _GameRun:
         if options.timing is not None and not session.msglog.messages:
             session.timing = session.clock.timing = options.timing
         self.resync = Resync(session, self.others, held=resumed, up=mesh.is_connected)
-        # Peers connected but not yet able to sign (no ``R`` from them yet): since when.
-        self.returning: dict[int, float] = {}
+        # Since when each away peer has been away (kept across reconnects until its ``R``:
+        # the grace period bounds the whole absence, however often it re-dials).
+        self.away_since: dict[int, float] = {}
         if resumed:  # nobody is here yet, as far as we know: nobody is timed until it is
             session.away.update(self.others)
+            self.away_since = dict.fromkeys(self.others, trio.current_time())
         self.heard_watchers = HeardWatchers(self.roster)  # the host's notices of who watches
         self.finished_on_replay = session.finished
         self.sync_budget = _SyncBudget(len(self.names))
@@ -345,7 +347,7 @@ class _GameRun:
             if event.index in self.session.away or isinstance(event, PeerReconnected):
                 # Back, but perhaps replaying or resyncing: away until it says it can sign.
                 self.session.away.add(event.index)
-                self.returning[event.index] = trio.current_time()
+                self.away_since.setdefault(event.index, trio.current_time())
             if not self.resync.held:
                 await self.mesh.send(event.index, FRAME_READY)
         if isinstance(event, PeerReconnected):
@@ -355,7 +357,7 @@ class _GameRun:
             on_event(LogLine(f"{who(roster, event.index)} is connected"))
         elif isinstance(event, PeerDisconnected):
             self.session.away.add(event.index)
-            self.returning.pop(event.index, None)
+            self.away_since.setdefault(event.index, trio.current_time())
             on_event(Waiting(f"{who(roster, event.index)} disconnected ({event.reason}); "
                              f"waiting up to {grace:g} s for it to come back",
                              (Peer(event.index),)))
@@ -381,19 +383,20 @@ class _GameRun:
     def _ready(self, index: int) -> None:
         """``index`` can sign again: from now its deadlines run (what it used of the current
         stage before it went away still counts)."""
-        self.returning.pop(index, None)
+        self.away_since.pop(index, None)
         self.lost.discard(index)
         if index in self.session.away:
             self.session.away.discard(index)
             self.on_event(LogLine(f"{who(self.roster, index)} is back in the game"))
 
     def _check_returning(self) -> None:
-        """A peer connected but still not able to sign after the grace period counts as lost
-        (the game stops, resumably, if it needs that peer)."""
+        """A peer away for longer than the grace period (down, or connected but still not
+        able to sign) counts as lost: the game stops, resumably, if it needs that peer."""
         grace = self.mesh.config.grace_period
         now = trio.current_time()
-        for index, since in list(self.returning.items()):
-            if now - since > grace and index not in self.lost:
+        for index, since in list(self.away_since.items()):
+            if (now - since > grace and index not in self.lost
+                    and self.mesh.is_connected(index)):  # (the mesh reports the others)
                 self.lost.add(index)
                 self.on_event(Waiting(f"{who(self.roster, index)} is connected but did not "
                                       f"catch up within {grace:g} s", (Peer(index),)))
