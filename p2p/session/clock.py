@@ -10,7 +10,8 @@ step`` for a human decision (the decider's own client plays a legal default afte
 ``grace`` seconds after its deadline is declared silent.
 
 The same waiting is charged to the peer's game clock of that kind (decisions or steps): a bank
-of seconds that each stage it answers gives ``increment`` seconds back, like a chess clock. A
+of seconds that each stage it answers gives ``increment`` seconds back (never above the full
+bank), like a chess clock. A
 peer whose bank is overdrawn by more than the tolerance (``Timing.tolerance``) is declared to
 have abandoned the game, as a silent one is. Our own client plays its default before our bank
 runs out. While we ourselves replay or resync, nothing is timed and nobody is judged.
@@ -77,7 +78,10 @@ class StageClock:
             return
         _, increment = self.timing.bank(kind)
         key = (peer, clock_of(kind))
-        self.used[key] = self.used.get(key, 0.0) + self.waited.get(peer, 0.0) - increment
+        # Never above the full bank: what a peer saves by playing fast early cannot be spent
+        # crawling later, so the bank bounds the table's wait.
+        self.used[key] = max(0.0, self.used.get(key, 0.0) + self.waited.get(peer, 0.0)
+                             - increment)
 
     def bank_left(self, peer: int, kind: str) -> float | None:
         """Seconds left on ``peer``'s game clock for ``kind`` now (None: no game clock)."""
