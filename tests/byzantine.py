@@ -360,8 +360,8 @@ class ForgeClaim(Behaviour):
 
 class InstantSilence(Behaviour):
     """Declares an honest peer silent at the current stage the moment the stage begins,
-    before that peer could answer (finding 3: receivers still agree before their own
-    deadline; fixed on branch ``clock``)."""
+    before that peer could answer (finding 3: receivers once agreed before their own
+    deadline had passed)."""
 
     name = "instant-silence"
 

@@ -79,8 +79,6 @@ def test_equivocation_with_delays_is_proven_against_the_byzantine_peer(tmp_path:
         assert session.aborted is not None and session.aborted.peer == table.bad
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 3: fixed on branch clock")
 @pytest.mark.parametrize("start", [5, 40])
 def test_an_instant_claim_of_silence_names_its_sender(start: int, tmp_path: Path) -> None:
     import random

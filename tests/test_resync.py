@@ -194,3 +194,41 @@ def test_a_game_over_in_the_log_needs_nobody() -> None:
     session, resync = _restart(game, list(game.sessions[VICTIM].msglog.messages))
     assert session.result is not None and session.result["ok"]
     assert not resync.held and resync.waiting_for() == []
+
+
+def test_a_restarted_peer_resyncs_from_the_peers_that_are_up_and_plays_on() -> None:
+    """Peer 2 is down: the restarted peer waits only for peer 0 (up), is released by its
+    answer, and plays on; peer 2's messages come when it is back (issue 33, item 1)."""
+    choose = _chooser(3)
+    game = LoopbackGame(3)
+    _advance(game, choose, 40)
+    stored = list(game.sessions[VICTIM].msglog.messages)
+    session, _ = _restart(game, stored)
+    up = {0}
+    resync = Resync(session, [0, 2], held=True, up=lambda peer: peer in up)
+    assert resync.held and resync.waiting_for() == [0]
+    assert not resync.try_release()  # nobody answered yet: nothing to go on
+    assert _answer(game.sessions[0], session.sync_request(), session, resync, 0)
+    assert not resync.held and not session.replaying
+    game.sessions[VICTIM] = session
+    for peer in (0, 2):  # each asks us on reconnecting (peer 2 when it is back)
+        for frame in resync.reply(game.sessions[peer].sync_request()):
+            if frame[:1] == FRAME_MESSAGE:
+                game.sessions[peer].receive(VICTIM, frame)
+    game.play(choose)
+    assert all(s.aborted is None for s in game.sessions), [s.aborted for s in game.sessions]
+    assert all(s.result is not None and s.result["ok"] for s in game.sessions), [
+        (s.stage_index, s.waiting_for(), s.replaying, s.pending_input) for s in game.sessions]
+
+
+def test_a_peer_we_waited_for_that_goes_down_no_longer_holds_us() -> None:
+    choose = _chooser(4)
+    game = LoopbackGame(3)
+    _advance(game, choose, 30)
+    session, _ = _restart(game, list(game.sessions[VICTIM].msglog.messages))
+    up = {0, 2}
+    resync = Resync(session, [0, 2], held=True, up=lambda peer: peer in up)
+    assert not _answer(game.sessions[0], session.sync_request(), session, resync, 0)
+    assert resync.waiting_for() == [2]
+    up.discard(2)  # it went down before it answered
+    assert resync.try_release() and not resync.held

@@ -10,11 +10,17 @@ Frames besides the session's signed messages (``M``):
   it then never signs a second, different message with a sequence number it used before.
 - ``F``: "my game is over". A finished peer keeps answering ``S`` until every other peer has
   said ``F`` (or was lost), for at most the linger time.
+- ``R``: "I am here and able to sign" (sent on every connection while we are not held, and to
+  every peer when our hold is released). Until a peer's ``R`` arrives after it (re)connected,
+  it counts as away: no deadline runs against it (``GameSession.away``).
+
+A restarted peer waits for the peers that are up (connected to it), not for every peer: one
+still down cannot answer, and what it holds comes when it is back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.identity import short_id
@@ -23,6 +29,7 @@ from p2p.session.machine import GameSession
 
 FRAME_SYNC_DONE = b"D"
 FRAME_FINISHED = b"F"
+FRAME_READY = b"R"
 
 
 def who(roster: Roster, index: int) -> str:
@@ -39,12 +46,16 @@ class Resync:
     """What a (restarted) peer still needs from the others, and which of them are done.
 
     ``held``: the session was rebuilt from our store, so it may have lost messages of its own;
-    it stays in replay mode (accepting, signing nothing) until ``on_done`` releases it.
+    it stays in replay mode (accepting, signing nothing) until ``on_done`` (or
+    ``try_release``, when a peer we waited for went down) releases it. ``up``: whether a peer
+    is connected now (we wait only for those).
     """
 
-    def __init__(self, session: GameSession, others: Sequence[int], held: bool) -> None:
+    def __init__(self, session: GameSession, others: Sequence[int], held: bool,
+                 up: Callable[[int], bool] = lambda peer: True) -> None:
         self.session = session
         self.others = tuple(others)
+        self.up = up
         self.held = held and not session.finished
         self.answered: set[int] = set()
         self.own_elsewhere = 0   # the highest "next seq" of ours any peer reported
@@ -76,10 +87,16 @@ class Resync:
         return self._try_release()
 
     def waiting_for(self) -> list[int]:
-        """Peers whose complete answer we still need before we may sign again."""
+        """Peers whose complete answer we still need before we may sign again: those up
+        that have not answered."""
         if not self.held:
             return []
-        return [p for p in self.others if p not in self.answered]
+        return [p for p in self.others if p not in self.answered and self.up(p)]
+
+    def try_release(self) -> bool:
+        """Release the hold if every peer up has answered (at least one did); True if this
+        released it."""
+        return self._try_release()
 
     def lacking_own(self) -> int:
         """How many of our own messages a peer holds that we still lack."""
@@ -89,7 +106,7 @@ class Resync:
         return max(0, self.own_elsewhere - self.session.msglog.next_seq(me))
 
     def _try_release(self) -> bool:
-        if not self.held or self.waiting_for() or self.lacking_own():
+        if not self.held or not self.answered or self.waiting_for() or self.lacking_own():
             return False
         self.held = False
         self.session.replaying = False

@@ -8,10 +8,13 @@ keep answering until every peer is done too.
 
 The ticker feeds the time to the session (``GameSession.tick``), which enforces the deadlines:
 our own player's clock (a legal default is played when it runs out, the player's pending
-question is then withdrawn) and every other peer's (a peer that misses one is declared to
-have abandoned the game). A peer that is disconnected is not held to a deadline while the mesh
-waits for it to come back; if it stays away longer than the mesh's grace period while the game
-needs it, the game stops for now (it stays resumable: every player runs ``solstice resume``).
+question is then withdrawn) and every other peer's (a peer that misses one, or whose game
+clock runs out, is declared to have abandoned the game); the time is also fed just before each
+frame. A peer is *away*, and held to no deadline, from the moment it is disconnected (or, when
+we resumed, from our start) until it is connected again and has said it can sign (``R``: it
+is not replaying or resyncing any more); if it stays away longer than the mesh's grace period
+while the game needs it (or we cannot catch up within that time), the game stops for now: it
+stays resumable (every player runs ``solstice resume``), it is never a verdict.
 Resync requests are answered at most ``SYNC_BURST`` at once and one per ``SYNC_EVERY`` seconds
 per peer.
 """
@@ -48,7 +51,14 @@ from p2p.net.notices import (
     TranscriptWritten,
     Waiting,
 )
-from p2p.net.resync import FRAME_FINISHED, FRAME_SYNC_DONE, Resync, names_of, who
+from p2p.net.resync import (
+    FRAME_FINISHED,
+    FRAME_READY,
+    FRAME_SYNC_DONE,
+    Resync,
+    names_of,
+    who,
+)
 from p2p.net.roster import Roster
 from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
 from p2p.session.bundle import bundle
@@ -171,7 +181,13 @@ class _GameRun:
         self.others = [p for p in range(len(self.names)) if p != mesh.my_index]
         if options.timing is not None and not session.msglog.messages:
             session.timing = session.clock.timing = options.timing
-        self.resync = Resync(session, self.others, held=resumed)
+        self.resync = Resync(session, self.others, held=resumed, up=mesh.is_connected)
+        # Since when each away peer has been away (kept across reconnects until its ``R``:
+        # the grace period bounds the whole absence, however often it re-dials).
+        self.away_since: dict[int, float] = {}
+        if resumed:  # nobody is here yet, as far as we know: nobody is timed until it is
+            session.away.update(self.others)
+            self.away_since = dict.fromkeys(self.others, trio.current_time())
         self.heard_watchers = HeardWatchers(self.roster)  # the host's notices of who watches
         self.finished_on_replay = session.finished
         self.sync_budget = _SyncBudget(len(self.names))
@@ -253,6 +269,10 @@ class _GameRun:
             elif self._others_left():
                 self.lost_stop = True
                 self._stop_for_left()
+            elif not session.finished and self.resync.held and (
+                    trio.current_time() - self.started > self.mesh.config.grace_period):
+                self.lost_stop = True
+                self._stop_unsynced()
                 self._emit_new()
             if session.finished:
                 return
@@ -265,8 +285,10 @@ class _GameRun:
             session.clock.advance(trio.current_time())
             kind = item[0]
             if kind == "frame":
+                session.tick(trio.current_time())  # the frame is timed from its arrival
                 await self._on_frame(item[1], item[2])
             elif kind == "tick":
+                self._check_returning()
                 session.tick(trio.current_time())
             elif kind == "action":
                 self._on_action(item[1], item[2])
@@ -310,8 +332,9 @@ class _GameRun:
             await self._answer_sync(index, payload)
         elif tag == FRAME_SYNC_DONE:
             if self.resync.on_done(index, payload):
-                self.on_event(LogLine("caught up with every peer; playing on"))
-                self.session.start()
+                await self._released()
+        elif tag == FRAME_READY:
+            self._ready(index)
         elif tag == FRAME_FINISHED:
             self.resync.finished_peers.add(index)
         elif tag == FRAME_CHAT:  # never part of the game's lockstep
@@ -335,9 +358,13 @@ class _GameRun:
         roster, on_event = self.roster, self.on_event
         grace = self.mesh.config.grace_period
         if isinstance(event, PeerReconnected | PeerConnected):
-            self.session.away.discard(event.index)
-            self.lost.discard(event.index)
             self.reached.add(event.index)
+            if event.index in self.session.away or isinstance(event, PeerReconnected):
+                # Back, but perhaps replaying or resyncing: away until it says it can sign.
+                self.session.away.add(event.index)
+                self.away_since.setdefault(event.index, trio.current_time())
+            if not self.resync.held:
+                await self.mesh.send(event.index, FRAME_READY)
         if isinstance(event, PeerReconnected):
             on_event(LogLine(f"{who(roster, event.index)} is back"))
             await self.mesh.send(event.index, self.resync.request())
@@ -345,9 +372,12 @@ class _GameRun:
             on_event(LogLine(f"{who(roster, event.index)} is connected"))
         elif isinstance(event, PeerDisconnected):
             self.session.away.add(event.index)
+            self.away_since.setdefault(event.index, trio.current_time())
             on_event(Waiting(f"{who(roster, event.index)} disconnected ({event.reason}); "
                              f"waiting up to {grace:g} s for it to come back",
                              (Peer(event.index),)))
+            if self.resync.try_release():  # we waited for its answer: the others' will do
+                await self._released()
         elif isinstance(event, PeerCutOff):
             on_event(Waiting(f"cut off {who(roster, event.index)}: {event.reason}",
                              (Peer(event.index),)))
@@ -358,6 +388,33 @@ class _GameRun:
             self.resync.lost.add(event.index)
             on_event(Waiting(f"{who(roster, event.index)} did not come back within "
                              f"{grace:g} s", (Peer(event.index),)))
+
+    async def _released(self) -> None:
+        """Our hold is released: we caught up with every peer that is up; we sign again."""
+        self.on_event(LogLine("caught up with the peers that are up; playing on"))
+        await self.mesh.broadcast(FRAME_READY)
+        self.session.start()
+
+    def _ready(self, index: int) -> None:
+        """``index`` can sign again: from now its deadlines run (what it used of the current
+        stage before it went away still counts)."""
+        self.away_since.pop(index, None)
+        self.lost.discard(index)
+        if index in self.session.away:
+            self.session.away.discard(index)
+            self.on_event(LogLine(f"{who(self.roster, index)} is back in the game"))
+
+    def _check_returning(self) -> None:
+        """A peer away for longer than the grace period (down, or connected but still not
+        able to sign) counts as lost: the game stops, resumably, if it needs that peer."""
+        grace = self.mesh.config.grace_period
+        now = trio.current_time()
+        for index, since in list(self.away_since.items()):
+            if (now - since > grace and index not in self.lost
+                    and self.mesh.is_connected(index)):  # (the mesh reports the others)
+                self.lost.add(index)
+                self.on_event(Waiting(f"{who(self.roster, index)} is connected but did not "
+                                      f"catch up within {grace:g} s", (Peer(index),)))
 
     def _report_waiting(self) -> None:
         """Say whom we wait for: while resuming, and when the game has not moved for a
@@ -457,6 +514,20 @@ class _GameRun:
             return
         for frame in self.resync.reply(payload):
             await self.mesh.send(index, frame)
+
+    def _stop_unsynced(self) -> None:
+        """We could not catch up within the grace period: stop for now (resumable)."""
+        mesh = self.mesh
+        waiting = self.resync.waiting_for() or [p for p in self.others
+                                                 if not mesh.is_connected(p)]
+        text = (f"could not catch up with the other players within "
+                f"{mesh.config.grace_period:g} s (no answer from "
+                f"{names_of(self.roster, waiting) or 'anyone'}); the game cannot go on now. To "
+                f"continue it later, every player runs 'solstice resume {mesh.game_id} --home "
+                f"THEIR_HOME' (here: '{self.options.resume_command}')")
+        self.on_event(Stopped(text, tuple(Peer(p) for p in waiting)))
+        self.session.aborted = Aborted(None, "could not catch up with the other players",
+                                       STOPPED, self.session.stage_index)
 
     def _stop_for_lost(self, peers: set[int]) -> None:
         """The game needs peers the mesh gave up on: stop for now, say who and how to go on."""

@@ -244,7 +244,7 @@ class Referee:
                 # log, once it is all in (the same for every order of the file that keeps
                 # each author's own order).
                 return False
-            verdict = self._check_silence(claim)
+            verdict = self._check_silence(claim, final)
             if verdict is True:
                 s.referee.abandoned([claim.blame], f"peer {peer} saw it silent too")
                 return True
@@ -296,12 +296,18 @@ class Referee:
                              f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage,
                  evidence=evidence)
 
-    def _check_silence(self, claim: Claim) -> bool | None:
+    def _check_silence(self, claim: Claim, final: bool = False) -> bool | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
-        True: agreed; False: refuted; None: we are not that far yet."""
+        True: agreed; False: refuted; None: not yet known (we are not that far yet, or our
+        own deadline for it there has not passed: its message may still come). An observer
+        re-checking a transcript agrees only at the log's end (``final``)."""
         s = self.session
         silent = claim.blame
         assert silent is not None
+        if s.me is None and self._unanimous(silent, claim.stage):
+            # A transcript has no clock: every other peer signing that it saw the silence is
+            # the observation itself, even if the late message came in after the verdicts.
+            return True
         held = [*s.msglog.messages, *s.future[silent].values()]
         if any(m.msg.seat == silent and m.msg.type != "abort"
                and m.msg.body.get("stage") == claim.stage for m in held):
@@ -314,7 +320,19 @@ class Referee:
             return None
         if s.stage_index > claim.stage or s.stage is None:
             return False
-        return silent in s.stage.missing
+        if silent not in s.stage.missing:
+            return False
+        if s.me is None:
+            return True if final else None
+        return True if s.due(silent, claim.stage) else None
+
+    def _unanimous(self, silent: int, stage: int) -> bool:
+        """Every peer but ``silent`` signed a claim that it was silent at ``stage``."""
+        s = self.session
+        said = {m.msg.seat for m in s.msglog.messages
+                if m.msg.type == "abort" and m.msg.body.get("kind") == ABANDONED
+                and m.msg.body.get("blame") == silent and m.msg.body.get("stage") == stage}
+        return all(p in said for p in range(s.n) if p != silent)
 
     def _check_private(self, claim: Claim) -> bool:
         """The claimant opened its box key: check every key the accused sealed to it in the

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, NewType
 
 from engine import Action
+from p2p.session.timing import clock_text
 
 Peer = NewType("Peer", int)  # a peer's index in the lobby's roster (who signs messages)
 Seat = NewType("Seat", int)  # an engine seat, drawn at setup (whom the rules name)
@@ -102,32 +103,39 @@ class DeckAudit:
 
 @dataclass(frozen=True)
 class TableClock:
-    """The table's clock, as the host set it (seconds per decision and per automatic step)."""
+    """The table's clock, as the host set it (seconds per decision and per automatic step;
+    ``summary``: all of it, the players' game clocks included)."""
 
     decision: int
     step: int
+    summary: str = ""
 
     @property
     def text(self) -> str:
-        return (f"table clock: {self.decision:g} s per decision, {self.step:g} s per "
-                "automatic step")
+        return "table clock: " + (self.summary or f"{self.decision:g} s per decision, "
+                                                  f"{self.step:g} s per automatic step")
 
 
 @dataclass(frozen=True)
 class DecisionClock:
     """A decision stage began: ``peers`` decide within ``seconds`` (``deadline`` on the
-    driver's clock, None before the driver first fed the time)."""
+    driver's clock, None before the driver first fed the time); ``banks``: each of those
+    peers' game clock for decisions, seconds left as we measure it (None: no game clock)."""
 
     kind: str
     peers: tuple[Peer, ...]
     seconds: int
     deadline: float | None
     stage: int
+    banks: tuple[float | None, ...] = ()
 
     @property
     def text(self) -> str:
+        left = [f"peer {p} {clock_text(b)}" for p, b in zip(self.peers, self.banks, strict=False)
+                if b is not None]
+        game = f" (game clock left: {', '.join(left)})" if left else ""
         return (f"{self.kind} by peer(s) {', '.join(map(str, self.peers))}: "
-                f"{self.seconds:g} s to decide")
+                f"{self.seconds:g} s to decide{game}")
 
 
 @dataclass(frozen=True)

@@ -284,6 +284,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                     if not self._check_stage_message(stage, peer, signed):
                         return
                     stage.collected[peer] = signed
+                    self.answered(peer, stage)
                     progressed = True
                     if peer == self.me and self.input_stage == stage.index:
                         # Our message for it came from the log or a peer (after a restart):

@@ -1,7 +1,11 @@
-"""The table's clock: seconds per human decision and per automatic protocol step.
+"""The table's clock: seconds per human decision and per automatic protocol step, and each
+player's game clock (a chess clock with increment, one for decisions and one for steps).
 
 The host (peer 0) sets it: its ``setup/commit`` body carries ``"clock": {"decision": D,
-"step": S}``, which every peer adopts when that stage completes (see ``clock``).
+"step": S, "decision_bank": Bd, "decision_increment": Id, "step_bank": Bs,
+"step_increment": Is}``, which every peer adopts when that stage completes (see ``clock``).
+A bank of 0 turns that game clock off; a clock with only ``decision`` and ``step`` (an older
+transcript) has no game clock.
 """
 
 from __future__ import annotations
@@ -13,10 +17,18 @@ from p2p.errors import RemoteProtocolError
 
 # Stage kinds that wait for a human (or bot) decision.
 DECISIONS = ("action", "pick/commit")
+# The two game clocks a player has: one for its decisions, one for its automatic steps.
+DECISION, STEP = "decision", "step"
 
 # Whole seconds on the wire (canonical JSON has no floats).
 DECISION_RANGE = (1, 3600)
 STEP_RANGE = (1, 600)
+BANK_RANGE = (0, 86400)       # 0: no game clock of that kind
+INCREMENT_RANGE = (0, 3600)
+# A game clock is declared run out only this far past zero (on top of the grace), so that
+# the small differences between peers' measures, which add up over a game, never make an
+# honest claimant wrong: the grace plus this share of the bank.
+BANK_TOLERANCE = 0.05
 
 
 @dataclass(frozen=True)
@@ -24,23 +36,77 @@ class Timing:
     decision: int = 120   # seconds per human decision
     step: int = 30        # seconds for an automatic protocol step
     grace: float = 5.0    # extra wait before a late peer is declared unresponsive
+    # Game clocks, per player: a bank of seconds, and seconds given back after each stage.
+    # A player has some 20 to 25 decisions a game: deciding in 30 s on average it spends
+    # about 10 of its 20 minutes; a peer that answers just before every deadline loses over
+    # 2 minutes per decision and is stopped after some 9 of them. Steps take well under a
+    # second each (some 100 a game); a crawler loses half a minute on each.
+    decision_bank: int = 1200
+    decision_increment: int = 20
+    step_bank: int = 300
+    step_increment: int = 2
 
     def to_json(self) -> dict[str, Any]:
-        return {"decision": self.decision, "step": self.step}
+        return {"decision": self.decision, "step": self.step,
+                "decision_bank": self.decision_bank,
+                "decision_increment": self.decision_increment,
+                "step_bank": self.step_bank, "step_increment": self.step_increment}
 
     def limit(self, kind: str) -> float:
         """Seconds a peer has for a stage of ``kind`` before it is late."""
         return self.decision + self.step if kind in DECISIONS else self.step
 
+    def bank(self, kind: str) -> tuple[int, int]:
+        """The game clock a stage of ``kind`` runs on: (bank, increment); bank 0: none."""
+        if clock_of(kind) == DECISION:
+            return self.decision_bank, self.decision_increment
+        return self.step_bank, self.step_increment
+
+    def tolerance(self, kind: str) -> float:
+        """How far past zero a game clock must be before a peer declares it run out."""
+        return self.grace + BANK_TOLERANCE * self.bank(kind)[0]
+
+    def describe(self) -> str:
+        def bank(seconds: int, increment: int) -> str:
+            return f"{_minutes(seconds)} + {increment} s each" if seconds else "none"
+        return (f"{self.decision} s per decision, {self.step} s per automatic step; game "
+                f"clock per player: decisions {bank(self.decision_bank, self.decision_increment)}"
+                f", steps {bank(self.step_bank, self.step_increment)}")
+
+
+def clock_of(kind: str) -> str:
+    """Which of a player's two game clocks a stage of ``kind`` runs on."""
+    return DECISION if kind in DECISIONS else STEP
+
+
+def _minutes(seconds: float) -> str:
+    whole = max(0, int(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def clock_text(seconds: float) -> str:
+    """A game clock's time left as m:ss (negative: overdrawn)."""
+    return ("-" if seconds < 0 else "") + _minutes(abs(seconds))
+
+
+_FIELDS = {"decision": DECISION_RANGE, "step": STEP_RANGE, "decision_bank": BANK_RANGE,
+           "decision_increment": INCREMENT_RANGE, "step_bank": BANK_RANGE,
+           "step_increment": INCREMENT_RANGE}
+_LEGACY = {"decision", "step"}
+
 
 def parse_clock(peer: int, value: Any, local: Timing) -> Timing:
     """The host's clock from its setup/commit body (``local`` supplies the grace)."""
-    if not isinstance(value, dict) or set(value) != {"decision", "step"}:
-        raise RemoteProtocolError(peer, "clock must be {'decision': s, 'step': s}")
-    decision, step = value["decision"], value["step"]
-    for name, number, (low, high) in (("decision", decision, DECISION_RANGE),
-                                      ("step", step, STEP_RANGE)):
+    if not isinstance(value, dict) or set(value) not in (set(_FIELDS), _LEGACY):
+        raise RemoteProtocolError(peer, "clock must be {'decision': s, 'step': s, "
+                                        "'decision_bank': s, 'decision_increment': s, "
+                                        "'step_bank': s, 'step_increment': s}")
+    for name, number in value.items():
+        low, high = _FIELDS[name]
         if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
-            raise RemoteProtocolError(peer, f"clock {name} time must be {low} to {high} whole "
-                                            "seconds")
-    return Timing(decision, step, local.grace)
+            what = name.replace("_", " ")
+            raise RemoteProtocolError(peer, f"clock {what}{'' if '_' in name else ' time'} "
+                                            f"must be {low} to {high} whole seconds")
+    if set(value) == _LEGACY:
+        return Timing(value["decision"], value["step"], local.grace, 0, 0, 0, 0)
+    return Timing(grace=local.grace, **value)

@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from p2p.session.timing import DECISION_RANGE, STEP_RANGE
+from p2p.session.timing import BANK_RANGE, DECISION_RANGE, INCREMENT_RANGE, STEP_RANGE
+from p2p.session.timing import Timing as _Timing
 from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface
+
+DEFAULT_TIMING = _Timing()  # the defaults of the host's clock options
 
 if TYPE_CHECKING:  # the commands import trio and p2p when they run, not at start-up
     from p2p.net.games import PeerOptions
@@ -99,6 +102,22 @@ def host(
     step_time: int = typer.Option(30, "--step-time", min=STEP_RANGE[0], max=STEP_RANGE[1],
                                   help="Seconds a peer has for an automatic protocol step before "
                                   "it is declared to have abandoned the game."),
+    decision_bank: int = typer.Option(
+        DEFAULT_TIMING.decision_bank, "--decision-bank", min=BANK_RANGE[0], max=BANK_RANGE[1],
+        help="Each player's game clock for its decisions, in seconds (like a chess clock); a "
+             "player whose clock runs out is declared to have abandoned the game (0: none)."),
+    decision_increment: int = typer.Option(
+        DEFAULT_TIMING.decision_increment, "--decision-increment", min=INCREMENT_RANGE[0],
+        max=INCREMENT_RANGE[1], help="Seconds given back to a player's decision clock after "
+                                     "each decision."),
+    step_bank: int = typer.Option(
+        DEFAULT_TIMING.step_bank, "--step-bank", min=BANK_RANGE[0], max=BANK_RANGE[1],
+        help="Each player's game clock for its automatic protocol steps, in seconds (0: "
+             "none)."),
+    step_increment: int = typer.Option(
+        DEFAULT_TIMING.step_increment, "--step-increment", min=INCREMENT_RANGE[0],
+        max=INCREMENT_RANGE[1], help="Seconds given back to a player's step clock after each "
+                                     "step."),
 ) -> None:
     """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
     players, play."""
@@ -111,7 +130,10 @@ def host(
     options = PeerOptions(home=home, name=name, bind=bind, port=port, transcript=transcript,
                           discovery=not no_discovery,
                           discovery_interface=checked_interface(discovery_interface),
-                          timing=Timing(decision_time, step_time))
+                          timing=Timing(decision_time, step_time,
+                                        decision_bank=decision_bank,
+                                        decision_increment=decision_increment,
+                                        step_bank=step_bank, step_increment=step_increment))
 
     def on_lobby(lobby: HostedLobby) -> None:
         if options.discovery:
