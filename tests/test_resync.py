@@ -232,3 +232,21 @@ def test_a_peer_we_waited_for_that_goes_down_no_longer_holds_us() -> None:
     assert resync.waiting_for() == [2]
     up.discard(2)  # it went down before it answered
     assert resync.try_release() and not resync.held
+
+
+def test_a_peer_that_holds_nothing_of_its_own_waits_for_every_peer_even_one_down() -> None:
+    """Its records are lost (folder deleted): the peer that is down may be the only one that
+    got its last message, so the answer of the peers that are up is not enough (it stays
+    held; the 60 s bound then stops the game for now, resumably)."""
+    choose = _chooser(4)
+    game = LoopbackGame(3)
+    _advance(game, choose, 30)
+    session, _ = _restart(game, [])
+    up = {0}
+    resync = Resync(session, [0, 2], held=True, up=lambda peer: peer in up)
+    assert resync.waiting_for() == [0, 2]
+    assert not _answer(game.sessions[0], session.sync_request(), session, resync, 0)
+    assert resync.held and resync.waiting_for() == [2] and not resync.try_release()
+    up.add(2)
+    assert _answer(game.sessions[2], session.sync_request(), session, resync, 2)
+    assert not resync.held

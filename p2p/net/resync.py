@@ -15,7 +15,10 @@ Frames besides the session's signed messages (``M``):
   it counts as away: no deadline runs against it (``GameSession.away``).
 
 A restarted peer waits for the peers that are up (connected to it), not for every peer: one
-still down cannot answer, and what it holds comes when it is back.
+still down cannot answer, and what it holds comes when it is back. A peer that holds no
+message of its own (its records may be lost) waits for every peer: a message of its that it
+sent just before it lost its disk may have reached only the one that is down, and signing that
+sequence number again would be an equivocation.
 """
 
 from __future__ import annotations
@@ -42,21 +45,28 @@ def names_of(roster: Roster, indexes: Sequence[int]) -> str:
     return ", ".join(who(roster, i) for i in indexes)
 
 
+def everyone(peer: int) -> bool:
+    return True
+
+
 class Resync:
     """What a (restarted) peer still needs from the others, and which of them are done.
 
     ``held``: the session was rebuilt from our store, so it may have lost messages of its own;
     it stays in replay mode (accepting, signing nothing) until ``on_done`` (or
     ``try_release``, when a peer we waited for went down) releases it. ``up``: whether a peer
-    is connected now (we wait only for those).
+    is connected now (we wait only for those, unless we hold no message of our own).
     """
 
     def __init__(self, session: GameSession, others: Sequence[int], held: bool,
                  up: Callable[[int], bool] = lambda peer: True) -> None:
         self.session = session
         self.others = tuple(others)
-        self.up = up
         self.held = held and not session.finished
+        me = session.me
+        if self.held and me is not None and session.msglog.next_seq(me) == 0:
+            up = everyone  # our records may be lost: only every peer's answer is enough
+        self.up = up
         self.answered: set[int] = set()
         self.own_elsewhere = 0   # the highest "next seq" of ours any peer reported
         self.finished_peers: set[int] = set()
