@@ -144,7 +144,9 @@ def clocked_play(game: LoopbackGame, timing: Timing, think: Think, hold: Hold | 
             if peer != sender:
                 other.receive(sender, data)
 
-    while now < give_up and not all(s.finished for s in game.sessions):
+    # The table's bound is the honest peers': the untimed crawler's own end does not count.
+    judged = [s for peer, s in enumerate(game.sessions) if peer != untimed]
+    while now < give_up and not all(s.finished for s in judged):
         moved = True
         while moved:
             moved = False
