@@ -64,9 +64,9 @@ class Resync:
         self.others = tuple(others)
         self.held = held and not session.finished
         me = session.me
-        if self.held and me is not None and session.msglog.next_seq(me) == 0:
-            up = everyone  # our records may be lost: only every peer's answer is enough
-        self.up = up
+        # Our records may be lost: only every peer's answer is enough.
+        self.needs_everyone = self.held and me is not None and session.msglog.next_seq(me) == 0
+        self.up = everyone if self.needs_everyone else up
         self.answered: set[int] = set()
         self.own_elsewhere = 0   # the highest "next seq" of ours any peer reported
         self.finished_peers: set[int] = set()

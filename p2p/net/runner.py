@@ -269,6 +269,7 @@ class _GameRun:
             elif self._others_left():
                 self.lost_stop = True
                 self._stop_for_left()
+                self._emit_new()
             elif not session.finished and self.resync.held and (
                     trio.current_time() - self.started > self.mesh.config.grace_period):
                 self.lost_stop = True
@@ -280,12 +281,13 @@ class _GameRun:
             item = await self._next_item()
             if item is None:
                 continue
-            # The session's clock reads now, not the last tick: a stage this item begins gets
-            # its whole window (S + grace), never up to a TICK less.
-            session.clock.advance(trio.current_time())
+            # The session reads the time now, not at the last tick: a stage this item begins
+            # gets its whole window (S + grace), never up to a TICK less, a frame is timed
+            # from its arrival, and the game clocks charge the wait since to those waited for
+            # (advancing the clock without ``tick`` would let that wait go uncharged).
+            session.tick(trio.current_time())
             kind = item[0]
             if kind == "frame":
-                session.tick(trio.current_time())  # the frame is timed from its arrival
                 await self._on_frame(item[1], item[2])
             elif kind == "tick":
                 self._check_returning()
@@ -391,7 +393,8 @@ class _GameRun:
 
     async def _released(self) -> None:
         """Our hold is released: we caught up with every peer that is up; we sign again."""
-        self.on_event(LogLine("caught up with the peers that are up; playing on"))
+        self.on_event(LogLine("caught up with every peer; playing on" if self.resync.needs_everyone
+                              else "caught up with the peers that are up; playing on"))
         await self.mesh.broadcast(FRAME_READY)
         self.session.start()
 
