@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,8 +20,9 @@ from textual.screen import ModalScreen
 
 from engine import Action
 from p2p.net.chatlink import ChatShown
-from p2p.net.games import PeerOptions
+from p2p.net.games import PeerOptions, unfinished_games
 from p2p.net.joincode import JoinCode
+from p2p.net.rematch import rematch_game_id
 from p2p.net.roster import MAX_NAME_LEN
 from p2p.text import printable
 from ui.app.bridge import BridgeFinished, TrioBridge
@@ -304,6 +306,8 @@ class SolsticeApp(App[int]):
         if self.bridge is not None:
             self.bridge.stop()
         self.setup = NetSetup("rematch", setup.options, game=ended.game_id)
+        # From now on the new game is the one to resume (or not: it may never start).
+        self.game_id, self.started = rematch_game_id(ended.game_id), False
         self.ended, self.game, self.view, self.names = None, None, None, ()
         self.log_lines, self.in_resolution = [], False
         while len(self.screen_stack) > 1:
@@ -329,7 +333,10 @@ class SolsticeApp(App[int]):
         game = (self.ended.game_id if self.ended else None) or self.game_id or setup.game or (
             setup.code.game_id if setup.code else None)
         home = str(setup.options.home) if setup.options.home else None
-        return resume_hint(setup.mode, game, self.started, home)
+        # Only a game this home holds unfinished can be resumed: the store is asked, not
+        # guessed from how far the screens got (a rematch nobody joined was never stored).
+        stored = game is not None and game in unfinished_games(setup.options.home_dir)
+        return resume_hint(setup.mode, game, stored, home)
 
     def action_leave(self) -> None:
         if self.ended is not None or self.bridge is None or not self.bridge.running:
@@ -355,21 +362,22 @@ class SolsticeApp(App[int]):
         return EXIT_STOPPED
 
 
-def resume_hint(mode: str, game: str | None, started: bool, home: str | None) -> str:
-    """How (and whether) a game left now can be picked up again.
-
-    A game is resumable once its session runs (the store holds it); before that a joiner
-    simply joins again and a host has nothing to resume. A resumed game had started before.
-    """
-    home_flag = f" --home {home}" if home else ""
+def resume_hint(mode: str, game: str | None, stored: bool, home: str | None) -> str:
+    """How (and whether) a game left now can be picked up again: ``stored`` says that this
+    home holds ``game`` unfinished (its roster is stored once the table is full), the only
+    case in which ``solstice resume`` can continue it. Every command printed here works when
+    copied."""
+    home_flag = f" --home {shlex.quote(home)}" if home else ""
     if mode == "play":
         return ("A game against local bots cannot be resumed (the bots keep no state); "
                 "start a new one with: solstice play")
-    if game is not None and (started or mode == "resume"):
+    if game is not None and stored:
         return f"Resume it later with: solstice resume {game}{home_flag}"
+    if mode == "rematch":
+        return "The rematch had not started (not everyone had joined); nothing to resume."
     if mode == "join":
-        return ("You had not joined the game yet; to try again, run the same "
-                "solstice join command.")
+        return ("You were not in a game yet, so there is nothing to resume; to pick a game "
+                f"on the LAN: solstice join{home_flag}")
     return "The game had not started yet; nothing to resume."
 
 
