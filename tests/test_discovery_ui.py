@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import trio
 from textual.widgets import OptionList, Static
-from ui_helpers import close_last_summary
+from ui_helpers import choose_highlighted, close_last_summary
 
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
@@ -192,7 +192,7 @@ async def _play_to_the_end(app: SolsticeApp, pilot: Any, seconds: float = 80) ->
         screen = app.screen
         if isinstance(screen, RoundSummaryScreen) or (
                 isinstance(screen, GameScreen) and screen.ask is not None):
-            await pilot.press("enter")
+            await choose_highlighted(screen, pilot)
         await pilot.pause(0.02)
     assert app.ended is not None, "the game did not end in time"
     await pilot.pause(0.2)

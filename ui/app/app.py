@@ -50,6 +50,7 @@ from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lin
 from ui.app.wording import readable
 
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
+EXIT_QUIT = 0  # quitting the start screen is a choice, not a failure (make play stays quiet)
 SUMMARY_PACE = 0.6  # seconds between the lines of a round's summary (narrow terminals)
 NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
                "over": "bold #7ee787", "transcript": "dim", "watchers": "bold #9ecbff"}
@@ -113,6 +114,7 @@ class SolsticeApp(App[int]):
         self.names: tuple[str, ...] = ()
         self.game_id: str | None = None
         self.started = False  # the session exists, so the game is stored and resumable
+        self.own_clock: float | None = None  # seconds left on our decision, when one runs
         self.summary_pace = SUMMARY_PACE
         # A round's resolution is revealed step by step in the log pane (``ui.app.pacing``);
         # where the pane is hidden (narrow), the round summary reveals it instead.
@@ -133,7 +135,7 @@ class SolsticeApp(App[int]):
 
     def _started(self, chosen: tuple[NetSetup, str] | None) -> None:
         if chosen is None:
-            self.exit(EXIT_STOPPED)
+            self.exit(EXIT_QUIT)
             return
         self.setup, title = chosen
         self.lobby = LobbyScreen(title)
@@ -169,6 +171,7 @@ class SolsticeApp(App[int]):
         elif isinstance(item, BoardChanged):
             self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().show_board(item.view, self.names, item.waiting, item.clocks)
+            self._own_clock(item)
         elif isinstance(item, AskHuman):
             self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().ask_human(item)
@@ -183,6 +186,13 @@ class SolsticeApp(App[int]):
             if item.error is not None:
                 reason = printable(f"{type(item.error).__name__}: {item.error}", TEXT_LIMIT)
             self._show_end(GameEnded(None, reason))
+
+    def _own_clock(self, board: BoardChanged) -> None:
+        """Our seat's decision clock, shown on an open round summary (it keeps running)."""
+        seat = board.view["seat"]
+        self.own_clock = board.clocks[seat] if seat < len(board.clocks) else None
+        if isinstance(self.screen, RoundSummaryScreen):
+            self.screen.show_clock(self.own_clock)
 
     def _game_screen(self) -> GameScreen:
         if self.game is None:
@@ -243,8 +253,9 @@ class SolsticeApp(App[int]):
             scores = scores_line(self.view, self.names)
             self._close_modals()
             pace = 0.0 if self._paced() else self.summary_pace  # watched in the pane already
-            self.push_screen(RoundSummaryScreen(round_number, lines, scores, pace),
-                             self._summary_closed)
+            summary = RoundSummaryScreen(round_number, lines, scores, pace)
+            summary.clock = self.own_clock
+            self.push_screen(summary, self._summary_closed)
 
     def _chat(self, shown: ChatShown) -> None:
         line = chat_line(shown)  # escapes the peer's name and text

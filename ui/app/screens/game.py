@@ -213,12 +213,16 @@ class GameScreen(Screen[None]):
             prompt.append("\nDrafted: ", style="dim")
             prompt.append(", ".join(card_name(c["label"]) if c["label"] else "?"
                                     for c in view["drafted"]), style="dim")
+        if need > 1:
+            marked = ", ".join(card_name(labels.get(slot) or "?") for slot in self.marked)
+            prompt.append(f"\nMarked {len(self.marked)} of {need}" +
+                          (f": {marked}" if marked else ""), style="bold #7ee787")
         options = []
         for slot in self.draft.slots:
             mark = "[x] " if slot in self.marked else ("[ ] " if need > 1 else "")
             options.append((f"slot-{slot}", Text(mark).append_text(card_line(labels.get(slot)))))
         hint = ("Enter: pick this card" if need == 1 else
-                f"Enter: mark/unmark; the pick is sent when {need} are marked") + \
+                f"↑↓ then Enter: mark/unmark (sent when {need} are marked)") + \
             " · F1 rules and cards"
         self._set_options(prompt, options, hint, highlight=highlight)
 
@@ -301,8 +305,9 @@ class GameScreen(Screen[None]):
                 self._answer(action)
                 return
             self.marked = []
-        # Move on to the next card so that two Enters pick two cards.
-        self._refresh_panel(highlight=index + 1)
+        # The cursor stays on the card just (un)marked: a highlight that moved on by itself
+        # made players mark a card they never looked at. The prompt says what is marked.
+        self._refresh_panel(highlight=index)
 
     def _choose_dispatch(self, key: str) -> None:
         assert self.dispatch is not None

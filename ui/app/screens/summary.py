@@ -66,16 +66,36 @@ class RoundSummaryScreen(ModalScreen[None]):
         self.scores = scores
         self.pace = pace
         self.shown = 0 if pace > 0 and lines else len(lines)
+        self.clock: float | None = None  # seconds left on our next decision, if it runs
+
+    def show_clock(self, left: float | None) -> None:
+        """The table's clock does not stop for one player reading the summary: while our
+        next decision's clock runs, the summary says so and counts it down."""
+        self.clock = left
+        if self.is_mounted:
+            self._render_clock()
+
+    def _render_clock(self) -> None:
+        left, text = self.clock, Text()
+        if left is not None:
+            text.append(f"⏱ Your next decision's clock is running: {int(left) // 60}:"
+                        f"{int(left) % 60:02d} left. Enter goes back to the game.",
+                        style="bold #e3b341")
+        clock = self.query_one("#summary-clock", Static)
+        clock.update(text)
+        clock.display = left is not None  # no empty line when no clock runs
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="summary-box") as box:
             box.border_title = f"Round {self.round_number} resolved — Enter to continue"
             yield Static(id="summary-lines")
             yield Static(id="summary-scores")
+        yield Static(id="summary-clock")
         yield Footer()
 
     def on_mount(self) -> None:
         self._render_lines()
+        self._render_clock()
         if self.shown < len(self.lines):
             self._timer = self.set_interval(self.pace, self._reveal_next)
 

@@ -1,0 +1,162 @@
+"""Terminal UI round 3 (issue 29): quitting the start screen, the two-card pick, the chat
+input, the clock behind the round summary. Pilot tests from plain data unless they say
+otherwise (Textual needs asyncio: each test runs its own loop)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from test_ui_feedback import FakeBridge, _app, _state
+from textual.widgets import OptionList, Static
+
+from engine import Pick, legal_actions, to_move
+from engine.view import view
+from p2p.net.games import PeerOptions
+from ui.app.app import SolsticeApp
+from ui.app.chat import ChatInput
+from ui.app.messages import AskHuman, BoardChanged, ChatSay
+from ui.app.netgame import NetSetup
+from ui.app.screens.game import GameScreen
+from ui.app.screens.start import LanStart, StartScreen
+
+
+class EmptyLan:
+    """A LAN with no games on it."""
+
+    def __init__(self) -> None:
+        self.wake = threading.Event()
+
+    def poll(self, timeout: float) -> bool:
+        return self.wake.wait(timeout)
+
+    def close(self) -> None:
+        self.wake.set()
+
+    games: ClassVar[dict[str, Any]] = {}
+
+
+async def _until(pilot: Any, check: Any, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.05)
+
+
+# -- item 6: q on the start screen ends with status 0 ------------------------------------------
+
+def test_quitting_the_start_screen_with_q_exits_with_status_0(tmp_path: Path) -> None:
+    bots = NetSetup("play", PeerOptions(home=tmp_path / "bots"), players=2, bots=("random",))
+    start = LanStart(PeerOptions(home=tmp_path / "lan"), bots=bots, source=EmptyLan)
+
+    async def scenario() -> Any:
+        app = SolsticeApp(None, "Solstice", start)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("q")
+            await pilot.pause()
+        return app.return_value  # what run_app returns as the exit status
+
+    assert asyncio.run(scenario()) == 0
+
+
+# -- item 7: the two-card pick, the chat line ----------------------------------------------------
+
+def _two_card_pick(tmp_path: Path) -> tuple[SolsticeApp, Any, int]:
+    s = _state(players=2)
+    seat = to_move(s)[0]
+    legal = tuple(legal_actions(s, seat))
+    assert len(legal[0].slots) == 2  # type: ignore[union-attr]
+    return _app("play", tmp_path), (s, seat, legal), seat
+
+
+def test_in_a_two_card_pick_the_cursor_stays_on_the_card_enter_marked(tmp_path: Path) -> None:
+    app, (s, seat, legal), _ = _two_card_pick(tmp_path)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 36)) as pilot:
+            app.deliver(AskHuman(1, view(s, seat), legal))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, GameScreen) and screen.draft is not None
+            choices = screen.query_one("#choices", OptionList)
+            await pilot.press("down", "enter")  # mark the second card
+            await pilot.pause()
+            assert choices.highlighted == 1, "the cursor moved off the card just marked"
+            assert screen.marked == [screen.draft.slots[1]]
+            prompt = str(screen.query_one("#prompt", Static).render())
+            assert "Marked 1 of 2" in prompt
+            await pilot.press("enter")  # Enter again on the same card unmarks it
+            await pilot.pause()
+            assert screen.marked == [] and choices.highlighted == 1 and not app.answers
+            await pilot.press("enter", "up", "enter")  # the second and the first card
+            await pilot.pause()
+            assert app.answers == [Pick(seat, tuple(sorted(screen_slots[:2])))]
+
+    screen_slots = sorted({slot for pick in legal for slot in pick.slots})  # type: ignore
+    asyncio.run(scenario())
+
+
+def test_the_chat_input_stays_open_after_a_line_so_the_next_words_are_chat(
+        tmp_path: Path) -> None:
+    app, (s, seat, legal), _ = _two_card_pick(tmp_path)
+    said: list[str] = []
+
+    class Recorder(FakeBridge):
+        def send(self, item: object) -> bool:
+            said.extend([item.text] if isinstance(item, ChatSay) else [])
+            return True
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 36)) as pilot:
+            await pilot.pause()
+            app.bridge = Recorder()  # type: ignore[assignment]
+            app.deliver(BoardChanged(view(s, seat)))
+            app.deliver(AskHuman(1, view(s, seat), legal))
+            await pilot.pause()
+            await pilot.press("t", *"hi", "enter", *"gl", "enter")
+            await pilot.pause()
+            chat = app.screen.query_one(ChatInput)
+            assert chat.display and chat.has_focus and chat.value == ""
+            assert not app.answers and app.screen.marked == []  # type: ignore[attr-defined]
+            await pilot.press("escape", "enter")  # now Enter is the game's again
+            await pilot.pause()
+            assert not chat.display and app.screen.marked  # type: ignore[attr-defined]
+
+    asyncio.run(scenario())
+    assert said == ["hi", "gl"]
+
+
+# -- item 7: the clock behind the round summary --------------------------------------------------
+
+def test_the_round_summary_shows_our_next_decisions_clock_counting_down(tmp_path: Path) -> None:
+    from ui.app.messages import NetNote
+    from ui.app.screens.summary import RoundSummaryScreen
+
+    app, (s, seat, _legal), _ = _two_card_pick(tmp_path)
+    on_clock = tuple(100.0 if i == seat else None for i in range(2))
+
+    async def scenario() -> list[str]:
+        seen = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.deliver(BoardChanged(view(s, seat), (), (), on_clock))
+            app.deliver(NetNote("log", "Scores after round 1: white 0, black 0"))
+            await pilot.pause()
+            assert isinstance(app.screen, RoundSummaryScreen)
+            seen.append(str(app.screen.query_one("#summary-clock", Static).render()))
+            app.deliver(BoardChanged(view(s, seat), (), (), tuple(
+                41.0 if i == seat else None for i in range(2))))
+            await pilot.pause()
+            seen.append(str(app.screen.query_one("#summary-clock", Static).render()))
+            app.deliver(BoardChanged(view(s, seat), (), (), ()))  # decided: no clock runs
+            await pilot.pause()
+            seen.append(str(app.screen.query_one("#summary-clock", Static).render()))
+        return seen
+
+    first, later, none = asyncio.run(scenario())
+    assert "clock is running: 1:40 left" in first
+    assert "0:41 left" in later
+    assert "clock" not in none
