@@ -5,11 +5,14 @@ otherwise (Textual needs asyncio: each test runs its own loop)."""
 from __future__ import annotations
 
 import asyncio
+import io
+import re
 import threading
 import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 from test_ui_feedback import FakeBridge, _app, _state
 from textual.widgets import OptionList, Static
 
@@ -160,3 +163,38 @@ def test_the_round_summary_shows_our_next_decisions_clock_counting_down(tmp_path
     assert "clock is running: 1:40 left" in first
     assert "0:41 left" in later
     assert "clock" not in none
+
+
+# -- item 4: headless logs and replay --text in the players' words -------------------------------
+
+INTERNAL = re.compile(r"\b(?:white|black|blue|red|event):[A-Z]|face_up|disclosing face down|"
+                      r"by peer\(s\)")
+
+
+@pytest.mark.parametrize("players,seed", [(2, 3), (3, 15), (4, 7)])
+def test_headless_logs_and_replay_text_use_the_players_words(tmp_path: Path, players: int,
+                                                             seed: int) -> None:
+    """Every engine line of a whole seeded game, as the headless log prints it, and every
+    line of ``replay --text``: card names, never labels or option ids."""
+    from ui_transcript import write_finished_game
+
+    from p2p.session.events import DecisionClock, LogLine
+    from ui.app.replay_data import load_replay, text_log
+    from ui.cli.headless import LogPrinter
+
+    path = tmp_path / "t.json"
+    write_finished_game(path, players=players, seed=seed)
+    game = load_replay(path)
+    out = io.StringIO()
+    printer = LogPrinter(out)
+    engine_lines = list(game.steps[-1].state.log)  # the engine's own log, as peers emit it
+    assert any(INTERNAL.search(line) for line in engine_lines)  # the engine does log labels
+    for line in engine_lines:
+        printer(LogLine(line))
+    for peers in ((0, 1, 2, 3), (2,)):  # one per decision stage: said once at the start
+        printer(DecisionClock("pick/commit", peers, 120, None, 1))
+    printed = out.getvalue().splitlines()
+    assert len(printed) == len(engine_lines)
+    replayed = text_log(game)
+    bad = [line for line in printed + replayed if INTERNAL.search(line)]
+    assert not bad, bad[:5]

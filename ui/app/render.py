@@ -11,7 +11,7 @@ from rich.text import Text
 
 from engine.cards import CARD_BY_LABEL, Card
 from engine.disclosure import describe_claim
-from ui.app.wording import card_name
+from ui.app.wording import card_name, option_words
 
 # Readable on a dark background: "black" cannot be drawn in black, so it is a light grey chip.
 FACTION_STYLES: dict[str, str] = {
@@ -255,11 +255,4 @@ def option_text(option: str, view: dict[str, Any], names: tuple[str, ...] = ()) 
                     text.append_text(hidden_chip(entry, view, names))
                     return text
         return Text(f"card in slot {slot}")
-    words = {
-        "yes": "Yes", "no": "No", "done": "Done (move no more cards)",
-        "reveal": "Reveal all cards here now",
-        "face_up": "All future cards here are played face up",
-    }
-    if option in words:
-        return Text(words[option], style="bold")
-    return Text(option, style="bold")
+    return Text(option_words(option), style="bold")

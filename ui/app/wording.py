@@ -27,6 +27,24 @@ def card_name(label: str) -> str:
     return _NAME_OF.get(label, label)
 
 
+# A decision's options in words (the engine's option names are for the protocol).
+OPTION_WORDS = {
+    "yes": "Yes", "no": "No", "done": "Done (move no more cards)",
+    "reveal": "Reveal all cards here now",
+    "face_up": "All future cards here are played face up",
+}
+
+
+def disclosed(claim: str) -> str:
+    """What a face-down dispatch disclosed, after "disclosing": never "disclosing face
+    down, nothing disclosed"."""
+    return "nothing" if claim == "none" else describe_claim(claim)
+
+
+def option_words(option: str) -> str:
+    return OPTION_WORDS.get(option, option)
+
+
 def readable(line: str) -> str:
     """One log line with card labels as names and the template seams smoothed."""
     empty = _EMPTY_PLANET.match(line)
@@ -34,5 +52,5 @@ def readable(line: str) -> str:
         return f"{empty.group(1)}: no cards"
     line = _LABEL_RE.sub(lambda m: _NAME_OF[m.group(0)], line)
     line = _ONE_ROUNDS.sub("1 round", line)
-    line = _DISCLOSED.sub(lambda m: ", disclosing " + describe_claim(m.group(1)), line)
+    line = _DISCLOSED.sub(lambda m: ", disclosing " + disclosed(m.group(1)), line)
     return _A_VOWEL.sub(r"an \1", line)
