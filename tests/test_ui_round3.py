@@ -198,3 +198,58 @@ def test_headless_logs_and_replay_text_use_the_players_words(tmp_path: Path, pla
     replayed = text_log(game)
     bad = [line for line in printed + replayed if INTERNAL.search(line)]
     assert not bad, bad[:5]
+
+
+# -- item 3: a host that stopped answering leaves the start screen -------------------------------
+
+def test_the_start_screen_drops_a_host_that_no_longer_answers(tmp_path: Path) -> None:
+    """A browser's cache keeps a host killed without a goodbye for minutes; the start screen
+    sweeps with a fresh browser and lists only the hosts that still answer."""
+    from p2p.identity import Identity
+    from p2p.net.discovery import GameAd
+    from p2p.net.roster import new_game_id
+
+    def ad(name: str) -> GameAd:
+        return GameAd(new_game_id(), Identity.generate().peer_id, name, 3, 1, "127.0.0.1", 4242)
+
+    alive, dead = ad("alive"), ad("killed")
+
+    class Cached(EmptyLan):
+        def __init__(self, *ads: GameAd) -> None:
+            super().__init__()
+            self.games = {a.game_id: a for a in ads}
+            self.fresh = True
+
+        def poll(self, timeout: float) -> bool:
+            if self.fresh:
+                self.fresh = False
+                return True
+            return super().poll(timeout)
+
+    opened = [Cached(alive, dead)]
+
+    def open_source() -> Cached:
+        if len(opened) > 1 or opened[0].fresh is False:
+            opened.append(Cached(alive))  # the killed host does not answer a fresh browser
+        return opened[-1]
+
+    start = LanStart(PeerOptions(home=tmp_path / "lan"), source=open_source, sweep=0.5,
+                     gather=0.2)
+
+    def listed(app: SolsticeApp) -> list[str]:
+        options = app.screen.query_one("#lan-games", OptionList)
+        return [str(options.get_option_at_index(i).prompt)
+                for i in range(options.option_count)]
+
+    async def scenario() -> None:
+        app = SolsticeApp(None, "Solstice", start)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, StartScreen)
+                         and len(listed(app)) == 2)
+            assert any("killed" in line for line in listed(app))
+            await _until(pilot, lambda: len(listed(app)) == 1)
+            assert "alive" in listed(app)[0]
+            await pilot.press("q")
+
+    asyncio.run(scenario())
+    assert opened[0].wake.is_set()  # the stale browser was closed

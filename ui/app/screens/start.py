@@ -7,6 +7,7 @@ the UI thread; the screen never dials anything itself: it answers with a ``NetSe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
@@ -48,6 +49,11 @@ class LanStart:
     bots: NetSetup | None = None
     bots_label: str = "Play against bots"
     source: Callable[[], GameSource] | None = None  # None: the real browser
+    # A host killed without a goodbye stays in a browser's cache for minutes (the record's
+    # time to live): every ``sweep`` seconds a fresh browser, its cache empty, gathers for
+    # ``gather`` seconds and replaces the old one, so only hosts that still answer are listed.
+    sweep: float = 10.0
+    gather: float = 2.0
 
     def open_source(self) -> GameSource:
         if self.source is not None:
@@ -98,14 +104,32 @@ class StartScreen(Screen[tuple[NetSetup, str] | None]):
             self.app.call_from_thread(self._status, f"LAN discovery is unavailable: {exc}")
             return
         try:
+            next_sweep = time.monotonic() + self.start.sweep
             while not worker.is_cancelled:
-                if source.poll(0.2):
+                changed = source.poll(0.2)
+                if time.monotonic() >= next_sweep:
+                    source = self._swept(source)
+                    next_sweep, changed = time.monotonic() + self.start.sweep, True
+                if changed:
                     found = list(source.games.values())
                     for ad in found:
                         _ = ad.short  # the slow hash runs here, not on the UI thread (cached)
                     self.app.call_from_thread(self.show_games, found)
         finally:
             source.close()
+
+    def _swept(self, old: GameSource) -> GameSource:
+        """A fresh source that gathered for a while (the old one stays if it cannot open)."""
+        try:
+            fresh = self.start.open_source()
+        except LocalProtocolError:
+            return old
+        deadline = time.monotonic() + self.start.gather
+        while (left := deadline - time.monotonic()) > 0:
+            fresh.poll(min(left, 0.2))
+        if fresh is not old:
+            old.close()
+        return fresh
 
     def show_games(self, found: list[GameAd]) -> None:
         """Rebuild the list, keeping the highlight on the same entry."""
