@@ -253,3 +253,70 @@ def test_the_start_screen_drops_a_host_that_no_longer_answers(tmp_path: Path) ->
 
     asyncio.run(scenario())
     assert opened[0].wake.is_set()  # the stale browser was closed
+
+
+# -- item 5: a dropped player, and a resumed game -------------------------------------------------
+
+def _net_game(tmp_path: Path, mode: str, players: int = 3) -> tuple[Any, Any, Any]:
+    from test_ui_live import Posts, _at_decision
+
+    from ui.app.netgame import NetGame
+
+    session = _at_decision(players).sessions[0]
+    side = Posts()
+    game = NetGame(NetSetup(mode, PeerOptions(home=tmp_path), game="g1"), side)  # type: ignore[arg-type]
+    game.roster_names = ["me", "hal", "ann"][:players]
+    game.views = session.seat_view
+    return game, side, session
+
+
+def _last_board(side: Any) -> BoardChanged:
+    return [x for x in side.items if isinstance(x, BoardChanged)][-1]
+
+
+def test_a_dropped_player_shows_as_disconnected_with_the_stop_and_no_running_clock(
+        tmp_path: Path) -> None:
+    from p2p.net.notices import Waiting
+    from p2p.session.events import DecisionClock, LogLine, Peer
+
+    game, side, session = _net_game(tmp_path, "join")
+    now = [0.0]
+    game.now = lambda: now[0]
+    seats = session.seat_view()
+    assert len(seats.waiting) == 3  # everyone picks at once
+    game.on_event(DecisionClock("pick/commit", (0, 1, 2), 120, 120.0, seats.stage))
+    hal = seats.peer_of_seat.index(1)
+    game.on_event(Waiting("hal (1a2b3c4d) disconnected (connection lost); waiting up to 60 s "
+                          "for it to come back", (Peer(1),)))
+    now[0] = 19.0
+    game.post_board(force=True)
+    board = _last_board(side)
+    hal_line = next(line for line in board.waiting if "(hal)" in line)
+    assert "disconnected; the game stops in 41 s unless they come back" in hal_line
+    assert board.clocks[hal] is None  # no clock runs against a player who is away
+    ann = seats.peer_of_seat.index(2)
+    assert board.clocks[ann] == 101.0
+    game.on_event(LogLine("hal (1a2b3c4d) is back"))
+    game.post_board(force=True)
+    board = _last_board(side)
+    assert not any("disconnected" in line for line in board.waiting)
+    assert board.clocks[hal] == 101.0
+
+
+def test_a_resumed_game_shows_our_own_clock_and_whom_it_waits_for(tmp_path: Path) -> None:
+    import dataclasses
+
+    from p2p.net.notices import Waiting
+    from p2p.session.events import Peer
+
+    game, side, session = _net_game(tmp_path, "resume")
+    game.now = lambda: 10.0
+    seats = session.seat_view()
+    assert seats.legal
+    # After a resume no decision clock notice was seen; our view still has our deadline.
+    game.views = lambda: dataclasses.replace(session.seat_view(), deadline=70.0, waiting=())
+    game.on_event(Waiting("resuming: waiting for hal (1a2b3c4d) to re-send what we lack "
+                          "before we play on (3 s so far; giving up after 60 s)", (Peer(1),)))
+    board = _last_board(side)
+    assert board.clocks[seats.seat] == 60.0
+    assert any("(hal)" in line and "re-send" in line for line in board.waiting), board.waiting
