@@ -320,3 +320,71 @@ def test_a_resumed_game_shows_our_own_clock_and_whom_it_waits_for(tmp_path: Path
     board = _last_board(side)
     assert board.clocks[seats.seat] == 60.0
     assert any("(hal)" in line and "re-send" in line for line in board.waiting), board.waiting
+
+
+# -- item 9: why the game ended, who played a face-up card, whom a card scores for --------------
+
+def _result(vp: dict[str, int], casualties: dict[str, int], ranking: list[str]) -> dict[str, Any]:
+    scores = {f: vp[f] - casualties[f] for f in vp}
+    return {"ok": True, "scores": scores, "vp": vp, "casualties": casualties,
+            "ranking": ranking, "winner": ranking[0], "summary": "audit passed"}
+
+
+def test_the_end_screen_says_why_the_game_ended_and_how_a_tie_was_broken() -> None:
+    from ui.app.screens.summary import ending_text
+
+    plain = ending_text(_result({"black": 16, "white": 9}, {"black": 0, "white": 1},
+                                ["black", "white"])).plain
+    assert "because black reached 16 VP" in plain and "Final score = VP − casualties" in plain
+    assert "tied" not in plain
+    killed = ending_text(_result({"black": 12, "white": 13}, {"black": 0, "white": 3},
+                                 ["black", "white"])).plain
+    assert "white took 3 casualties" in killed
+    fewer = ending_text(_result({"black": 16, "white": 11}, {"black": 6, "white": 1},
+                                ["white", "black"])).plain
+    assert "white and black tied on 10: white wins with fewer casualties" in fewer
+    order = ending_text(_result({"black": 16, "white": 16}, {"black": 1, "white": 1},
+                                ["white", "black"])).plain
+    assert "white and black tied on 15: white wins on turn order" in order
+
+
+def test_the_end_screen_shows_the_reason(tmp_path: Path) -> None:
+    from ui.app.messages import GameEnded
+    from ui.app.screens.summary import EndScreen
+
+    result = _result({"black": 17, "white": 9}, {"black": 0, "white": 1}, ["black", "white"])
+
+    async def scenario() -> str:
+        app = _app("host", tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.push_screen(EndScreen(GameEnded(result, "", None, "g1")))
+            await pilot.pause()
+            return str(app.screen.query_one("#end-why", Static).render())
+
+    assert "black reached 17 VP" in asyncio.run(scenario())
+
+
+def test_a_face_up_card_shows_who_played_it_and_a_score_line_names_the_player() -> None:
+    from engine.view import view as seat_view
+    from ui.app.render import planet_cards
+    from ui.app.screens.summary import SCORING_NOTE
+    from ui.app.wording import readable
+
+    s = _state(players=3)
+    board = seat_view(s, 0)
+    planet = dict(board["planets"][0])
+    planet["cards"] = [
+        {"slot": 1, "label": "white:Legions", "face_up": True, "resolved": False,
+         "dispatcher": 2, "claim": None},
+        {"slot": 2, "label": "black:Elder", "face_up": True, "resolved": False,
+         "dispatcher": 0, "claim": None},
+        {"slot": 3, "label": "event:Famine", "face_up": True, "resolved": False,
+         "dispatcher": None, "claim": None},  # dealt face up: played by nobody
+    ]
+    text = planet_cards(planet, board).plain
+    third = board["factions"][2]
+    assert f"by {third}]" in text
+    assert "by you]" in text and text.count(" by ") == 2
+    assert readable("white scores 3 VP (white:Elder, favored)") == \
+        "the white player scores 3 VP (white Elder, favored)"
+    assert "faction" in SCORING_NOTE and "not to the player who played it" in SCORING_NOTE

@@ -133,6 +133,20 @@ def hidden_chip(entry: dict[str, Any], view: dict[str, Any], names: tuple[str, .
     return text
 
 
+def played_by(chip: Text, entry: dict[str, Any], view: dict[str, Any]) -> None:
+    """Who played a face-up card, inside its chip ("by you", "by white"); a card dealt face
+    up was played by nobody. (Its VP go to its own faction, whoever played it.)"""
+    who = entry.get("dispatcher")
+    if who is None or who < 0 or not chip.plain.endswith("]"):
+        return
+    faction = view["factions"][who]
+    mine = who == view["seat"] and not view.get("spectator")
+    chip.right_crop(1)
+    chip.append(" by ")
+    chip.append("you" if mine else faction, style=faction_style(faction))
+    chip.append("]")
+
+
 def planet_header(planet: dict[str, Any], view: dict[str, Any],
                   names: tuple[str, ...] = ()) -> Text:
     text = Text()
@@ -166,6 +180,7 @@ def planet_cards(planet: dict[str, Any], view: dict[str, Any],
         for entry in planet["cards"]:
             if entry["face_up"]:
                 chip = card_chip(entry["label"], dim=entry["resolved"])
+                played_by(chip, entry, view)
             else:
                 chip = hidden_chip(entry, view, names)
             if entry["slot"] in fresh:

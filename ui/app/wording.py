@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from engine.cards import CARDS
+from engine.cards import CARDS, FACTIONS
 from engine.disclosure import describe_claim
 
 # Longest labels first, so that no label is replaced inside a longer one.
@@ -20,6 +20,9 @@ _EMPTY_PLANET = re.compile(r"^([A-Z][\w' ]*): ; strongest none, favored none$")
 _ONE_ROUNDS = re.compile(r"\b1 rounds\b")
 _A_VOWEL = re.compile(r"\ba ([AEIOU])")
 _DISCLOSED = re.compile(r", disclosed as (\w+)$")
+# "white scores 3 VP (Elder, favored)" read like "the white Elder scored": the faction as the
+# player it is ("the white player scores").
+_SCORER = re.compile(rf"^({'|'.join(FACTIONS)}) scores ")
 
 
 def card_name(label: str) -> str:
@@ -51,6 +54,7 @@ def readable(line: str) -> str:
     if empty:
         return f"{empty.group(1)}: no cards"
     line = _LABEL_RE.sub(lambda m: _NAME_OF[m.group(0)], line)
+    line = _SCORER.sub(r"the \1 player scores ", line)
     line = _ONE_ROUNDS.sub("1 round", line)
     line = _DISCLOSED.sub(lambda m: ", disclosing " + disclosed(m.group(1)), line)
     return _A_VOWEL.sub(r"an \1", line)

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from engine.cards import PLANETS
+from engine.cards import MAX_CASUALTIES, PLANETS, WIN_VP
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
 from ui.app.wording import readable
@@ -47,6 +47,10 @@ def resolution_text(lines: list[str]) -> Text:
                 style = "#7ee787"
             text.append("   " + line + "\n", style=style)
     return text
+
+
+SCORING_NOTE = ("A card's VP go to the player of its faction (its colour), not to the "
+                "player who played it.")
 
 
 class RoundSummaryScreen(ModalScreen[None]):
@@ -90,6 +94,7 @@ class RoundSummaryScreen(ModalScreen[None]):
             box.border_title = f"Round {self.round_number} resolved — Enter to continue"
             yield Static(id="summary-lines")
             yield Static(id="summary-scores")
+            yield Static(Text(SCORING_NOTE, style="dim"), id="summary-note")
         yield Static(id="summary-clock")
         yield Footer()
 
@@ -127,6 +132,31 @@ class RoundSummaryScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def ending_text(result: dict[str, Any]) -> Text:
+    """Why the game ended (16 VP or 3 casualties), how the final score is made, and how a
+    tie for first place was broken (ruling 23: fewer casualties, then turn order)."""
+    vp, casualties = result.get("vp") or {}, result.get("casualties") or {}
+    scores, ranking = result["scores"], result.get("ranking") or []
+    why = [f"{f} reached {vp[f]} VP" for f in vp if vp[f] >= WIN_VP]
+    why += [f"{f} took {casualties[f]} casualties" for f in casualties
+            if casualties[f] >= MAX_CASUALTIES]
+    text = Text()
+    if why:
+        text.append("The game ended because " + " and ".join(why) + f" (it ends after the "
+                    f"round in which a faction reaches {WIN_VP} VP or {MAX_CASUALTIES} "
+                    "casualties). ")
+    text.append("Final score = VP − casualties.")
+    if len(ranking) > 1 and scores[ranking[0]] == scores[ranking[1]]:
+        first = ranking[0]
+        tied = [f for f in ranking if scores[f] == scores[first]]
+        fewer = all(casualties.get(first, 0) < casualties.get(f, 0) for f in tied[1:])
+        how = ("with fewer casualties" if fewer else
+               "on turn order (the tied player nearest the first player, in the draft's "
+               "direction)")
+        text.append(f" {' and '.join(tied)} tied on {scores[first]}: {first} wins {how}.")
+    return text
 
 
 def result_table(result: dict[str, Any], names: dict[str, str]) -> Table:
@@ -176,6 +206,7 @@ class EndScreen(Screen[None]):
                 title.append(" wins", style="bold")
                 yield Static(title, id="end-title")
                 yield Static(result_table(result, self.names))
+                yield Static(ending_text(result), id="end-why")
                 yield Static(Text("✔ " + readable(result.get("summary", "audit passed")),
                                   style="bold #7ee787"), id="audit")
             else:
