@@ -218,7 +218,7 @@ def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
             assert summary.shown > first
             await pilot.press("space")
             assert summary.shown == len(lines)
-            assert "white scores 1 VP (Sentry)" in _text(summary)
+            assert "the white player scores 1 VP (Sentry)" in _text(summary)
 
     run(scenario)
 
