@@ -388,3 +388,43 @@ def test_a_face_up_card_shows_who_played_it_and_a_score_line_names_the_player() 
     assert readable("white scores 3 VP (white:Elder, favored)") == \
         "the white player scores 3 VP (white Elder, favored)"
     assert "faction" in SCORING_NOTE and "not to the player who played it" in SCORING_NOTE
+
+
+# -- item 10: the replay from the end screen ----------------------------------------------------
+
+def test_the_replay_opened_from_the_end_screen_starts_as_the_player_and_end_scrolls_home(
+        tmp_path: Path) -> None:
+    from ui_transcript import write_finished_game
+
+    from ui.app.messages import GameEnded
+    from ui.app.replay import ReplayScreen, ReplayScroll
+    from ui.app.replay_data import load_replay
+    from ui.app.screens.summary import EndScreen
+
+    path = tmp_path / "t.json"
+    write_finished_game(path, players=3, seed=15)
+    factions = load_replay(path).factions
+    me = factions[2]
+    result = _result({f: 1 for f in factions}, {f: 0 for f in factions}, list(factions))
+
+    async def scenario() -> tuple[int | None, float, float]:
+        app = _app("host", tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.push_screen(EndScreen(GameEnded(result, "", str(path), "g1"),
+                                      {me: "you", factions[0]: "ann"}))
+            await pilot.pause()
+            await pilot.press("r")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            scroll = screen.query_one(ReplayScroll)
+            scroll.scroll_end(animate=False)
+            await pilot.pause()
+            scrolled = scroll.scroll_y
+            await pilot.press("end")
+            await pilot.pause()
+            return screen.viewer, scrolled, scroll.scroll_y
+
+    viewer, scrolled, after = asyncio.run(scenario())
+    assert viewer == 2
+    assert scrolled > 0 and after == 0

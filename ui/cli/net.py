@@ -3,6 +3,7 @@ the LAN."""
 
 from __future__ import annotations
 
+import errno
 import json
 import shlex
 from collections.abc import Awaitable, Callable
@@ -355,8 +356,37 @@ def run_game(coro: Awaitable[GameSession], interrupted: Callable[[], str] | None
         expected = [e for e in leaves if isinstance(e, P2PError | OSError | trio.TooSlowError)]
         if not expected or len(expected) != len(leaves):
             raise  # a bug: keep its traceback
-        typer.echo(f"error: {expected[0]}", err=True)
+        typer.echo(f"error: {error_text(expected[0])}", err=True)
         raise typer.Exit(1) from None
+
+
+# What a failed bind or connect means for the user, by errno (the bare "[Errno 98] Address
+# already in use" names neither the option nor the fix).
+_OS_ERRORS = {
+    errno.EADDRINUSE: "the port is already in use by another program (or another solstice "
+                      "game): choose another --port, or 0 for any free port",
+    errno.EADDRNOTAVAIL: "no network interface of this machine has the --bind address: use "
+                         "one of its own addresses, or 0.0.0.0 for all of them",
+    errno.EACCES: "not allowed to listen on that port (ports below 1024 need root): choose "
+                  "another --port, or 0 for any free port",
+    errno.ECONNREFUSED: "nothing answers at the game's address and port: the host may have "
+                        "stopped (ask it for its current code)",
+}
+
+
+def error_text(exc: BaseException) -> str:
+    """One line for an expected failure: an OSError in words with the option that fixes it,
+    a protocol error as it is."""
+    import socket
+
+    from p2p.errors import P2PError
+
+    if isinstance(exc, socket.gaierror):
+        return ("the address is neither an IP address nor a known host name (check --bind, "
+                f"or the code's address): {exc.strerror or exc}")
+    if isinstance(exc, OSError) and not isinstance(exc, P2PError) and exc.errno in _OS_ERRORS:
+        return f"{_OS_ERRORS[exc.errno]} ({exc.strerror})"
+    return str(exc)
 
 
 def register(app: typer.Typer) -> None:

@@ -249,7 +249,9 @@ class EndScreen(Screen[None]):
         except (TranscriptUnreadable, ReplayRefused) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return
-        self.app.push_screen(ReplayScreen(replay))
+        mine = [f for f, name in self.names.items() if name == "you"]
+        seat = replay.factions.index(mine[0]) if mine and mine[0] in replay.factions else 0
+        self.app.push_screen(ReplayScreen(replay, seat))  # as the player saw it
 
 
 def short_path(path: str) -> str:
