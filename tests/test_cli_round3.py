@@ -4,6 +4,7 @@ option that fixes it (never a bare "[Errno 98]"); the short code keeps its hyphe
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -51,3 +52,36 @@ def test_the_not_found_error_shows_the_short_code_with_its_hyphen() -> None:
     with pytest.raises(ShortCodeNotFound) as caught:
         find_short(code, "127.0.0.1", 0.3, settle=0.1)
     assert display(code) in str(caught.value) and "-" in display(code)
+
+
+def _commands() -> list[list[str]]:
+    import typer
+
+    from ui.cli.commands import app
+
+    root = typer.main.get_command(app)
+    out = []
+    for name, command in root.commands.items():  # type: ignore[attr-defined]
+        out.append([name])
+        for sub in getattr(command, "commands", {}):
+            out.append([name, sub])
+    return out
+
+
+def test_every_help_page_uses_one_style_for_arguments_and_types() -> None:
+    """No ``<int range>``, ``<list[str]>``, ``{code}...`` or ``{TRANSCRIPT}`` in any --help."""
+    from typer.testing import CliRunner
+
+    from ui.cli.commands import app
+
+    commands = _commands()
+    assert ["join"] in commands and ["watch"] in commands and len(commands) > 10
+    bad = {}
+    for words in commands:
+        result = CliRunner().invoke(app, [*words, "--help"], terminal_width=100)
+        assert result.exit_code == 0, (words, result.output)
+        found = re.findall(r"<\w+ range>|<list\[\w+\]>|\{\w+\}(?:\.\.\.)?|\[[a-z]\w*\]\.\.\.",
+                           result.output)
+        if found:
+            bad[" ".join(words)] = found
+    assert not bad, bad
