@@ -149,5 +149,6 @@ def test_a_joiner_whose_host_closed_the_lobby_is_sent_to_a_command_that_runs(
     assert command == f"solstice join --home {home}"
     # The command is real: its --help runs (the bare command opens the LAN start screen).
     done = _run(command + " --help", home)
-    assert done.returncode == 0 and "Without one, the UI lists the LAN's games" in done.stdout
+    assert done.returncode == 0
+    assert "Without one, the UI lists the LAN's games" in " ".join(done.stdout.split())
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_ui_feedback import FakeBridge, _app, _state
 from textual.widgets import OptionList, Static
 
@@ -428,3 +430,47 @@ def test_the_replay_opened_from_the_end_screen_starts_as_the_player_and_end_scro
     viewer, scrolled, after = asyncio.run(scenario())
     assert viewer == 2
     assert scrolled > 0 and after == 0
+
+
+# -- item 8: layouts ---------------------------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(st.text("abcdef0123456789.-_", min_size=1, max_size=40), min_size=1,
+                      max_size=8),
+       width=st.integers(10, 100))
+def test_a_path_wraps_only_after_a_slash_unless_a_name_is_longer_than_a_line(
+        names: list[str], width: int) -> None:
+    from ui.app.screens.summary import wrap_path
+
+    path = "~/" + "/".join(names)
+    lines = wrap_path(path, width)
+    assert "".join(lines) == path
+    assert all(len(line) <= width for line in lines)
+    for line in lines[:-1]:
+        next_part = path[len("".join(lines[:lines.index(line) + 1])):].split("/")[0]
+        # a break is after a "/" unless the name did not fit on a line of its own
+        assert line.endswith("/") or len(line) == width or len(next_part) > width
+
+
+def test_the_end_screen_keeps_the_path_whole_and_shows_p_in_the_footer(tmp_path: Path) -> None:
+    from ui.app.messages import GameEnded
+    from ui.app.screens.summary import EndScreen, PathLine
+
+    path = "/home/me/.local/share/solstice/games/" + "0123abcd" * 4 + "/transcript.json"
+    result = _result({"black": 16, "white": 3}, {"black": 0, "white": 0}, ["black", "white"])
+
+    async def scenario(size: tuple[int, int]) -> tuple[str, str]:
+        app = _app("host", tmp_path)
+        async with app.run_test(size=size) as pilot:
+            app.push_screen(EndScreen(GameEnded(result, "", path, "g1"), can_rematch=True))
+            await pilot.pause()
+            shown = str(app.screen.query_one(PathLine).render())
+            keys = " ".join(b.binding.description for b in app.screen.active_bindings.values()
+                            if b.binding.show)
+            return shown, keys
+
+    for size in ((80, 24), (60, 20)):
+        shown, keys = asyncio.run(scenario(size))
+        assert shown.replace("\n", "") == path
+        assert all(line.endswith("/") for line in shown.split("\n")[:-1]), shown
+        assert "Play again" in keys

@@ -205,7 +205,8 @@ def test_end_screen(snap_compare, size: tuple[int, int]) -> None:
                       "0123abcd/transcript.json", game_id="0123abcd")
     names = {s.config.factions[0]: "you", s.config.factions[1]: "greedy-1",
              s.config.factions[2]: "random-2"}
-    assert snap_compare(ScreenFixture(lambda: EndScreen(ended, names)), terminal_size=size)
+    assert snap_compare(ScreenFixture(lambda: EndScreen(ended, names, can_rematch=True)),
+                        terminal_size=size)
 
 
 def test_stopped_game_screen(snap_compare) -> None:

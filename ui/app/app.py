@@ -293,10 +293,10 @@ class SolsticeApp(App[int]):
                      for i, f in enumerate(self.view["factions"])}
             names[self.view["factions"][self.view["seat"]]] = "you"
         self._close_modals()
-        self.push_screen(EndScreen(self.ended, names, self.log_lines, self.resume_hint()))
-        if (self.ended.result is not None and self.setup is not None
-                and self.setup.mode != "play"):
-            self.notify("Press p to play again with the same table", timeout=30)
+        rematch = (self.ended.result is not None and self.setup is not None
+                   and self.setup.mode != "play")
+        self.push_screen(EndScreen(self.ended, names, self.log_lines, self.resume_hint(),
+                                   can_rematch=rematch))
 
     # -- from the human ---------------------------------------------------------------------
 

@@ -51,8 +51,8 @@ class ChatInput(Input):
         """The input was closed (the screen gives the focus back)."""
 
     def __init__(self) -> None:
-        super().__init__(placeholder=f"Say something to the table (Enter sends, Esc closes; "
-                                     f"at most {MAX_TEXT} characters)",
+        # Short enough for 60 columns (it was cut there).
+        super().__init__(placeholder=f"Chat to the table: Enter sends, Esc closes (≤{MAX_TEXT})",
                          max_length=MAX_TEXT, id="chat-input")
         self.display = False
 

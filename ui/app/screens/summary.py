@@ -182,12 +182,16 @@ class EndScreen(Screen[None]):
         Binding("q,enter,escape", "app.quit", "Quit"),
         Binding("l", "show_log", "Log"),
         Binding("r", "replay", "Replay"),
-        Binding("p", "app.rematch", "Play again", show=False),  # announced by the app
     ]
 
     def __init__(self, ended: GameEnded, names: dict[str, str] | None = None,
-                 log_lines: list[str] | None = None, resume_hint: str = "") -> None:
+                 log_lines: list[str] | None = None, resume_hint: str = "",
+                 can_rematch: bool = False) -> None:
+        """``can_rematch``: a finished network game, which ``p`` plays again (in the footer:
+        a notice saying so covered the path and the keys)."""
         super().__init__()
+        if can_rematch:
+            self._bindings.bind("p", "app.rematch", "Play again")
         self.ended = ended
         self.names = names or {}
         self.log_lines = log_lines or []
@@ -219,7 +223,8 @@ class EndScreen(Screen[None]):
                 # The path on a line of its own: at 80 columns it fits unbroken.
                 yield Static(Text.assemble(
                     ("Transcript", "bold"), " (re-check it with ", ("solstice verify", "bold"),
-                    ", watch it again with ", ("solstice replay", "bold"), "):\n", path))
+                    ", watch it again with ", ("solstice replay", "bold"), "):"))
+                yield PathLine(path)
             keys = "q or Enter quit · l game log"
             if ended.transcript and ended.result is not None:
                 keys += " · r replay the game"
@@ -252,6 +257,31 @@ class EndScreen(Screen[None]):
         mine = [f for f, name in self.names.items() if name == "you"]
         seat = replay.factions.index(mine[0]) if mine and mine[0] in replay.factions else 0
         self.app.push_screen(ReplayScreen(replay, seat))  # as the player saw it
+
+
+def wrap_path(path: str, width: int) -> list[str]:
+    """``path`` in lines of at most ``width``, broken only after a "/" (a name longer than a
+    line is cut, nothing else): the terminal's own wrap split names mid-word."""
+    parts = [part + "/" for part in path.split("/")[:-1]] + [path.split("/")[-1]]
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+        while len(lines[-1]) > width:
+            lines[-1:] = [lines[-1][:width], lines[-1][width:]]
+    return [line for line in lines if line]
+
+
+class PathLine(Static):
+    """A file path, wrapped at its "/" to the widget's width."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def render(self) -> Text:
+        return Text("\n".join(wrap_path(self.path, max(10, self.size.width or 80))))
 
 
 def short_path(path: str) -> str:
