@@ -474,3 +474,24 @@ def test_the_end_screen_keeps_the_path_whole_and_shows_p_in_the_footer(tmp_path:
         assert shown.replace("\n", "") == path
         assert all(line.endswith("/") for line in shown.split("\n")[:-1]), shown
         assert "Play again" in keys
+
+
+@pytest.mark.parametrize("width", [30, 44, 58, 78, 100])
+def test_a_planets_cards_break_between_chips_never_inside_one(width: int) -> None:
+    from test_ui_snapshots import _dispatch_state
+
+    from engine.view import view as seat_view
+    from ui.app.render import phase_line, planet_cards
+
+    s, seat = _dispatch_state()
+    board = seat_view(s, seat)
+    names = ("me", "hal", "ann")
+    broken = 0
+    for planet in board["planets"]:
+        lines = planet_cards(planet, board, names, width=width).plain.split("\n")
+        broken += len(lines) - 1
+        for line in lines:
+            assert line.count("[") == line.count("]"), line  # no chip split across lines
+            assert len(line) <= width or line.strip().count("[") == 1, line
+    assert broken or width >= 58  # narrow lines did break (between chips)
+    assert phase_line(board, names, 58).cell_len <= 58

@@ -170,8 +170,11 @@ FRESH_STYLE = "on #3b3220"
 
 
 def planet_cards(planet: dict[str, Any], view: dict[str, Any],
-                 names: tuple[str, ...] = (), fresh: frozenset[int] = frozenset()) -> Text:
-    """The cards on a planet; those in ``fresh`` (the last move) are marked and lit."""
+                 names: tuple[str, ...] = (), fresh: frozenset[int] = frozenset(),
+                 width: int | None = None) -> Text:
+    """The cards on a planet; those in ``fresh`` (the last move) are marked and lit. With
+    ``width``, a line breaks between cards, never inside one's brackets (unless a card alone
+    is wider than the line)."""
     if not planet["cards"]:
         text = Text("  no cards", style="dim")
     else:
@@ -187,7 +190,19 @@ def planet_cards(planet: dict[str, Any], view: dict[str, Any],
                 chip = Text("▸", style="bold #e3b341").append_text(chip)
                 chip.stylize(FRESH_STYLE)
             chips.append(chip)
-        text.append_text(Text(" ").join(chips))
+        if width is None:
+            text.append_text(Text(" ").join(chips))
+        else:
+            used = 2
+            for index, chip in enumerate(chips):
+                if index and used + 1 + chip.cell_len > width:
+                    text.append("\n  ")
+                    used = 2
+                elif index:
+                    text.append(" ")
+                    used += 1
+                text.append_text(chip)
+                used += chip.cell_len
     if planet["discarded"]:
         text.append("  killed/discarded: ", style="red")
         text.append(", ".join(card_name(label) for label in planet["discarded"]),
@@ -195,7 +210,14 @@ def planet_cards(planet: dict[str, Any], view: dict[str, Any],
     return text
 
 
-def phase_line(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text:
+def phase_line(view: dict[str, Any], names: tuple[str, ...] = (),
+               width: int | None = None) -> Text:
+    """Round, phase, direction, first player, deck; in ``width`` columns the first player's
+    name is left out when the whole line would not fit (the score line names everyone)."""
+    if width is not None and names:
+        full = phase_line(view, names)
+        if full.cell_len > width:
+            return phase_line(view, ())
     text = Text()
     text.append(f"Round {view['round']}", style="bold")
     text.append(" · ")
