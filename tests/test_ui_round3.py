@@ -495,3 +495,33 @@ def test_a_planets_cards_break_between_chips_never_inside_one(width: int) -> Non
             assert len(line) <= width or line.strip().count("[") == 1, line
     assert broken or width >= 58  # narrow lines did break (between chips)
     assert phase_line(board, names, 58).cell_len <= 58
+
+
+def test_the_header_says_game_over_only_once_the_last_round_is_revealed(tmp_path: Path) -> None:
+    from test_ui_pacing import RESOLVE
+
+    from ui.app.messages import NetNote
+    from ui.app.widgets import PhaseBar
+
+    s = _state()
+    over = dict(view(s, 0))
+    over["phase"] = "over"
+
+    async def scenario() -> tuple[str, str]:
+        app = _app("play", tmp_path)
+        app.reveal_pace = 1.0
+        async with app.run_test(size=(140, 40)) as pilot:
+            app.deliver(BoardChanged(view(s, 0)))
+            await pilot.pause()
+            for line in RESOLVE:
+                app.deliver(NetNote("log", line))
+            app.deliver(BoardChanged(over))
+            await pilot.pause()
+            during = str(app.screen.query_one(PhaseBar).render())
+            await pilot.press("space")  # the rest of the reveal at once
+            await pilot.pause()
+            return during, str(app.screen.query_one(PhaseBar).render())
+
+    during, after = asyncio.run(scenario())
+    assert "Game over" not in during and "Resolve" in during
+    assert "Game over" in after

@@ -170,7 +170,8 @@ class SolsticeApp(App[int]):
             self.lobby.show_status(item.text)
         elif isinstance(item, BoardChanged):
             self.view, self.names, self.started = item.view, item.names or self.names, True
-            self._game_screen().show_board(item.view, self.names, item.waiting, item.clocks)
+            self._game_screen().show_board(self._while_revealing(item.view), self.names,
+                                           item.waiting, item.clocks)
             self._own_clock(item)
         elif isinstance(item, AskHuman):
             self.view, self.names, self.started = item.view, item.names or self.names, True
@@ -186,6 +187,13 @@ class SolsticeApp(App[int]):
             if item.error is not None:
                 reason = printable(f"{type(item.error).__name__}: {item.error}", TEXT_LIMIT)
             self._show_end(GameEnded(None, reason))
+
+    def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The header said "Game over" while the last round was still being revealed: until
+        the reveal is done the board shows that round's Resolve phase."""
+        if view["phase"] == "over" and self.pacer.busy:
+            return {**view, "phase": "resolve"}
+        return view
 
     def _own_clock(self, board: BoardChanged) -> None:
         """Our seat's decision clock, shown on an open round summary (it keeps running)."""
@@ -225,6 +233,8 @@ class SolsticeApp(App[int]):
         self.pacer.skip()
 
     def _reveal_done(self) -> None:
+        if self.game is not None and self.view is not None and self.view["phase"] == "over":
+            self.game.show_board(self.view, self.names)  # now the header says "Game over"
         if (self.ended is not None and not self.left
                 and not isinstance(self.screen, RoundSummaryScreen | EndScreen)):
             self._push_end()
