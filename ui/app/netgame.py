@@ -350,25 +350,40 @@ class NetGame:
             self.side.post(Connecting(f"rematch: same table, new game; waiting up to "
                                       f"{ACCEPT_WITHIN:g} s for the others..."))
             me = Identity.load_or_create(options.home_dir).peer_id
-            again = host_rematch if last.players[0].peer_id == me else join_rematch
-            return await again(last, self.choose, self.on_event, options, ACCEPT_WITHIN)
+            if last.players[0].peer_id == me:  # we host it: its lobby shows codes and roster
+                return await host_rematch(last, self.choose, self.on_event, options,
+                                          ACCEPT_WITHIN, self._lobby_shower(
+                                              nursery, len(last.players), options))
+            return await join_rematch(last, self.choose, self.on_event, options, ACCEPT_WITHIN)
         if setup.mode == "resume":
             assert setup.game is not None
             self.side.post(Connecting(f"resuming game {setup.game}; waiting for the others..."))
             return await resume_game(setup.game, self.choose, self.on_event, options)
 
+        show_lobby = self._lobby_shower(nursery, setup.players, options)
+
         def on_lobby(lobby: HostedLobby) -> None:
-            self.game_id = lobby.code.game_id
-            short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
-                     if options.discovery else None)
-            self.side.post(LobbyOpened(lobby.code.encode(), setup.players,
-                                       lobby.code.game_id, short))
-            nursery.start_soon(self.watch_lobby, lobby, setup.players)
+            show_lobby(lobby)
             if setup.mode == "play":
                 nursery.start_soon(self._run_bots, lobby.code)
 
         return await host_game(setup.players, self.choose, self.on_event, options,
                                on_lobby)
+
+    def _lobby_shower(self, nursery: trio.Nursery, players: int,
+                      options: PeerOptions) -> Callable[[HostedLobby], None]:
+        """What a host's lobby shows: its codes (the short one with discovery), then who is
+        at the table as they come."""
+
+        def on_lobby(lobby: HostedLobby) -> None:
+            self.game_id = lobby.code.game_id
+            short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
+                     if options.discovery else None)
+            self.side.post(LobbyOpened(lobby.code.encode(), players, lobby.code.game_id,
+                                       short))
+            nursery.start_soon(self.watch_lobby, lobby, players)
+
+        return on_lobby
 
     async def _run_bots(self, code: JoinCode) -> None:
         async with trio.open_nursery() as nursery:
