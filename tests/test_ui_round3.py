@@ -525,3 +525,21 @@ def test_the_header_says_game_over_only_once_the_last_round_is_revealed(tmp_path
     during, after = asyncio.run(scenario())
     assert "Game over" not in during and "Resolve" in during
     assert "Game over" in after
+
+
+def test_the_watch_ui_says_whom_the_game_waits_for(tmp_path: Path) -> None:
+    from test_ui_live import Posts, _at_decision
+
+    from p2p.net.joincode import JoinCode
+    from ui.app.watchgame import WatchedGame
+
+    session = _at_decision(3).sessions[0]
+    side = Posts()
+    watched = WatchedGame(JoinCode("127.0.0.1", 9, "ab" * 16, "cd" * 32),
+                          PeerOptions(home=tmp_path), side)  # type: ignore[arg-type]
+    watched.session, watched.names = session, ["me", "hal", "ann"]
+    watched.post_board()
+    board = _last_board(side)
+    assert len(board.waiting) == 3
+    hal = session.config.factions[session.seat_of_peer[1]]
+    assert f"{hal} (hal)" in board.waiting
