@@ -543,3 +543,29 @@ def test_the_watch_ui_says_whom_the_game_waits_for(tmp_path: Path) -> None:
     assert len(board.waiting) == 3
     hal = session.config.factions[session.seat_of_peer[1]]
     assert f"{hal} (hal)" in board.waiting
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+def test_the_first_pick_shows_its_key_hint_and_scrolls_its_cards(
+        tmp_path: Path, size: tuple[int, int], players: int) -> None:
+    s = _state(players=players)
+    seat = to_move(s)[0]
+    legal = tuple(legal_actions(s, seat))
+
+    async def scenario() -> tuple[Any, Any, int, int]:
+        app = _app("play", tmp_path)
+        async with app.run_test(size=size) as pilot:
+            app.deliver(AskHuman(1, view(s, seat), legal))
+            await pilot.pause()
+            await pilot.pause()
+            screen = app.screen
+            hint = screen.query_one("#hint", Static)
+            panel = screen.query_one("#panel")
+            choices = screen.query_one("#choices", OptionList)
+            return hint.region, panel.region, choices.option_count, choices.region.height
+
+    hint, panel, count, shown = asyncio.run(scenario())
+    assert count >= 5
+    assert hint.height == 1 and panel.y < hint.y < panel.bottom - 1, (hint, panel)
+    assert shown >= 2
