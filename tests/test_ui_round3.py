@@ -569,3 +569,85 @@ def test_the_first_pick_shows_its_key_hint_and_scrolls_its_cards(
     assert count >= 5
     assert hint.height == 1 and panel.y < hint.y < panel.bottom - 1, (hint, panel)
     assert shown >= 2
+
+
+# -- play --learn ---------------------------------------------------------------------------------
+
+def test_a_learning_game_explains_each_phase_once_with_the_cards_on_the_table(
+        tmp_path: Path) -> None:
+    from ui.app.screens.dialogs import LessonScreen
+    from ui.app.wording import card_name
+
+    s = _state(players=2)
+    seat = to_move(s)[0]
+    legal = tuple(legal_actions(s, seat))
+    board = view(s, seat)
+    first_card = card_name(board["hand"][0]["label"])
+
+    async def scenario() -> list[str]:
+        shown = []
+        app = _app("play", tmp_path, learn=True, players=2)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.deliver(AskHuman(1, board, legal))
+            await pilot.pause()
+            assert isinstance(app.screen, LessonScreen)
+            shown.append(app.screen.title_text + "\n" + app.screen.text)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, GameScreen) and not app.answers  # Enter: got it
+            app.deliver(BoardChanged(board))
+            await pilot.pause()
+            assert isinstance(app.screen, GameScreen)  # each phase once
+            dispatch = dict(board, phase="dispatch")
+            app.deliver(BoardChanged(dispatch))
+            await pilot.pause()
+            assert isinstance(app.screen, LessonScreen)
+            shown.append(app.screen.title_text + "\n" + app.screen.text)
+        return shown
+
+    draft, dispatch = asyncio.run(scenario())
+    assert draft.startswith("Draft") and first_card in draft and "two cards" in draft
+    assert dispatch.startswith("Dispatch") and board["planets"][0]["rule"] in dispatch
+
+
+def test_a_normal_game_has_no_lessons(tmp_path: Path) -> None:
+    s = _state(players=2)
+    seat = to_move(s)[0]
+
+    async def scenario() -> Any:
+        app = _app("play", tmp_path, players=2)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.deliver(AskHuman(1, view(s, seat), tuple(legal_actions(s, seat))))
+            await pilot.pause()
+            return type(app.screen)
+
+    assert asyncio.run(scenario()) is GameScreen
+
+
+def test_play_learn_is_in_the_help() -> None:
+    from typer.testing import CliRunner
+
+    from ui.cli.commands import app
+
+    result = CliRunner().invoke(app, ["play", "--help"], terminal_width=100)
+    assert result.exit_code == 0 and "--learn" in result.output
+
+
+def test_the_start_screen_offers_the_learning_game(tmp_path: Path) -> None:
+    bots = NetSetup("play", PeerOptions(home=tmp_path / "bots"), players=3, bots=("greedy",))
+    learning = NetSetup("play", PeerOptions(home=tmp_path / "bots"), players=2,
+                        bots=("random",), learn=True)
+    start = LanStart(PeerOptions(home=tmp_path / "lan"), bots=bots, source=EmptyLan,
+                     learn=learning)
+    chosen: list[NetSetup] = []
+
+    async def scenario() -> None:
+        app = SolsticeApp(None, "Solstice", start)
+        app._start_network = chosen.append  # type: ignore[method-assign]
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("down", "enter")  # the entry under the bot game
+            await _until(pilot, lambda: bool(chosen))
+
+    asyncio.run(scenario())
+    assert chosen[0].learn and chosen[0].players == 2

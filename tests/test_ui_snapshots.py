@@ -272,3 +272,15 @@ def test_replay_viewer_all_open_wide(snap_compare) -> None:
     replay = _replay()
     assert snap_compare(ReplayFixture(replay, _hidden_dispatch(replay), None),
                         terminal_size=WIDE)
+
+
+@pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
+@pytest.mark.parametrize("phase", ["draft", "dispatch", "resolve"])
+def test_learn_lesson(snap_compare, size: tuple[int, int], phase: str) -> None:
+    from ui.app.lessons import lesson
+    from ui.app.screens.dialogs import LessonScreen
+
+    s, _ = _game(2, b"snapshot-draft2")
+    found = lesson(phase, view(s, 0))
+    assert found is not None
+    assert snap_compare(ScreenFixture(lambda: LessonScreen(*found)), terminal_size=size)

@@ -27,6 +27,7 @@ from p2p.net.roster import MAX_NAME_LEN
 from p2p.text import printable
 from ui.app.bridge import BridgeFinished, TrioBridge
 from ui.app.chat import ChatInput, chat_line
+from ui.app.lessons import lesson
 from ui.app.messages import (
     AskHuman,
     BoardChanged,
@@ -42,7 +43,7 @@ from ui.app.messages import (
 from ui.app.netgame import NetSetup, run_network
 from ui.app.pacing import RESOLVE_START, Pacer, pace_from_env
 from ui.app.render import scores_line
-from ui.app.screens.dialogs import HelpScreen, LeaveScreen
+from ui.app.screens.dialogs import HelpScreen, LeaveScreen, LessonScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.start import LanStart, StartScreen
@@ -52,6 +53,7 @@ from ui.app.wording import readable
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
 EXIT_QUIT = 0  # quitting the start screen is a choice, not a failure (make play stays quiet)
 SUMMARY_PACE = 0.6  # seconds between the lines of a round's summary (narrow terminals)
+LEARN_PACE = 2.0  # seconds per resolution step in a --learn game
 NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
                "over": "bold #7ee787", "transcript": "dim", "watchers": "bold #9ecbff"}
 
@@ -122,6 +124,9 @@ class SolsticeApp(App[int]):
         self.pacer: Pacer[NetNote] = Pacer(self._show_note, self.set_timer, 0.0,
                                            self._reveal_done)
         self.answers: list[Action] = []  # what the human chose, in order (tests read it)
+        self.taught: set[str] = set()  # phases whose --learn lesson was shown
+        if setup is not None and setup.learn:
+            self.reveal_pace = max(self.reveal_pace, LEARN_PACE)  # time to read each step
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -138,6 +143,8 @@ class SolsticeApp(App[int]):
             self.exit(EXIT_QUIT)
             return
         self.setup, title = chosen
+        if self.setup.learn:
+            self.reveal_pace = max(self.reveal_pace, LEARN_PACE)
         self.lobby = LobbyScreen(title)
         self.push_screen(self.lobby)
         self._start_network(self.setup)
@@ -173,9 +180,11 @@ class SolsticeApp(App[int]):
             self._game_screen().show_board(self._while_revealing(item.view), self.names,
                                            item.waiting, item.clocks)
             self._own_clock(item)
+            self._teach(item.view)
         elif isinstance(item, AskHuman):
             self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().ask_human(item)
+            self._teach(item.view)
         elif isinstance(item, NetNote):
             self._note(item)
         elif isinstance(item, ChatShown):
@@ -187,6 +196,18 @@ class SolsticeApp(App[int]):
             if item.error is not None:
                 reason = printable(f"{type(item.error).__name__}: {item.error}", TEXT_LIMIT)
             self._show_end(GameEnded(None, reason))
+
+    def _teach(self, view: dict[str, Any]) -> None:
+        """``play --learn``: the first time a phase comes up, its lesson (over the game
+        screen only: one that comes while a summary is open waits for the next board)."""
+        setup = self.setup
+        if setup is None or not setup.learn or view["phase"] in self.taught \
+                or not isinstance(self.screen, GameScreen):
+            return
+        found = lesson(view["phase"], view)
+        if found is not None:
+            self.taught.add(view["phase"])
+            self.push_screen(LessonScreen(*found))
 
     def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
         """The header said "Game over" while the last round was still being revealed: until

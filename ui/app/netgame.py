@@ -96,6 +96,7 @@ class NetSetup:
     bots: tuple[str, ...] = ()
     seed: str | None = None
     bot_homes: list[Path] = field(default_factory=list)
+    learn: bool = False  # ``play --learn``: each phase explained the first time it comes up
 
 
 class SeededBot(Bot):

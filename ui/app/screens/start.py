@@ -28,6 +28,8 @@ from p2p.net.shortcode import display
 from ui.app.netgame import NetSetup
 
 BOTS_OPTION = "bots"
+LEARN_OPTION = "learn"
+LEARN_LABEL = "Learn the game: 2 players against a gentle bot, each phase explained"
 
 
 class GameSource(Protocol):
@@ -48,6 +50,7 @@ class LanStart:
     join_options: PeerOptions
     bots: NetSetup | None = None
     bots_label: str = "Play against bots"
+    learn: NetSetup | None = None  # "Learn the game": a 2-player game that explains itself
     source: Callable[[], GameSource] | None = None  # None: the real browser
     # A host killed without a goodbye stays in a browser's cache for minutes (the record's
     # time to live): every ``sweep`` seconds a fresh browser, its cache empty, gathers for
@@ -138,6 +141,8 @@ class StartScreen(Screen[tuple[NetSetup, str] | None]):
         entries: list[Option] = []
         if self.start.bots is not None:
             entries.append(Option(Text(self.start.bots_label, style="bold"), id=BOTS_OPTION))
+        if self.start.learn is not None:
+            entries.append(Option(Text(LEARN_LABEL, style="bold #7ee787"), id=LEARN_OPTION))
         self.games = {}
         for ad in sorted(found, key=lambda a: (a.name, a.short)):
             option_id = f"{ad.host_id}:{ad.game_id}"
@@ -159,6 +164,9 @@ class StartScreen(Screen[tuple[NetSetup, str] | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id == BOTS_OPTION and self.start.bots is not None:
             self.dismiss((self.start.bots, self.start.bots_label))
+            return
+        if event.option.id == LEARN_OPTION and self.start.learn is not None:
+            self.dismiss((self.start.learn, "Solstice — a learning game"))
             return
         ad = self.games.get(event.option.id or "")
         if ad is None:
