@@ -92,7 +92,8 @@ def test_an_advertisement_lists_what_games_json_promises() -> None:
     ad = _ad(taken=2)
     obj = ad.to_json()
     assert {"short", "code", "host", "name", "players", "free"} <= set(obj)
-    assert obj["free"] == 1 and obj["short"] == short_code(HOST, GAME)
+    assert obj["free"] == 1 and obj["short"] == display(short_code(HOST, GAME))
+    assert "-" in obj["short"]  # as the screens show it and users type it
     assert JoinCode.parse(obj["code"]) == JoinCode("127.0.0.1", 4242, GAME, HOST)
 
 

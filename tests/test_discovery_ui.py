@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 import trio
 from textual.widgets import OptionList, Static
-from ui_helpers import close_last_summary
+from ui_helpers import choose_highlighted, close_last_summary
 
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from p2p.identity import Identity
 from p2p.net.discovery import GameAd
-from p2p.net.games import PeerOptions, host_game
+from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.joincode import JoinCode
 from p2p.net.roster import new_game_id
 from p2p.session.machine import GameSession
 from ui.app.app import EXIT_FINISHED, SolsticeApp
@@ -192,7 +193,7 @@ async def _play_to_the_end(app: SolsticeApp, pilot: Any, seconds: float = 80) ->
         screen = app.screen
         if isinstance(screen, RoundSummaryScreen) or (
                 isinstance(screen, GameScreen) and screen.ask is not None):
-            await pilot.press("enter")
+            await choose_highlighted(screen, pilot)
         await pilot.pause(0.02)
     assert app.ended is not None, "the game did not end in time"
     await pilot.pause(0.2)
@@ -246,3 +247,44 @@ def test_r_on_the_end_screen_plays_again_with_the_same_table(tmp_path: Path) -> 
     host_thread.join(timeout=30)
     assert hosted and hosted[0].result is not None and hosted[0].result["ok"]
     assert hosted[0].game_id != codes[0].game_id  # the host's last game was the rematch
+
+
+@pytest.mark.slow
+def test_the_hosts_rematch_lobby_shows_its_code_and_who_came_back(tmp_path: Path) -> None:
+    from p2p.net.rematch import join_rematch, with_rematch
+
+    joined: list[GameSession] = []
+    ui_options = PeerOptions(home=tmp_path / "ui", name="tester", bind=LOOPBACK,
+                             discovery=False)
+
+    async def scenario() -> None:
+        app = SolsticeApp(NetSetup("host", ui_options, players=2))
+        async with app.run_test(size=(100, 36)) as pilot:
+            await _until(pilot, lambda: app.lobby.code is not None)
+            code = JoinCode.parse(app.lobby.code)  # type: ignore[arg-type]
+
+            async def joiner() -> None:
+                options = PeerOptions(home=tmp_path / "bob", name="bob", bind=LOOPBACK)
+                first = lambda choose: join_game(code, choose, lambda e: None,  # noqa: E731
+                                                 options)
+                run = with_rematch(first, join_rematch, lambda: bot_chooser(
+                    make_bot("random"), out=io.StringIO()), lambda e: None, options, 60.0)
+                joined.append(await run(bot_chooser(make_bot("random"), out=io.StringIO())))
+
+            thread = threading.Thread(target=trio.run, args=(joiner,), daemon=True)
+            thread.start()
+            await _play_to_the_end(app, pilot)
+            first_lobby = app.lobby
+            await pilot.press("p")
+            await _until(pilot, lambda: app.lobby is not first_lobby
+                         and app.lobby.code is not None, 30)
+            rematch = app.lobby
+            assert JoinCode.parse(rematch.code).game_id != code.game_id  # type: ignore[arg-type]
+            await _until(pilot, lambda: app.ended is None and app.game is not None, 60)
+            assert any(line.name == "bob" for line in rematch.roster), "no roster shown"
+            await _play_to_the_end(app, pilot)
+            await pilot.press("q")
+            thread.join(timeout=30)
+
+    asyncio.run(scenario())
+    assert joined and joined[0].result is not None

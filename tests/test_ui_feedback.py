@@ -81,11 +81,12 @@ def run(scenario) -> None:
 def test_resume_hint_for_each_mode_and_moment() -> None:
     assert resume_hint("host", "g1", True, None) == "Resume it later with: solstice resume g1"
     assert "nothing to resume" in resume_hint("host", "g1", False, None)
-    assert "solstice join" in resume_hint("join", "g1", False, None)
-    assert "resume" not in resume_hint("join", "g1", False, None).split("join")[0]
+    assert resume_hint("join", "g1", False, None).endswith(": solstice join")
+    assert "solstice resume" not in resume_hint("join", "g1", False, None)
+    assert "solstice resume" not in resume_hint("rematch", "g1", False, None)
     assert resume_hint("join", "g1", True, "/h") == "Resume it later with: solstice resume g1 " \
                                                      "--home /h"
-    assert "solstice resume g1" in resume_hint("resume", "g1", False, None)
+    assert "solstice resume g1" in resume_hint("resume", "g1", True, None)
     assert "cannot be resumed" in resume_hint("play", "g1", True, None)
 
 
@@ -94,6 +95,9 @@ def test_host_leaving_mid_game_is_told_the_resume_command(tmp_path: Path) -> Non
 
     async def scenario() -> None:
         app = _app("host", tmp_path, players=3)
+        stored = tmp_path / "me" / "games" / ("0123abcd" * 4)
+        stored.mkdir(parents=True)
+        (stored / "roster.json").write_text("{}")  # the table was full: the game is stored
         async with app.run_test(size=(80, 24)) as pilot:
             app.deliver(LobbyOpened(CODE, 3, "0123abcd" * 4))
             app.deliver(NetNote("roster", "Players: host, a, b"))
@@ -214,7 +218,7 @@ def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
             assert summary.shown > first
             await pilot.press("space")
             assert summary.shown == len(lines)
-            assert "white scores 1 VP (Sentry)" in _text(summary)
+            assert "the white player scores 1 VP (Sentry)" in _text(summary)
 
     run(scenario)
 

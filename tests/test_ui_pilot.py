@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from textual.widgets import Static
-from ui_helpers import close_last_summary
+from ui_helpers import choose_highlighted, close_last_summary
 
 from engine import Capture, Choose, Discard, Dispatch, Pick
 from p2p.net.games import PeerOptions
@@ -46,8 +46,8 @@ def test_play_a_whole_game_with_keys(tmp_path: Path) -> None:
                     await pilot.press("enter")
                 elif isinstance(screen, GameScreen) and screen.ask is not None:
                     # Enter on the highlighted option: picks, card -> planet -> disclosure,
-                    # decisions; a two-card pick takes two Enters (the cursor moves on).
-                    await pilot.press("enter")
+                    # decisions; a two-card pick: Enter, a move to another card, Enter.
+                    await choose_highlighted(screen, pilot)
                 await pilot.pause(0.02)
             assert app.ended is not None, "the game did not end in time"
             await pilot.pause(0.2)

@@ -205,7 +205,8 @@ def test_end_screen(snap_compare, size: tuple[int, int]) -> None:
                       "0123abcd/transcript.json", game_id="0123abcd")
     names = {s.config.factions[0]: "you", s.config.factions[1]: "greedy-1",
              s.config.factions[2]: "random-2"}
-    assert snap_compare(ScreenFixture(lambda: EndScreen(ended, names)), terminal_size=size)
+    assert snap_compare(ScreenFixture(lambda: EndScreen(ended, names, can_rematch=True)),
+                        terminal_size=size)
 
 
 def test_stopped_game_screen(snap_compare) -> None:
@@ -271,3 +272,15 @@ def test_replay_viewer_all_open_wide(snap_compare) -> None:
     replay = _replay()
     assert snap_compare(ReplayFixture(replay, _hidden_dispatch(replay), None),
                         terminal_size=WIDE)
+
+
+@pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
+@pytest.mark.parametrize("phase", ["draft", "dispatch", "resolve"])
+def test_learn_lesson(snap_compare, size: tuple[int, int], phase: str) -> None:
+    from ui.app.lessons import lesson
+    from ui.app.screens.dialogs import LessonScreen
+
+    s, _ = _game(2, b"snapshot-draft2")
+    found = lesson(phase, view(s, 0))
+    assert found is not None
+    assert snap_compare(ScreenFixture(lambda: LessonScreen(*found)), terminal_size=size)

@@ -15,3 +15,18 @@ async def close_last_summary(app: Any, pilot: Any, tries: int = 20) -> None:
             return
         await pilot.press("enter")
         await pilot.pause(0.1)
+
+
+async def choose_highlighted(screen: Any, pilot: Any) -> None:
+    """Enter on the highlighted option, as a player would. In a two-card pick the cursor
+    stays on the card just marked, so the player first moves to a card not marked yet."""
+    from textual.widgets import OptionList
+
+    draft = getattr(screen, "draft", None)
+    if draft is not None and screen.marked:
+        choices = screen.query_one("#choices", OptionList)
+        free = next(i for i, slot in enumerate(draft.slots) if slot not in screen.marked)
+        here = choices.highlighted or 0
+        for _ in range(abs(free - here)):
+            await pilot.press("down" if free > here else "up")
+    await pilot.press("enter")

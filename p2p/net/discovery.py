@@ -41,7 +41,7 @@ from p2p.net.joincode import JoinCode
 from p2p.net.lobby import PROTOCOL_VERSION
 from p2p.net.node import HostedLobby
 from p2p.net.roster import MAX_PLAYERS, MIN_PLAYERS, is_game_id, is_port, valid_name
-from p2p.net.shortcode import short_code
+from p2p.net.shortcode import display, short_code
 
 SERVICE_TYPE = "_solstice._tcp.local."
 INTERFACE_ENV = "SOLSTICE_DISCOVERY_INTERFACE"
@@ -89,7 +89,9 @@ class GameAd:
                 "name": self.name, "players": str(self.players), "taken": str(self.taken)}
 
     def to_json(self) -> dict[str, Any]:
-        return {"short": self.short, "code": self.join_code().encode(), "host": self.host_id,
+        # The short code as every screen shows it and as users type it: with its hyphen.
+        return {"short": display(self.short), "code": self.join_code().encode(),
+                "host": self.host_id,
                 "game": self.game_id, "name": self.name, "players": self.players,
                 "taken": self.taken, "free": self.free, "address": self.address,
                 "port": self.port, "version": self.version}
@@ -299,11 +301,12 @@ def find_short(code: str, interface: str | None, wait: float,
     matches = {(ad.host_id, ad.game_id, ad.address, ad.port): ad for ad in games
                if ad.short == code}
     if not matches:
-        raise ShortCodeNotFound(f"no game with short code {code} was found on the LAN in "
-                                f"{wait:g} s (is the host running, on this network?)")
+        raise ShortCodeNotFound(f"no game with short code {display(code)} was found on the "
+                                f"LAN in {wait:g} s (is the host running, on this network?)")
     if len(matches) > 1:
-        raise ShortCodeAmbiguous(f"{len(matches)} games on the LAN claim short code {code}; "
-                                 "someone may be imitating the game: use the long join code")
+        raise ShortCodeAmbiguous(f"{len(matches)} games on the LAN claim short code "
+                                 f"{display(code)}; someone may be imitating the game: use "
+                                 "the long join code")
     return next(iter(matches.values()))
 
 

@@ -18,7 +18,7 @@ import trio
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.joincode import JoinCode
 from p2p.net.lobby import LobbyRefused
-from p2p.net.node import load_roster
+from p2p.net.node import HostedLobby, load_roster
 from p2p.net.notices import EventSink
 from p2p.net.roster import GAME_ID_BYTES, Roster
 from p2p.net.runner import Chooser
@@ -41,10 +41,13 @@ def rematch_code(last: Roster) -> JoinCode:
 
 
 async def host_rematch(last: Roster, choose: Chooser, on_event: EventSink,
-                       options: PeerOptions, accept_within: float = ACCEPT_WITHIN) -> GameSession:
-    """Host the rematch of ``last`` (we were its host) on the same port."""
+                       options: PeerOptions, accept_within: float = ACCEPT_WITHIN,
+                       on_lobby: Callable[[HostedLobby], None] | None = None) -> GameSession:
+    """Host the rematch of ``last`` (we were its host) on the same port; ``on_lobby`` as for
+    ``host_game`` (the UI shows the rematch lobby's codes and who has come back)."""
     return await host_game(
         len(last.players), choose, on_event, replace(options, port=last.players[0].port),
+        on_lobby,
         game_id=rematch_game_id(last.game_id),
         allowed=frozenset(p.peer_id for p in last.players), fill_within=accept_within)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,12 +20,14 @@ from textual.screen import ModalScreen
 
 from engine import Action
 from p2p.net.chatlink import ChatShown
-from p2p.net.games import PeerOptions
+from p2p.net.games import PeerOptions, unfinished_games
 from p2p.net.joincode import JoinCode
+from p2p.net.rematch import rematch_game_id
 from p2p.net.roster import MAX_NAME_LEN
 from p2p.text import printable
 from ui.app.bridge import BridgeFinished, TrioBridge
 from ui.app.chat import ChatInput, chat_line
+from ui.app.lessons import lesson
 from ui.app.messages import (
     AskHuman,
     BoardChanged,
@@ -40,7 +43,7 @@ from ui.app.messages import (
 from ui.app.netgame import NetSetup, run_network
 from ui.app.pacing import RESOLVE_START, Pacer, pace_from_env
 from ui.app.render import scores_line
-from ui.app.screens.dialogs import HelpScreen, LeaveScreen
+from ui.app.screens.dialogs import HelpScreen, LeaveScreen, LessonScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.start import LanStart, StartScreen
@@ -48,7 +51,9 @@ from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lin
 from ui.app.wording import readable
 
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
+EXIT_QUIT = 0  # quitting the start screen is a choice, not a failure (make play stays quiet)
 SUMMARY_PACE = 0.6  # seconds between the lines of a round's summary (narrow terminals)
+LEARN_PACE = 2.0  # seconds per resolution step in a --learn game
 NOTE_STYLES = {"waiting": "#e3b341", "rejected": "bold #e3b341", "aborted": "bold red",
                "over": "bold #7ee787", "transcript": "dim", "watchers": "bold #9ecbff"}
 
@@ -111,6 +116,7 @@ class SolsticeApp(App[int]):
         self.names: tuple[str, ...] = ()
         self.game_id: str | None = None
         self.started = False  # the session exists, so the game is stored and resumable
+        self.own_clock: float | None = None  # seconds left on our decision, when one runs
         self.summary_pace = SUMMARY_PACE
         # A round's resolution is revealed step by step in the log pane (``ui.app.pacing``);
         # where the pane is hidden (narrow), the round summary reveals it instead.
@@ -118,6 +124,9 @@ class SolsticeApp(App[int]):
         self.pacer: Pacer[NetNote] = Pacer(self._show_note, self.set_timer, 0.0,
                                            self._reveal_done)
         self.answers: list[Action] = []  # what the human chose, in order (tests read it)
+        self.taught: set[str] = set()  # phases whose --learn lesson was shown
+        if setup is not None and setup.learn:
+            self.reveal_pace = max(self.reveal_pace, LEARN_PACE)  # time to read each step
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -131,9 +140,11 @@ class SolsticeApp(App[int]):
 
     def _started(self, chosen: tuple[NetSetup, str] | None) -> None:
         if chosen is None:
-            self.exit(EXIT_STOPPED)
+            self.exit(EXIT_QUIT)
             return
         self.setup, title = chosen
+        if self.setup.learn:
+            self.reveal_pace = max(self.reveal_pace, LEARN_PACE)
         self.lobby = LobbyScreen(title)
         self.push_screen(self.lobby)
         self._start_network(self.setup)
@@ -166,10 +177,14 @@ class SolsticeApp(App[int]):
             self.lobby.show_status(item.text)
         elif isinstance(item, BoardChanged):
             self.view, self.names, self.started = item.view, item.names or self.names, True
-            self._game_screen().show_board(item.view, self.names, item.waiting, item.clocks)
+            self._game_screen().show_board(self._while_revealing(item.view), self.names,
+                                           item.waiting, item.clocks)
+            self._own_clock(item)
+            self._teach(item.view)
         elif isinstance(item, AskHuman):
             self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().ask_human(item)
+            self._teach(item.view)
         elif isinstance(item, NetNote):
             self._note(item)
         elif isinstance(item, ChatShown):
@@ -181,6 +196,32 @@ class SolsticeApp(App[int]):
             if item.error is not None:
                 reason = printable(f"{type(item.error).__name__}: {item.error}", TEXT_LIMIT)
             self._show_end(GameEnded(None, reason))
+
+    def _teach(self, view: dict[str, Any]) -> None:
+        """``play --learn``: the first time a phase comes up, its lesson (over the game
+        screen only: one that comes while a summary is open waits for the next board)."""
+        setup = self.setup
+        if setup is None or not setup.learn or view["phase"] in self.taught \
+                or not isinstance(self.screen, GameScreen):
+            return
+        found = lesson(view["phase"], view)
+        if found is not None:
+            self.taught.add(view["phase"])
+            self.push_screen(LessonScreen(*found))
+
+    def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The header said "Game over" while the last round was still being revealed: until
+        the reveal is done the board shows that round's Resolve phase."""
+        if view["phase"] == "over" and self.pacer.busy:
+            return {**view, "phase": "resolve"}
+        return view
+
+    def _own_clock(self, board: BoardChanged) -> None:
+        """Our seat's decision clock, shown on an open round summary (it keeps running)."""
+        seat = board.view["seat"]
+        self.own_clock = board.clocks[seat] if seat < len(board.clocks) else None
+        if isinstance(self.screen, RoundSummaryScreen):
+            self.screen.show_clock(self.own_clock)
 
     def _game_screen(self) -> GameScreen:
         if self.game is None:
@@ -213,6 +254,8 @@ class SolsticeApp(App[int]):
         self.pacer.skip()
 
     def _reveal_done(self) -> None:
+        if self.game is not None and self.view is not None and self.view["phase"] == "over":
+            self.game.show_board(self.view, self.names)  # now the header says "Game over"
         if (self.ended is not None and not self.left
                 and not isinstance(self.screen, RoundSummaryScreen | EndScreen)):
             self._push_end()
@@ -241,8 +284,9 @@ class SolsticeApp(App[int]):
             scores = scores_line(self.view, self.names)
             self._close_modals()
             pace = 0.0 if self._paced() else self.summary_pace  # watched in the pane already
-            self.push_screen(RoundSummaryScreen(round_number, lines, scores, pace),
-                             self._summary_closed)
+            summary = RoundSummaryScreen(round_number, lines, scores, pace)
+            summary.clock = self.own_clock
+            self.push_screen(summary, self._summary_closed)
 
     def _chat(self, shown: ChatShown) -> None:
         line = chat_line(shown)  # escapes the peer's name and text
@@ -280,10 +324,10 @@ class SolsticeApp(App[int]):
                      for i, f in enumerate(self.view["factions"])}
             names[self.view["factions"][self.view["seat"]]] = "you"
         self._close_modals()
-        self.push_screen(EndScreen(self.ended, names, self.log_lines, self.resume_hint()))
-        if (self.ended.result is not None and self.setup is not None
-                and self.setup.mode != "play"):
-            self.notify("Press p to play again with the same table", timeout=30)
+        rematch = (self.ended.result is not None and self.setup is not None
+                   and self.setup.mode != "play")
+        self.push_screen(EndScreen(self.ended, names, self.log_lines, self.resume_hint(),
+                                   can_rematch=rematch))
 
     # -- from the human ---------------------------------------------------------------------
 
@@ -304,6 +348,8 @@ class SolsticeApp(App[int]):
         if self.bridge is not None:
             self.bridge.stop()
         self.setup = NetSetup("rematch", setup.options, game=ended.game_id)
+        # From now on the new game is the one to resume (or not: it may never start).
+        self.game_id, self.started = rematch_game_id(ended.game_id), False
         self.ended, self.game, self.view, self.names = None, None, None, ()
         self.log_lines, self.in_resolution = [], False
         while len(self.screen_stack) > 1:
@@ -329,7 +375,10 @@ class SolsticeApp(App[int]):
         game = (self.ended.game_id if self.ended else None) or self.game_id or setup.game or (
             setup.code.game_id if setup.code else None)
         home = str(setup.options.home) if setup.options.home else None
-        return resume_hint(setup.mode, game, self.started, home)
+        # Only a game this home holds unfinished can be resumed: the store is asked, not
+        # guessed from how far the screens got (a rematch nobody joined was never stored).
+        stored = game is not None and game in unfinished_games(setup.options.home_dir)
+        return resume_hint(setup.mode, game, stored, home)
 
     def action_leave(self) -> None:
         if self.ended is not None or self.bridge is None or not self.bridge.running:
@@ -355,21 +404,22 @@ class SolsticeApp(App[int]):
         return EXIT_STOPPED
 
 
-def resume_hint(mode: str, game: str | None, started: bool, home: str | None) -> str:
-    """How (and whether) a game left now can be picked up again.
-
-    A game is resumable once its session runs (the store holds it); before that a joiner
-    simply joins again and a host has nothing to resume. A resumed game had started before.
-    """
-    home_flag = f" --home {home}" if home else ""
+def resume_hint(mode: str, game: str | None, stored: bool, home: str | None) -> str:
+    """How (and whether) a game left now can be picked up again: ``stored`` says that this
+    home holds ``game`` unfinished (its roster is stored once the table is full), the only
+    case in which ``solstice resume`` can continue it. Every command printed here works when
+    copied."""
+    home_flag = f" --home {shlex.quote(home)}" if home else ""
     if mode == "play":
         return ("A game against local bots cannot be resumed (the bots keep no state); "
                 "start a new one with: solstice play")
-    if game is not None and (started or mode == "resume"):
+    if game is not None and stored:
         return f"Resume it later with: solstice resume {game}{home_flag}"
+    if mode == "rematch":
+        return "The rematch had not started (not everyone had joined); nothing to resume."
     if mode == "join":
-        return ("You had not joined the game yet; to try again, run the same "
-                "solstice join command.")
+        return ("You were not in a game yet, so there is nothing to resume; to pick a game "
+                f"on the LAN: solstice join{home_flag}")
     return "The game had not started yet; nothing to resume."
 
 

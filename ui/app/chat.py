@@ -38,7 +38,7 @@ def chat_line(shown: ChatShown) -> Text:
 
 class ChatInput(Input):
     """A hidden one-line input; ``open()`` shows and focuses it. Enter sends the line
-    (``Said``), Esc closes it without sending."""
+    (``Said``) and keeps the input open for the next; Esc closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close chat")]
 
@@ -51,8 +51,8 @@ class ChatInput(Input):
         """The input was closed (the screen gives the focus back)."""
 
     def __init__(self) -> None:
-        super().__init__(placeholder=f"Say something to the table (Enter sends, Esc closes; "
-                                     f"at most {MAX_TEXT} characters)",
+        # Short enough for 60 columns (it was cut there).
+        super().__init__(placeholder=f"Chat to the table: Enter sends, Esc closes (≤{MAX_TEXT})",
                          max_length=MAX_TEXT, id="chat-input")
         self.display = False
 
@@ -70,4 +70,6 @@ class ChatInput(Input):
         event.stop()
         if event.value.strip():
             self.post_message(self.Said(event.value))
-        self.action_close()
+        # The input stays open for the next line (only Esc closes it): closing it after each
+        # line sent the next words and Enter to the game, where they made picks.
+        self.value = ""

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import io
 import math
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -79,6 +80,7 @@ from ui.app.messages import (
 )
 
 POLL_SECONDS = 0.15
+RESEND_NOTICE_LASTS = 12.0  # a resuming peer repeats whom it waits for every 10 s
 
 
 @dataclass
@@ -94,6 +96,7 @@ class NetSetup:
     bots: tuple[str, ...] = ()
     seed: str | None = None
     bot_homes: list[Path] = field(default_factory=list)
+    learn: bool = False  # ``play --learn``: each phase explained the first time it comes up
 
 
 class SeededBot(Bot):
@@ -148,6 +151,9 @@ class NetGame:
         self._last_key: Any = None
         self._opened: Callable[[], SeatView | None] | None = None  # before it is shown
         self._decision: DecisionClock | None = None  # the last decision's clock
+        self.away: dict[int, float] = {}  # peer -> when the others stop waiting for it
+        self.resending: set[int] = set()  # a resumed game waits for these to re-send
+        self.resending_until = 0.0
         self.now = trio.current_time  # the session's clock (the runner ticks it with this)
         self.chat = ChatLink(side.post)  # lines shown go to the UI as ChatShown
         # What the UI sends: answers for ``choose`` (chat lines are said at once).
@@ -160,27 +166,69 @@ class NetGame:
                      for p in seats.peer_of_seat)
 
     def waiting(self, seats: SeatView) -> tuple[str, ...]:
-        """Who the game waits for, by faction (and name when known), never ourselves."""
+        """Who the game waits for, by faction (and name when known), never ourselves; a
+        player who dropped out is shown as disconnected, with the time left before the game
+        stops. While a resumed game catches up, the peers it waits for to re-send."""
         out = []
-        for seat in sorted(seats.waiting, key=seats.peer_of_seat.__getitem__):
+        resending = (self.resending if self.resending and self.now() < self.resending_until
+                     else set())
+        waited = set(seats.waiting) | {seat for seat, peer in enumerate(seats.peer_of_seat)
+                                       if peer in resending}
+        for seat in sorted(waited, key=seats.peer_of_seat.__getitem__):
             if seat == seats.seat:
                 continue
             faction = seats.config.factions[seat]
             peer = seats.peer_of_seat[seat]
             name = self.roster_names[peer] if peer < len(self.roster_names) else ""
-            out.append(f"{faction} ({name})" if name else faction)
+            label = f"{faction} ({name})" if name else faction
+            if peer in self.away:
+                left = max(0, math.ceil(self.away[peer] - self.now()))
+                label += (f" — disconnected; the game stops in {left} s unless they come back"
+                          if left else " — disconnected; they did not come back in time")
+            elif peer in resending:
+                label += " — to re-send what this resumed game lacks"
+            out.append(label)
         return tuple(out)
 
     def clocks(self, seats: SeatView) -> tuple[float | None, ...]:
         """Seconds left per seat for each player who still has to make the current decision
-        (None for the others), from the session's last ``DecisionClock``."""
+        (None for the others), from the session's last ``DecisionClock``. No clock runs
+        against a player who is away (the session runs no deadline against them); our own
+        comes from our view when the last clock was not seen (a resumed game)."""
         clock = self._decision
+        if clock is None and seats.legal and seats.deadline is not None:
+            own = max(0.0, seats.deadline - self.now())  # resumed: no clock notice seen yet
+            return tuple(own if seat == seats.seat else None
+                         for seat in range(len(seats.peer_of_seat)))
         if (clock is None or clock.deadline is None or not seats.waiting
                 or seats.stage != clock.stage):
             return ()
         left = max(0.0, clock.deadline - self.now())
-        deciding = {seats.peer_of_seat[seat] for seat in seats.waiting} & set(clock.peers)
+        deciding = ({seats.peer_of_seat[seat] for seat in seats.waiting} & set(clock.peers)) \
+            - set(self.away)
         return tuple(left if peer in deciding else None for peer in seats.peer_of_seat)
+
+    def _track_away(self, event: GameEvent) -> None:
+        """Who dropped out, and until when the others wait for them (the runner's notices:
+        a disconnect names its grace period; "NAME (id) is back" ends it); whom a resumed
+        game waits for to re-send."""
+        if isinstance(event, Waiting) and len(event.peers) == 1:
+            peer = int(event.peers[0])
+            grace = re.search(r"waiting up to (\d+(?:\.\d+)?) s", event.text)
+            if " disconnected (" in event.text and grace:
+                self.away[peer] = self.now() + float(grace.group(1))
+            elif "did not come back" in event.text:
+                self.away[peer] = self.now()
+        if isinstance(event, Waiting) and event.text.startswith("resuming: "):
+            # Said again every 10 s while the resumed game still lacks messages.
+            self.resending = {int(p) for p in event.peers}
+            self.resending_until = self.now() + RESEND_NOTICE_LASTS
+        elif isinstance(event, LogLine) and event.text.endswith((" is back", " is connected")):
+            for peer in list(self.away):
+                name = self.roster_names[peer] if peer < len(self.roster_names) else None
+                if name is not None and event.text.startswith(f"{name} ("):
+                    del self.away[peer]
+
 
     def post_board(self, force: bool = False) -> None:
         seats = self.views() if self.views is not None else None
@@ -197,6 +245,7 @@ class NetGame:
     def on_event(self, event: GameEvent) -> None:
         if isinstance(event, InputWanted):
             return
+        self._track_away(event)
         if isinstance(event, GameOver):
             self.result = dict(event.result)
         elif isinstance(event, TranscriptWritten):
@@ -302,25 +351,40 @@ class NetGame:
             self.side.post(Connecting(f"rematch: same table, new game; waiting up to "
                                       f"{ACCEPT_WITHIN:g} s for the others..."))
             me = Identity.load_or_create(options.home_dir).peer_id
-            again = host_rematch if last.players[0].peer_id == me else join_rematch
-            return await again(last, self.choose, self.on_event, options, ACCEPT_WITHIN)
+            if last.players[0].peer_id == me:  # we host it: its lobby shows codes and roster
+                return await host_rematch(last, self.choose, self.on_event, options,
+                                          ACCEPT_WITHIN, self._lobby_shower(
+                                              nursery, len(last.players), options))
+            return await join_rematch(last, self.choose, self.on_event, options, ACCEPT_WITHIN)
         if setup.mode == "resume":
             assert setup.game is not None
             self.side.post(Connecting(f"resuming game {setup.game}; waiting for the others..."))
             return await resume_game(setup.game, self.choose, self.on_event, options)
 
+        show_lobby = self._lobby_shower(nursery, setup.players, options)
+
         def on_lobby(lobby: HostedLobby) -> None:
-            self.game_id = lobby.code.game_id
-            short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
-                     if options.discovery else None)
-            self.side.post(LobbyOpened(lobby.code.encode(), setup.players,
-                                       lobby.code.game_id, short))
-            nursery.start_soon(self.watch_lobby, lobby, setup.players)
+            show_lobby(lobby)
             if setup.mode == "play":
                 nursery.start_soon(self._run_bots, lobby.code)
 
         return await host_game(setup.players, self.choose, self.on_event, options,
                                on_lobby)
+
+    def _lobby_shower(self, nursery: trio.Nursery, players: int,
+                      options: PeerOptions) -> Callable[[HostedLobby], None]:
+        """What a host's lobby shows: its codes (the short one with discovery), then who is
+        at the table as they come."""
+
+        def on_lobby(lobby: HostedLobby) -> None:
+            self.game_id = lobby.code.game_id
+            short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
+                     if options.discovery else None)
+            self.side.post(LobbyOpened(lobby.code.encode(), players, lobby.code.game_id,
+                                       short))
+            nursery.start_soon(self.watch_lobby, lobby, players)
+
+        return on_lobby
 
     async def _run_bots(self, code: JoinCode) -> None:
         async with trio.open_nursery() as nursery:

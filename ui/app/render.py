@@ -11,7 +11,7 @@ from rich.text import Text
 
 from engine.cards import CARD_BY_LABEL, Card
 from engine.disclosure import describe_claim
-from ui.app.wording import card_name
+from ui.app.wording import card_name, option_words
 
 # Readable on a dark background: "black" cannot be drawn in black, so it is a light grey chip.
 FACTION_STYLES: dict[str, str] = {
@@ -133,6 +133,20 @@ def hidden_chip(entry: dict[str, Any], view: dict[str, Any], names: tuple[str, .
     return text
 
 
+def played_by(chip: Text, entry: dict[str, Any], view: dict[str, Any]) -> None:
+    """Who played a face-up card, inside its chip ("by you", "by white"); a card dealt face
+    up was played by nobody. (Its VP go to its own faction, whoever played it.)"""
+    who = entry.get("dispatcher")
+    if who is None or who < 0 or not chip.plain.endswith("]"):
+        return
+    faction = view["factions"][who]
+    mine = who == view["seat"] and not view.get("spectator")
+    chip.right_crop(1)
+    chip.append(" by ")
+    chip.append("you" if mine else faction, style=faction_style(faction))
+    chip.append("]")
+
+
 def planet_header(planet: dict[str, Any], view: dict[str, Any],
                   names: tuple[str, ...] = ()) -> Text:
     text = Text()
@@ -156,8 +170,11 @@ FRESH_STYLE = "on #3b3220"
 
 
 def planet_cards(planet: dict[str, Any], view: dict[str, Any],
-                 names: tuple[str, ...] = (), fresh: frozenset[int] = frozenset()) -> Text:
-    """The cards on a planet; those in ``fresh`` (the last move) are marked and lit."""
+                 names: tuple[str, ...] = (), fresh: frozenset[int] = frozenset(),
+                 width: int | None = None) -> Text:
+    """The cards on a planet; those in ``fresh`` (the last move) are marked and lit. With
+    ``width``, a line breaks between cards, never inside one's brackets (unless a card alone
+    is wider than the line)."""
     if not planet["cards"]:
         text = Text("  no cards", style="dim")
     else:
@@ -166,13 +183,26 @@ def planet_cards(planet: dict[str, Any], view: dict[str, Any],
         for entry in planet["cards"]:
             if entry["face_up"]:
                 chip = card_chip(entry["label"], dim=entry["resolved"])
+                played_by(chip, entry, view)
             else:
                 chip = hidden_chip(entry, view, names)
             if entry["slot"] in fresh:
                 chip = Text("▸", style="bold #e3b341").append_text(chip)
                 chip.stylize(FRESH_STYLE)
             chips.append(chip)
-        text.append_text(Text(" ").join(chips))
+        if width is None:
+            text.append_text(Text(" ").join(chips))
+        else:
+            used = 2
+            for index, chip in enumerate(chips):
+                if index and used + 1 + chip.cell_len > width:
+                    text.append("\n  ")
+                    used = 2
+                elif index:
+                    text.append(" ")
+                    used += 1
+                text.append_text(chip)
+                used += chip.cell_len
     if planet["discarded"]:
         text.append("  killed/discarded: ", style="red")
         text.append(", ".join(card_name(label) for label in planet["discarded"]),
@@ -180,7 +210,14 @@ def planet_cards(planet: dict[str, Any], view: dict[str, Any],
     return text
 
 
-def phase_line(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text:
+def phase_line(view: dict[str, Any], names: tuple[str, ...] = (),
+               width: int | None = None) -> Text:
+    """Round, phase, direction, first player, deck; in ``width`` columns the first player's
+    name is left out when the whole line would not fit (the score line names everyone)."""
+    if width is not None and names:
+        full = phase_line(view, names)
+        if full.cell_len > width:
+            return phase_line(view, ())
     text = Text()
     text.append(f"Round {view['round']}", style="bold")
     text.append(" · ")
@@ -255,11 +292,4 @@ def option_text(option: str, view: dict[str, Any], names: tuple[str, ...] = ()) 
                     text.append_text(hidden_chip(entry, view, names))
                     return text
         return Text(f"card in slot {slot}")
-    words = {
-        "yes": "Yes", "no": "No", "done": "Done (move no more cards)",
-        "reveal": "Reveal all cards here now",
-        "face_up": "All future cards here are played face up",
-    }
-    if option in words:
-        return Text(words[option], style="bold")
-    return Text(option, style="bold")
+    return Text(option_words(option), style="bold")

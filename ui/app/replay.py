@@ -57,11 +57,13 @@ class ReplayScreen(Screen[None]):
         Binding("q,escape", "close", "Close"),
     ]
 
-    def __init__(self, replay: Replay) -> None:
+    def __init__(self, replay: Replay, viewer: int = 0) -> None:
+        """``viewer``: the seat whose view is shown first (the player's own, from the end
+        screen)."""
         super().__init__()
         self.replay = replay
         self.index = 0
-        self.viewer: int | None = 0  # a seat, or None: every card open
+        self.viewer: int | None = viewer  # a seat, or None: every card open
 
     def compose(self) -> ComposeResult:
         yield Static(id="replay-head")
@@ -152,6 +154,8 @@ class ReplayScreen(Screen[None]):
     def action_jump(self, index: int) -> None:
         self.index = index % len(self.replay.steps)
         self.show()
+        # Another place in the game: its board from the top, not at the old scroll.
+        self.query_one(ReplayScroll).scroll_home(animate=False)
 
     def action_round(self, delta: int) -> None:
         starts = sorted(self.replay.round_starts().items())

@@ -25,7 +25,6 @@ from engine import (
     new_game,
 )
 from engine.canonical import canonical_json
-from engine.disclosure import describe_claim
 from engine.relabel import Relabel
 from engine.view import view
 from p2p.deck.audit import audit_deck, open_seats
@@ -34,7 +33,7 @@ from p2p.session.envelope import SignedMessage
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import load_transcript, verify_transcript
 from p2p.text import printable
-from ui.app.wording import card_name, readable
+from ui.app.wording import card_name, disclosed, option_words, readable
 
 
 class ReplayRefused(Exception):
@@ -176,7 +175,7 @@ def describe_move(s: GameState, action: Action) -> tuple[str, str, str]:
         planet = s.planet_name(action.planet)
         if action.claim == "up":
             return f"{who} plays {card(action.slot)} face up to {planet}", "", ""
-        said = describe_claim(action.claim)
+        said = disclosed(action.claim)
         return (f"{who} plays {card(action.slot)} face down to {planet}, disclosing {said}",
                 said, card(action.slot))
     if isinstance(action, Capture):
@@ -186,7 +185,7 @@ def describe_move(s: GameState, action: Action) -> tuple[str, str, str]:
     if isinstance(action, Choose):
         # The engine's prompt names cards by label ("black:Diplomat"): shown as names.
         prompt = readable(s.decision.prompt) if s.decision is not None else "a decision"
-        option = card_name(action.option)
+        option = option_words(card_name(action.option))
         if action.option.isdigit():
             option = card(int(action.option))
         return f"{who} answers “{prompt}”: {option}", "", ""

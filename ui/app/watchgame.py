@@ -58,15 +58,30 @@ class WatchedGame:
             return ()
         return tuple(self.names[p] if p < len(self.names) else "" for p in s.peer_of_seat)
 
+    def waiting(self) -> tuple[str, ...]:
+        """Whom the game waits for now, by faction and name (the status line said none)."""
+        s = self.session
+        if s is None or s.stage is None or s.finished or s.config is None \
+                or not s.seat_of_peer:
+            return ()
+        names = self.seat_names()
+        out = []
+        for seat in sorted(s.seat_of_peer[p] for p in s.stage.missing):
+            faction = s.config.factions[seat]
+            name = names[seat] if seat < len(names) else ""
+            out.append(f"{faction} ({name})" if name else faction)
+        return tuple(out)
+
     def post_board(self) -> None:
         s = self.session
         if s is None or s.engine is None:
             return
-        key = (s.stage_index, len(s.engine.log), s.engine.phase, s.finished)
+        waiting = self.waiting()
+        key = (s.stage_index, len(s.engine.log), s.engine.phase, s.finished, waiting)
         if key == self._last_key:
             return
         self._last_key = key
-        self.side.post(BoardChanged(public_view(s.engine), (), self.seat_names()))
+        self.side.post(BoardChanged(public_view(s.engine), waiting, self.seat_names()))
 
     def on_event(self, event: GameEvent) -> None:
         if isinstance(event, RosterKnown):

@@ -36,8 +36,11 @@ class PhaseBar(Static):
     def watch_view(self, view: dict[str, Any] | None) -> None:
         if view is None:
             self.update("Setting up the game…")
-        else:
-            self.update(phase_line(view, self.names))
+        else:  # fits the bar's width (it was cut at 60 columns)
+            self.update(phase_line(view, self.names, self.content_size.width or None))
+
+    def on_resize(self) -> None:
+        self.watch_view(self.view)
 
 
 class ScoreBar(Static):
@@ -79,12 +82,20 @@ def show_view(widgets: Iterable[Any], view: dict[str, Any], names: tuple[str, ..
 class PlanetView(Static):
     """One planet: name, VP, disclosure rule, strongest/favored, its cards."""
 
+    _shown: tuple[Any, ...] | None = None
+
     def show(self, planet: dict[str, Any], view: dict[str, Any], names: tuple[str, ...],
              fresh: frozenset[int] = frozenset()) -> None:
+        self._shown = (planet, view, names, fresh)
+        width = self.content_size.width or None  # cards break between chips (0: not laid out)
         text = planet_header(planet, view, names)
         text.append("\n")
-        text.append_text(planet_cards(planet, view, names, fresh))
+        text.append_text(planet_cards(planet, view, names, fresh, width))
         self.update(text)
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            self.show(*self._shown)
 
 
 class PlanetBoard(VerticalScroll, can_focus=False):

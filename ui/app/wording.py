@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from engine.cards import CARDS
+from engine.cards import CARDS, FACTIONS
 from engine.disclosure import describe_claim
 
 # Longest labels first, so that no label is replaced inside a longer one.
@@ -20,11 +20,32 @@ _EMPTY_PLANET = re.compile(r"^([A-Z][\w' ]*): ; strongest none, favored none$")
 _ONE_ROUNDS = re.compile(r"\b1 rounds\b")
 _A_VOWEL = re.compile(r"\ba ([AEIOU])")
 _DISCLOSED = re.compile(r", disclosed as (\w+)$")
+# "white scores 3 VP (Elder, favored)" read like "the white Elder scored": the faction as the
+# player it is ("the white player scores").
+_SCORER = re.compile(rf"^({'|'.join(FACTIONS)}) scores ")
 
 
 def card_name(label: str) -> str:
     """``white:Elder`` -> ``white Elder``; ``event:Famine`` -> ``Famine``."""
     return _NAME_OF.get(label, label)
+
+
+# A decision's options in words (the engine's option names are for the protocol).
+OPTION_WORDS = {
+    "yes": "Yes", "no": "No", "done": "Done (move no more cards)",
+    "reveal": "Reveal all cards here now",
+    "face_up": "All future cards here are played face up",
+}
+
+
+def disclosed(claim: str) -> str:
+    """What a face-down dispatch disclosed, after "disclosing": never "disclosing face
+    down, nothing disclosed"."""
+    return "nothing" if claim == "none" else describe_claim(claim)
+
+
+def option_words(option: str) -> str:
+    return OPTION_WORDS.get(option, option)
 
 
 def readable(line: str) -> str:
@@ -33,6 +54,7 @@ def readable(line: str) -> str:
     if empty:
         return f"{empty.group(1)}: no cards"
     line = _LABEL_RE.sub(lambda m: _NAME_OF[m.group(0)], line)
+    line = _SCORER.sub(r"the \1 player scores ", line)
     line = _ONE_ROUNDS.sub("1 round", line)
-    line = _DISCLOSED.sub(lambda m: ", disclosing " + describe_claim(m.group(1)), line)
+    line = _DISCLOSED.sub(lambda m: ", disclosing " + disclosed(m.group(1)), line)
     return _A_VOWEL.sub(r"an \1", line)

@@ -54,6 +54,43 @@ def _skip_coercing_absent_values() -> None:
 
 _skip_coercing_absent_values()
 
+
+def _plain_usage_and_types() -> None:
+    """Help in one style: arguments as ``CODE...`` / ``[CODE]...`` / ``TRANSCRIPT`` (typer
+    mixed ``{code}...``, ``[code]...`` and ``{TRANSCRIPT}``), and types as ``<int>`` /
+    ``<str>`` (not ``<int range>``, whose bounds the help already shows as ``[2<=x<=4]``,
+    nor ``<list[str]>``). Older typers lack the hooks and keep their own style."""
+    import re
+
+    param_class: Any = getattr(typer.core, "_TyperParameter", None)
+    argument_class: Any = getattr(typer.core, "TyperArgument", None)
+    if param_class is not None and hasattr(param_class, "display_type"):
+        shown = param_class.display_type
+
+        def display_type(self: Any, ctx: Any) -> str:
+            label = shown(self, ctx)
+            label = re.sub(r"^<(\w+) range>$", r"<\1>", label)
+            return re.sub(r"^<list\[(\w+)\]>$", r"<\1>", label)
+
+        param_class.display_type = display_type
+    if argument_class is not None and hasattr(argument_class, "_usage_display_name"):
+
+        def usage_name(self: Any) -> str:
+            name = self.metavar or self.name.upper()
+            name = name if self.required else f"[{name}]"
+            return name + ("..." if self.nargs != 1 else "")
+
+        argument_class._usage_display_name = usage_name
+    if argument_class is not None and hasattr(argument_class, "_rich_display_name"):
+
+        def help_name(self: Any) -> str:  # the Arguments section names it as the usage does
+            return (self.metavar or self.name.upper()) + ("..." if self.nargs != 1 else "")
+
+        argument_class._rich_display_name = help_name
+
+
+_plain_usage_and_types()
+
 app = typer.Typer(
     name="solstice",
     help="Solstice: a peer-to-peer card game client with fair hidden play and pluggable bots.",

@@ -24,6 +24,7 @@ from p2p.session.events import (
     TableClock,
 )
 from p2p.text import printable
+from ui.app.wording import readable
 
 log = logging.getLogger("solstice.headless")
 
@@ -32,8 +33,7 @@ log = logging.getLogger("solstice.headless")
 _PREFIX: dict[type, str] = {
     Rejected: "warning: ", ChoiceRefused: "warning: ", StoreRepaired: "warning: ",
     GameAborted: "STOPPED: ", Stopped: "STOPPED: ",
-    TranscriptWritten: "transcript written to ", TableClock: "clock: ", DecisionClock: "clock: ",
-    ClockRanOut: "clock: ",
+    TranscriptWritten: "transcript written to ", TableClock: "clock: ", ClockRanOut: "clock: ",
 }
 
 
@@ -59,7 +59,15 @@ class LogPrinter:
     def __call__(self, event: GameEvent) -> None:
         if isinstance(event, InputWanted):
             return
+        if isinstance(event, DecisionClock):
+            # One per decision stage ("pick/commit by peer(s) 0, 1, 2: 120 s to decide"): the
+            # table clock line at the start says it once, in words; kept for --debug only.
+            log.debug("%s", event.text)
+            return
         stamp = self.stamp()
         prefix = _PREFIX.get(type(event), "")
-        # Event texts carry peer-supplied names and reasons: never raw to the terminal.
-        print(f"{stamp} {prefix}{printable(event.text, 2000)}", file=self.out, flush=True)
+        # Event texts carry peer-supplied names and reasons: never raw to the terminal. The
+        # engine's card labels (white:Legions, event:Sentry) are shown as the players'
+        # names for the cards, as on screen.
+        text = readable(printable(event.text, 2000))
+        print(f"{stamp} {prefix}{text}", file=self.out, flush=True)

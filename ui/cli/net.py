@@ -3,10 +3,12 @@ the LAN."""
 
 from __future__ import annotations
 
+import errno
 import json
+import shlex
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import typer
 
@@ -44,10 +46,53 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     except BotSpecError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    options = ui_args.get("options")
-    home = getattr(options, "home_dir", "<same home>")
-    session = run_game(start(choose), f"solstice resume --home {home}")
+    from p2p.net.games import PeerOptions
+    from p2p.net.joincode import JoinCode
+
+    options, code, game = ui_args["options"], ui_args.get("code"), ui_args.get("game")
+    assert isinstance(options, PeerOptions)
+    join_code = code if isinstance(code, JoinCode) else None
+    game_id = str(game) if game else (join_code.game_id if join_code else None)
+    hint = InterruptHint(mode, options.home_dir, bot, game_id,
+                         join_code.encode() if join_code else None)
+    session = run_game(start(choose), hint)
     raise typer.Exit(0 if session.result is not None else 1)
+
+
+class InterruptHint:
+    """What a headless peer's player is told after Ctrl-C: the command that continues the
+    game, looked up in the store when the key is pressed (a game can be resumed only once its
+    roster is stored, that is once the table was full), or that there is nothing to resume
+    and what to run instead. Every command it prints works when copied."""
+
+    def __init__(self, mode: str, home: Path, bot: str, game: str | None = None,
+                 join_code: str | None = None) -> None:
+        from p2p.net.games import unfinished_games
+
+        self.mode, self.home, self.bot, self.game, self.join_code = mode, home, bot, game, \
+            join_code
+        self.before = set(unfinished_games(home))  # games this run did not start
+
+    def stored_game(self) -> str | None:
+        """The unfinished game this run played in, if it got as far as being stored."""
+        from p2p.net.games import unfinished_games
+
+        now = unfinished_games(self.home)
+        if self.game is not None and self.game in now:
+            return self.game
+        new = [game for game in now if game not in self.before]
+        return new[0] if len(new) == 1 else None
+
+    def __call__(self) -> str:
+        flags = f"--home {shlex.quote(str(self.home))} --bot {shlex.quote(self.bot)}"
+        game = self.stored_game()
+        if game is not None:
+            return (f"interrupted; continue with: solstice resume {game} {flags} (the others "
+                    "wait for this peer for a grace period; after it, every player resumes)")
+        if self.mode == "join" and self.join_code is not None:
+            return ("interrupted before the game started: nothing to resume. To join again "
+                    f"while the host still waits: solstice join {self.join_code} {flags}")
+        return "interrupted before the game started: nothing to resume (the lobby is closed)"
 
 
 REMATCH_HELP = ("After the game, play once more with the same table (headless, with --bot): a "
@@ -71,7 +116,7 @@ def _rematching(rematch: bool, bot: str | None, start: Callable[[Chooser], Await
                         options)
 
 
-def _run_ui(mode: str, **kwargs: object) -> None:
+def _run_ui(mode: str, **kwargs: object) -> NoReturn:
     try:
         from ui.app.app import run_network_ui
     except ImportError:
@@ -335,7 +380,9 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def run_game(coro: Awaitable[GameSession], resume: str = "solstice resume") -> GameSession:
+def run_game(coro: Awaitable[GameSession], interrupted: Callable[[], str] | None = None
+             ) -> GameSession:
+    """Run a headless game; on Ctrl-C print ``interrupted()`` (what to run next) and exit 130."""
     import trio
 
     from p2p.errors import P2PError
@@ -345,14 +392,42 @@ def run_game(coro: Awaitable[GameSession], resume: str = "solstice resume") -> G
     except BaseException as exc:
         leaves = _leaves(exc)
         if any(isinstance(e, KeyboardInterrupt) for e in leaves):
-            typer.echo(f"interrupted; continue with: {resume} (the others wait for this "
-                       "peer for a grace period; after it, every player resumes)", err=True)
+            typer.echo(interrupted() if interrupted is not None else "interrupted", err=True)
             raise typer.Exit(130) from None
         expected = [e for e in leaves if isinstance(e, P2PError | OSError | trio.TooSlowError)]
         if not expected or len(expected) != len(leaves):
             raise  # a bug: keep its traceback
-        typer.echo(f"error: {expected[0]}", err=True)
+        typer.echo(f"error: {error_text(expected[0])}", err=True)
         raise typer.Exit(1) from None
+
+
+# What a failed bind or connect means for the user, by errno (the bare "[Errno 98] Address
+# already in use" names neither the option nor the fix).
+_OS_ERRORS = {
+    errno.EADDRINUSE: "the port is already in use by another program (or another solstice "
+                      "game): choose another --port, or 0 for any free port",
+    errno.EADDRNOTAVAIL: "no network interface of this machine has the --bind address: use "
+                         "one of its own addresses, or 0.0.0.0 for all of them",
+    errno.EACCES: "not allowed to listen on that port (ports below 1024 need root): choose "
+                  "another --port, or 0 for any free port",
+    errno.ECONNREFUSED: "nothing answers at the game's address and port: the host may have "
+                        "stopped (ask it for its current code)",
+}
+
+
+def error_text(exc: BaseException) -> str:
+    """One line for an expected failure: an OSError in words with the option that fixes it,
+    a protocol error as it is."""
+    import socket
+
+    from p2p.errors import P2PError
+
+    if isinstance(exc, socket.gaierror):
+        return ("the address is neither an IP address nor a known host name (check --bind, "
+                f"or the code's address): {exc.strerror or exc}")
+    if isinstance(exc, OSError) and not isinstance(exc, P2PError) and exc.errno in _OS_ERRORS:
+        return f"{_OS_ERRORS[exc.errno]} ({exc.strerror})"
+    return str(exc)
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,8 @@ import typer
 
 from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_HELP, checked_interface
 
+LEARN_BOT = "random"  # gentle: it plays any legal move
+
 
 def bot_specs(bots: list[str], opponents: int) -> tuple[str, ...]:
     """One spec per opponent: ``--bot a --bot b`` or ``--bot a,b``; the last one repeats."""
@@ -36,6 +38,10 @@ def play(
     no_discovery: bool = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP + " "
                                       "(Without it the start screen also lists the games "
                                       "waiting on the LAN, to join instead.)"),
+    learn: bool = typer.Option(False, "--learn", help="A first game that teaches: 2 players "
+                               "against a gentle bot (random unless --bot), each phase "
+                               "explained the first time it comes up, the resolution shown "
+                               "slowly."),
 ) -> None:
     """Play against bots in the terminal UI (each bot is a real peer on loopback), or join a
     game found on the LAN from the start screen."""
@@ -45,6 +51,8 @@ def play(
     from ui.app.netgame import NetSetup
 
     interface = checked_interface(discovery_interface)
+    if learn:
+        players, bot = 2, bot or [LEARN_BOT]
     specs = bot_specs(bot, players - 1)
     for spec in specs:
         try:
@@ -54,15 +62,19 @@ def play(
             raise typer.Exit(2) from None
     options = PeerOptions(home=home or default_home() / "play", name=name, bind="127.0.0.1",
                           port=0, waiting_after=2.0)
-    setup = NetSetup("play", options, players=players, bots=specs, seed=seed)
+    setup = NetSetup("play", options, players=players, bots=specs, seed=seed, learn=learn)
     from ui.app.app import run_app
     from ui.app.screens.start import LanStart
 
     label = ", ".join(specs)
     title = f"Solstice — you against {label}"
+    if learn:
+        raise typer.Exit(run_app(setup, f"Solstice — a learning game against {label}"))
     if no_discovery:
         raise typer.Exit(run_app(setup, title))
     # A LAN game is a real game: your usual home (identity, resumable), reachable by others.
     lan = PeerOptions(home=home, name=name, discovery_interface=interface)
-    start = LanStart(lan, bots=setup, bots_label=f"Play against {label} ({players} players)")
+    learning = NetSetup("play", options, players=2, bots=(LEARN_BOT,), seed=seed, learn=True)
+    start = LanStart(lan, bots=setup, bots_label=f"Play against {label} ({players} players)",
+                     learn=learning)
     raise typer.Exit(run_app(None, title, start))

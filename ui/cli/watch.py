@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import typer
@@ -38,7 +39,11 @@ def watch(
             typer.echo("error: the terminal UI is not available; use --headless", err=True)
             raise typer.Exit(2) from None
         raise typer.Exit(run_watch_ui(target, options))
-    session = run_game(watch_game(target, LogPrinter(), options))
+    home_flag = shlex.quote(str(options.home_dir))
+    again = f"solstice watch {target.encode()} --headless --home {home_flag}"
+    session = run_game(watch_game(target, LogPrinter(), options),
+                       lambda: f"you stopped watching (a watcher has nothing to resume); to watch "
+                       f"again: {again}")
     raise typer.Exit(0 if session.result is not None and session.result["ok"] else 1)
 
 

@@ -153,3 +153,26 @@ class LeaveScreen(ModalScreen[bool]):
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
+
+
+class LessonScreen(ModalScreen[None]):
+    """A ``--learn`` lesson: one phase explained, the current cards as the example."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape,space", "close", "Got it"),
+        Binding("f1", "app.help", "Full rules"),
+    ]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text, self.text = title, text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="lesson-box") as box:
+            box.border_title = self.title_text
+            yield Static(self.text, id="lesson-text")
+            yield Static(Text("Enter: got it · F1: the full rules", style="dim"))
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -38,6 +38,8 @@ from ui.app.widgets import (
 from ui.app.wording import card_name, readable
 
 NARROW = 110  # below this width the log moves to its own screen (key l), scores on top
+PANEL_SHARE = 0.65  # the action panel's max-height (solstice.tcss #panel)
+PANEL_CHROME = 3  # its border (2 rows) and the key hint (1)
 
 
 class GameScreen(Screen[None]):
@@ -77,6 +79,7 @@ class GameScreen(Screen[None]):
         self.step: tuple[Any, ...] = ()
         self._pending: list[Callable[[], None]] = []
         self._ready = False  # set in on_mount (``is_mounted`` is only true after it)
+        self._prompt_text = ""
 
     def compose(self) -> ComposeResult:
         # The status line sits right under the phase bar so that "Your move." and the wait
@@ -108,6 +111,21 @@ class GameScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW, "narrow")
+        if self._ready:
+            self._fit_choices()
+
+    def _fit_choices(self) -> None:
+        """Give the choices only the rows the panel has left, so that they scroll instead of
+        pushing the last option and the key hint out of a short terminal (60x20)."""
+        main = self.query_one("#main").size
+        height, width = main.height, main.width
+        if not height or not width:
+            return
+        prompt = str(self._prompt_text)
+        # Word wrap takes a little more than the characters' share: one row of slack.
+        lines = sum(1 + len(line) // max(1, width - 4) for line in prompt.split("\n")) + 1
+        room = int(height * PANEL_SHARE) - PANEL_CHROME - min(5, lines)
+        self.query_one("#choices", OptionList).styles.max_height = max(2, min(12, room))
 
     # -- data in ----------------------------------------------------------------------------
 
@@ -163,6 +181,8 @@ class GameScreen(Screen[None]):
     def _set_options(self, prompt: Text | str, options: list[tuple[str, Text]],
                      hint: str, *, disabled: bool = False, highlight: int = 0) -> None:
         self.query_one("#prompt", Static).update(prompt)
+        self._prompt_text = prompt.plain if isinstance(prompt, Text) else prompt
+        self._fit_choices()
         self.query_one("#hint", Static).update(Text(hint, style="dim"))
         choices = self.query_one("#choices", OptionList)
         choices.clear_options()
@@ -213,12 +233,16 @@ class GameScreen(Screen[None]):
             prompt.append("\nDrafted: ", style="dim")
             prompt.append(", ".join(card_name(c["label"]) if c["label"] else "?"
                                     for c in view["drafted"]), style="dim")
+        if need > 1:
+            marked = ", ".join(card_name(labels.get(slot) or "?") for slot in self.marked)
+            prompt.append(f"\nMarked {len(self.marked)} of {need}" +
+                          (f": {marked}" if marked else ""), style="bold #7ee787")
         options = []
         for slot in self.draft.slots:
             mark = "[x] " if slot in self.marked else ("[ ] " if need > 1 else "")
             options.append((f"slot-{slot}", Text(mark).append_text(card_line(labels.get(slot)))))
         hint = ("Enter: pick this card" if need == 1 else
-                f"Enter: mark/unmark; the pick is sent when {need} are marked") + \
+                f"↑↓ then Enter: mark/unmark (sent when {need} are marked)") + \
             " · F1 rules and cards"
         self._set_options(prompt, options, hint, highlight=highlight)
 
@@ -301,8 +325,9 @@ class GameScreen(Screen[None]):
                 self._answer(action)
                 return
             self.marked = []
-        # Move on to the next card so that two Enters pick two cards.
-        self._refresh_panel(highlight=index + 1)
+        # The cursor stays on the card just (un)marked: a highlight that moved on by itself
+        # made players mark a card they never looked at. The prompt says what is marked.
+        self._refresh_panel(highlight=index)
 
     def _choose_dispatch(self, key: str) -> None:
         assert self.dispatch is not None

@@ -7,6 +7,7 @@ the UI thread; the screen never dials anything itself: it answers with a ``NetSe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
@@ -27,6 +28,8 @@ from p2p.net.shortcode import display
 from ui.app.netgame import NetSetup
 
 BOTS_OPTION = "bots"
+LEARN_OPTION = "learn"
+LEARN_LABEL = "Learn the game: 2 players against a gentle bot, each phase explained"
 
 
 class GameSource(Protocol):
@@ -47,7 +50,13 @@ class LanStart:
     join_options: PeerOptions
     bots: NetSetup | None = None
     bots_label: str = "Play against bots"
+    learn: NetSetup | None = None  # "Learn the game": a 2-player game that explains itself
     source: Callable[[], GameSource] | None = None  # None: the real browser
+    # A host killed without a goodbye stays in a browser's cache for minutes (the record's
+    # time to live): every ``sweep`` seconds a fresh browser, its cache empty, gathers for
+    # ``gather`` seconds and replaces the old one, so only hosts that still answer are listed.
+    sweep: float = 10.0
+    gather: float = 2.0
 
     def open_source(self) -> GameSource:
         if self.source is not None:
@@ -98,14 +107,32 @@ class StartScreen(Screen[tuple[NetSetup, str] | None]):
             self.app.call_from_thread(self._status, f"LAN discovery is unavailable: {exc}")
             return
         try:
+            next_sweep = time.monotonic() + self.start.sweep
             while not worker.is_cancelled:
-                if source.poll(0.2):
+                changed = source.poll(0.2)
+                if time.monotonic() >= next_sweep:
+                    source = self._swept(source)
+                    next_sweep, changed = time.monotonic() + self.start.sweep, True
+                if changed:
                     found = list(source.games.values())
                     for ad in found:
                         _ = ad.short  # the slow hash runs here, not on the UI thread (cached)
                     self.app.call_from_thread(self.show_games, found)
         finally:
             source.close()
+
+    def _swept(self, old: GameSource) -> GameSource:
+        """A fresh source that gathered for a while (the old one stays if it cannot open)."""
+        try:
+            fresh = self.start.open_source()
+        except LocalProtocolError:
+            return old
+        deadline = time.monotonic() + self.start.gather
+        while (left := deadline - time.monotonic()) > 0:
+            fresh.poll(min(left, 0.2))
+        if fresh is not old:
+            old.close()
+        return fresh
 
     def show_games(self, found: list[GameAd]) -> None:
         """Rebuild the list, keeping the highlight on the same entry."""
@@ -114,6 +141,8 @@ class StartScreen(Screen[tuple[NetSetup, str] | None]):
         entries: list[Option] = []
         if self.start.bots is not None:
             entries.append(Option(Text(self.start.bots_label, style="bold"), id=BOTS_OPTION))
+        if self.start.learn is not None:
+            entries.append(Option(Text(LEARN_LABEL, style="bold #7ee787"), id=LEARN_OPTION))
         self.games = {}
         for ad in sorted(found, key=lambda a: (a.name, a.short)):
             option_id = f"{ad.host_id}:{ad.game_id}"
@@ -135,6 +164,9 @@ class StartScreen(Screen[tuple[NetSetup, str] | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id == BOTS_OPTION and self.start.bots is not None:
             self.dismiss((self.start.bots, self.start.bots_label))
+            return
+        if event.option.id == LEARN_OPTION and self.start.learn is not None:
+            self.dismiss((self.start.learn, "Solstice — a learning game"))
             return
         ad = self.games.get(event.option.id or "")
         if ad is None:

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from engine.cards import PLANETS
+from engine.cards import MAX_CASUALTIES, PLANETS, WIN_VP
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
 from ui.app.wording import readable
@@ -49,6 +49,10 @@ def resolution_text(lines: list[str]) -> Text:
     return text
 
 
+SCORING_NOTE = ("A card's VP go to the player of its faction (its colour), not to the "
+                "player who played it.")
+
+
 class RoundSummaryScreen(ModalScreen[None]):
     """The Resolve phase of a round, revealed a line at a time (every ``pace`` seconds; 0 shows
     all at once). Space shows the rest at once; Enter continues."""
@@ -66,16 +70,37 @@ class RoundSummaryScreen(ModalScreen[None]):
         self.scores = scores
         self.pace = pace
         self.shown = 0 if pace > 0 and lines else len(lines)
+        self.clock: float | None = None  # seconds left on our next decision, if it runs
+
+    def show_clock(self, left: float | None) -> None:
+        """The table's clock does not stop for one player reading the summary: while our
+        next decision's clock runs, the summary says so and counts it down."""
+        self.clock = left
+        if self.is_mounted:
+            self._render_clock()
+
+    def _render_clock(self) -> None:
+        left, text = self.clock, Text()
+        if left is not None:
+            text.append(f"⏱ Your next decision's clock is running: {int(left) // 60}:"
+                        f"{int(left) % 60:02d} left. Enter goes back to the game.",
+                        style="bold #e3b341")
+        clock = self.query_one("#summary-clock", Static)
+        clock.update(text)
+        clock.display = left is not None  # no empty line when no clock runs
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="summary-box") as box:
             box.border_title = f"Round {self.round_number} resolved — Enter to continue"
             yield Static(id="summary-lines")
             yield Static(id="summary-scores")
+            yield Static(Text(SCORING_NOTE, style="dim"), id="summary-note")
+        yield Static(id="summary-clock")
         yield Footer()
 
     def on_mount(self) -> None:
         self._render_lines()
+        self._render_clock()
         if self.shown < len(self.lines):
             self._timer = self.set_interval(self.pace, self._reveal_next)
 
@@ -109,6 +134,31 @@ class RoundSummaryScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+def ending_text(result: dict[str, Any]) -> Text:
+    """Why the game ended (16 VP or 3 casualties), how the final score is made, and how a
+    tie for first place was broken (ruling 23: fewer casualties, then turn order)."""
+    vp, casualties = result.get("vp") or {}, result.get("casualties") or {}
+    scores, ranking = result["scores"], result.get("ranking") or []
+    why = [f"{f} reached {vp[f]} VP" for f in vp if vp[f] >= WIN_VP]
+    why += [f"{f} took {casualties[f]} casualties" for f in casualties
+            if casualties[f] >= MAX_CASUALTIES]
+    text = Text()
+    if why:
+        text.append("The game ended because " + " and ".join(why) + f" (it ends after the "
+                    f"round in which a faction reaches {WIN_VP} VP or {MAX_CASUALTIES} "
+                    "casualties). ")
+    text.append("Final score = VP − casualties.")
+    if len(ranking) > 1 and scores[ranking[0]] == scores[ranking[1]]:
+        first = ranking[0]
+        tied = [f for f in ranking if scores[f] == scores[first]]
+        fewer = all(casualties.get(first, 0) < casualties.get(f, 0) for f in tied[1:])
+        how = ("with fewer casualties" if fewer else
+               "on turn order (the tied player nearest the first player, in the draft's "
+               "direction)")
+        text.append(f" {' and '.join(tied)} tied on {scores[first]}: {first} wins {how}.")
+    return text
+
+
 def result_table(result: dict[str, Any], names: dict[str, str]) -> Table:
     table = Table(title="Final scores", title_style="bold", expand=False)
     for column in ("", "player", "VP", "casualties", "score"):
@@ -132,12 +182,16 @@ class EndScreen(Screen[None]):
         Binding("q,enter,escape", "app.quit", "Quit"),
         Binding("l", "show_log", "Log"),
         Binding("r", "replay", "Replay"),
-        Binding("p", "app.rematch", "Play again", show=False),  # announced by the app
     ]
 
     def __init__(self, ended: GameEnded, names: dict[str, str] | None = None,
-                 log_lines: list[str] | None = None, resume_hint: str = "") -> None:
+                 log_lines: list[str] | None = None, resume_hint: str = "",
+                 can_rematch: bool = False) -> None:
+        """``can_rematch``: a finished network game, which ``p`` plays again (in the footer:
+        a notice saying so covered the path and the keys)."""
         super().__init__()
+        if can_rematch:
+            self._bindings.bind("p", "app.rematch", "Play again")
         self.ended = ended
         self.names = names or {}
         self.log_lines = log_lines or []
@@ -156,6 +210,7 @@ class EndScreen(Screen[None]):
                 title.append(" wins", style="bold")
                 yield Static(title, id="end-title")
                 yield Static(result_table(result, self.names))
+                yield Static(ending_text(result), id="end-why")
                 yield Static(Text("✔ " + readable(result.get("summary", "audit passed")),
                                   style="bold #7ee787"), id="audit")
             else:
@@ -168,7 +223,8 @@ class EndScreen(Screen[None]):
                 # The path on a line of its own: at 80 columns it fits unbroken.
                 yield Static(Text.assemble(
                     ("Transcript", "bold"), " (re-check it with ", ("solstice verify", "bold"),
-                    ", watch it again with ", ("solstice replay", "bold"), "):\n", path))
+                    ", watch it again with ", ("solstice replay", "bold"), "):"))
+                yield PathLine(path)
             keys = "q or Enter quit · l game log"
             if ended.transcript and ended.result is not None:
                 keys += " · r replay the game"
@@ -198,7 +254,34 @@ class EndScreen(Screen[None]):
         except (TranscriptUnreadable, ReplayRefused) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return
-        self.app.push_screen(ReplayScreen(replay))
+        mine = [f for f, name in self.names.items() if name == "you"]
+        seat = replay.factions.index(mine[0]) if mine and mine[0] in replay.factions else 0
+        self.app.push_screen(ReplayScreen(replay, seat))  # as the player saw it
+
+
+def wrap_path(path: str, width: int) -> list[str]:
+    """``path`` in lines of at most ``width``, broken only after a "/" (a name longer than a
+    line is cut, nothing else): the terminal's own wrap split names mid-word."""
+    parts = [part + "/" for part in path.split("/")[:-1]] + [path.split("/")[-1]]
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+        while len(lines[-1]) > width:
+            lines[-1:] = [lines[-1][:width], lines[-1][width:]]
+    return [line for line in lines if line]
+
+
+class PathLine(Static):
+    """A file path, wrapped at its "/" to the widget's width."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def render(self) -> Text:
+        return Text("\n".join(wrap_path(self.path, max(10, self.size.width or 80))))
 
 
 def short_path(path: str) -> str:
