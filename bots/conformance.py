@@ -230,7 +230,7 @@ def _put_script(bot: Bot, script: list[Scripted], report: CheckReport,
             progress(f"{first.players} players, seed {first.seed}, seat {first.seat}")
         guard = GuardedSeat(bot, first.seat)
         info = GameInfo(first.seat, first.state.config, number.to_bytes(8, "big"),
-                        game=f"{first.seed}#seat{first.seat}")
+                        game=first.seed.replace("/", "-"))  # a trace: check-2-0-seat1
         started = time.perf_counter()
         guard.start(info, report.faults)
         if guard.gone:

@@ -51,7 +51,8 @@ def simulate(
     started = time.perf_counter()
     show_progress = not as_json and sys.stderr.isatty()
     for game in range(games):
-        result = play_match(seats, f"{seed}/{game}")
+        # named by number, as tournament games are (faults, trace files GAME-seatS.jsonl)
+        result = play_match(seats, f"{seed}/{game}", game=str(game))
         # A program that cannot play its first game would only give statistics of random moves.
         fault = fatal_fault(result.faults, specs, cmd_specs(specs)) if game == 0 else None
         if fault is not None:
