@@ -59,8 +59,12 @@ def seats_of(specs: Sequence[str], players: int, fill: str | None = None,
     else:
         seats += [seats[-1]] * free
     if len(set(seats)) < 2:
+        comma = any(spec.startswith("cmd:") and "," in spec for spec in seats)
+        hint = ("; a cmd: spec takes the rest of --bots, commas included: put it last and "
+                "name the other seats' bot with --fill") if comma else ""
         raise BotSpecError(f"{what} needs at least two different bots, not only {seats[0]!r} "
-                           "(e.g. --bots cmd:./mybot --fill greedy, or --bots greedy*2,random)")
+                           f"(e.g. --bots cmd:./mybot --fill greedy, or --bots greedy*2,random)"
+                           f"{hint}")
     return seats
 
 

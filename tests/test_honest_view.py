@@ -4,7 +4,7 @@ relabelled on one schedule, the engine's (``engine.relabel``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -108,21 +108,36 @@ def replayed_locally(game: LoopbackGame, bots: list[Recording], seed: str) -> No
     assert next(chance_iter, None) is None
 
 
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_a_bot_sees_byte_identical_views_in_a_local_match_and_in_a_network_game(n: int) -> None:
-    """The same deal, chance and relabel orders and the same deterministic bots: every view
-    each seat is shown (its hand, what it knows, its options) is the same bytes, decision for
-    decision, whether the engine plays alone or peers play over the (loopback) network."""
-    seed = f"honest/{n}"
-    remote = [Recording(GreedyBot() if seat == 0 else RandomBot()) for seat in range(n)]
+def assert_same_views(n: int, seed: str, make: Callable[[int], Bot]) -> None:
+    """A loopback network game and its local replay (bots ``make(seat)``) show every seat
+    the same bytes at every decision."""
+    remote = [Recording(make(seat)) for seat in range(n)]
     game = network_game(n, remote, seed)
-    local = [Recording(GreedyBot() if seat == 0 else RandomBot()) for seat in range(n)]
+    local = [Recording(make(seat)) for seat in range(n)]
     replayed_locally(game, local, seed)
     for seat in range(n):
         assert len(local[seat].views) == len(remote[seat].views) > 10
         for number, (mine, theirs) in enumerate(zip(local[seat].views, remote[seat].views,
                                                     strict=True)):
             assert mine == theirs, f"seat {seat}, decision {number}: the views differ"
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_a_bot_sees_byte_identical_views_in_a_local_match_and_in_a_network_game(n: int) -> None:
+    """The same deal, chance and relabel orders and the same deterministic bots: every view
+    each seat is shown (its hand, what it knows, its options) is the same bytes, decision for
+    decision, whether the engine plays alone or peers play over the (loopback) network."""
+    assert_same_views(n, f"honest/{n}",
+                      lambda seat: GreedyBot() if seat == 0 else RandomBot())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("deal", range(5))
+def test_views_are_byte_identical_over_many_deals_with_searching_bots(n: int, deal: int) -> None:
+    """The same, over more deals, with greedy in every seat (it redacts and determinizes the
+    state it is given, so its moves depend on what each mode lets it know)."""
+    assert_same_views(n, f"honest/{n}/{deal}", lambda seat: GreedyBot())
 
 
 def opponents_hidden_cards_shown(seed: str, n: int) -> tuple[int, int]:

@@ -79,8 +79,8 @@ def test_a_comma_after_a_cmd_spec_is_explained(tmp_path: Path) -> None:
     """``cmd:./gobot,greedy`` is one command line, './gobot,greedy', which cannot start."""
     result = CliRunner().invoke(app, ["tournament", "--bots",
                                       f"cmd:{tmp_path / 'gobot'},greedy", "--games", "2"])
-    # one bot (the cmd: took the rest): refused before anything is started
-    assert result.exit_code == 2
+    # one bot (the cmd: took the rest): refused before anything is started, saying why
+    assert result.exit_code == 2 and "commas included" in result.output
     result = CliRunner().invoke(app, ["tournament", "--bots",
                                       f"random,cmd:{tmp_path / 'gobot'},greedy", "--games", "2"])
     assert result.exit_code == 1, result.output
