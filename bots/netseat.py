@@ -75,8 +75,11 @@ def bot_chooser(bot: Bot, out: TextIO = sys.stderr, faults: list[Fault] | None =
             finally:
                 done.set()
 
-        with trio.move_on_after(limit):
-            return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        if limit > 0:  # (none left: the table's clock ran out while it finished the last)
+            with trio.move_on_after(limit):
+                return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        else:
+            done.set()
         choice = legal[fallback.randbelow(len(legal))]
         if table_left is not None and table_left < own:
             busy = done

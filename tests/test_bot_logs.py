@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -144,13 +145,23 @@ def test_a_bot_that_writes_garbage_is_faulted_at_once_not_after_its_budget(scrip
 
 
 class Sleeper(Bot):
-    """Takes longer than the table's clock allows, well within its own budget."""
+    """Takes longer than the table's clock allows, well within its own budget; counts the
+    calls that run at once."""
 
     name = "sleeper"
     time_budget = 30.0
 
+    def __init__(self) -> None:
+        self.active = self.most = 0
+        self.lock = threading.Lock()
+
     def choose(self, turn: Turn) -> Action:
+        with self.lock:
+            self.active += 1
+            self.most = max(self.most, self.active)
         time.sleep(2.0)
+        with self.lock:
+            self.active -= 1
         return turn.legal[0]
 
 
@@ -178,6 +189,29 @@ def test_a_bot_late_on_the_table_clock_is_named_and_counted_as_a_timeout(capsys)
     assert [f.kind for f in faults] == ["timeout"]
     assert "table's decision clock" in faults[0].message and faults[0].bot == "sleeper"
     assert "bot sleeper (seat" in capsys.readouterr().err
+
+
+def test_after_a_cut_the_next_decision_waits_for_the_bot_to_finish_the_last() -> None:
+    stream = RandomStream("late-twice")
+    config = random_config(2, stream)
+    deck = list(config.card_ids())
+    stream.shuffle(deck)
+    state = new_game(config, deck)
+    seat = to_move(state)[0]
+    legal = tuple(legal_actions(state, seat))
+    bot, faults = Sleeper(), []
+
+    async def scenario() -> None:
+        choose = bot_chooser(bot, sys.stderr, faults)
+        for _ in range(2):
+            deadline = trio.current_time() + TABLE_MARGIN + 0.3
+            await choose(SeatView.of("g", 0, seat, config, state, (0, 1), 1, legal,
+                                     deadline))
+        await trio.sleep(2.5)  # let the second call finish too
+
+    trio.run(scenario)
+    assert bot.most == 1  # never asked twice at once
+    assert [f.kind for f in faults] == ["timeout", "timeout"]
 
 
 def test_a_global_option_after_the_command_gets_a_hint(capsys) -> None:
