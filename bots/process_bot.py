@@ -242,9 +242,12 @@ class ProcessBot(Bot):
         """The next message object; skipped lines are noted as faults (counted per wait, see
         ``_waiting``). BotError on timeout, BotGone on death or flooding."""
         joined: list[_Line] = []  # the lines of a message that may be pretty-printed
-        garbage = 0  # lines that are no message at all: the answer gets a short grace after
+        # Lines that are no message at all: an answer to a decision gets a short grace after
+        # them, not the rest of its budget (the handshake keeps its time: a program may print
+        # a banner while it starts).
+        garbage = 0
         while True:
-            if garbage:
+            if garbage and decision is not None:
                 deadline = min(deadline, self._garbage_since + GARBAGE_GRACE)
             item = self._lines(deadline)
             if item is None:
@@ -252,7 +255,7 @@ class ProcessBot(Bot):
                     self._note_unparsed(joined, decision)
                 what = ("no answer to decision " + str(decision) if decision is not None
                         else f"no {waiting_for}")
-                if garbage:
+                if garbage and decision is not None:
                     raise BotError(f"{what}: it wrote {max(garbage, 1)} line(s) that are not "
                                    f"protocol messages instead, and nothing valid within "
                                    f"{GARBAGE_GRACE:g} s of them", "garbage", decision)

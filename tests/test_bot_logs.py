@@ -232,3 +232,28 @@ def test_trace_files_are_named_alike_by_every_command(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         names = sorted(p.name for p in traces.iterdir())
         assert all(name.split("-seat")[0].isdigit() for name in names), names
+
+
+BANNER = textwrap.dedent("""
+    import json, sys, time
+    print("MyBot v1 starting up", flush=True)  # not protocol: skipped and reported
+    time.sleep(1.0)
+    for line in sys.stdin:
+        m = json.loads(line)
+        if m["type"] == "hello":
+            print(json.dumps({"type": "ready", "name": "banner"}), flush=True)
+        elif m["type"] == "decide":
+            print(json.dumps({"type": "action", "id": m["id"], "action": m["legal"][0]}),
+                  flush=True)
+""")
+
+
+def test_a_banner_while_starting_does_not_cut_the_handshake_short(tmp_path: Path) -> None:
+    path = tmp_path / "banner.py"
+    path.write_text(BANNER)
+    bot = make_bot(f"cmd:{sys.executable} {path}")
+    try:
+        faults = play_match([bot, make_bot("random")], "banner", game="banner").faults
+    finally:
+        bot.close()
+    assert [f.kind for f in faults] == ["not-json"]  # reported, and the game played normally
