@@ -32,7 +32,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "bots" / "examples"
 EXAMPLE = f"cmd:{sys.executable} {EXAMPLES / 'example_bot.py'}"
 
 # MODE "talk": logs after every end; "stderr": 5,000 stderr lines per decision; "garbage":
-# answers every decision with a line of garbage and nothing else.
+# answers every decision with a line of garbage and nothing else; "illegal": answers "pass".
 BOT = textwrap.dedent("""
     import json, sys
     MODE = sys.argv[1]
@@ -45,6 +45,10 @@ BOT = textwrap.dedent("""
         elif m["type"] == "decide":
             if MODE == "garbage":
                 print("my move is the first one", flush=True)
+                continue
+            if MODE == "illegal":
+                print(json.dumps({"type": "action", "id": m["id"], "action": "pass"}),
+                      flush=True)
                 continue
             if MODE == "stderr":
                 sys.stderr.write("thinking very hard\\n" * 5000); sys.stderr.flush()
@@ -88,7 +92,7 @@ def test_a_log_line_after_end_is_filed_under_that_game_even_the_last(script) -> 
 def test_faults_are_kept_in_the_bot_log(tmp_path: Path, script) -> None:
     log_file = tmp_path / "bots.log"
     bot_output.configure(echo=False, log_file=log_file)
-    bot = make_bot(f"cmd:{sys.executable} {script} garbage")
+    bot = make_bot(f"cmd:{sys.executable} {script} illegal")
     try:
         faults = play_match([bot, make_bot("random")], "kept", game="kept").faults
     finally:
@@ -159,7 +163,7 @@ class Sleeper(Bot):
         with self.lock:
             self.active += 1
             self.most = max(self.most, self.active)
-        time.sleep(2.0)
+        time.sleep(1.0)
         with self.lock:
             self.active -= 1
         return turn.legal[0]
@@ -207,7 +211,7 @@ def test_after_a_cut_the_next_decision_waits_for_the_bot_to_finish_the_last() ->
             deadline = trio.current_time() + TABLE_MARGIN + 0.3
             await choose(SeatView.of("g", 0, seat, config, state, (0, 1), 1, legal,
                                      deadline))
-        await trio.sleep(2.5)  # let the second call finish too
+        await trio.sleep(1.2)  # had a second call been made, it would show now
 
     trio.run(scenario)
     assert bot.most == 1  # never asked twice at once
