@@ -11,6 +11,7 @@ import pytest
 
 from bots.base import Bot, GameInfo, Turn
 from bots.greedy import GreedyBot
+from bots.ismcts import IsmctsBot
 from bots.match import play_match
 from bots.random_bot import RandomBot
 from engine import Action, GameState, Shuffle, new_game
@@ -172,3 +173,10 @@ def test_an_opponents_face_down_card_is_never_named_in_a_local_match(n: int) -> 
         sightings, shown = sightings + seen, shown + named
     assert sightings > 20
     assert shown == 0, f"{shown} of {sightings} opponents' face-down cards were named"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_views_are_byte_identical_with_ismcts_in_every_seat(n: int) -> None:
+    """ISMCTS determinizes and searches on what it is shown (iterations fixed: reproducible)."""
+    assert_same_views(n, f"ismcts-diff/{n}", lambda seat: IsmctsBot(iterations=15))
