@@ -1,7 +1,8 @@
 """Where a process bot's own words go: its ``log`` messages and its stderr lines.
 
-By default they are printed to stderr, each line prefixed with the bot and its seat
-(``[bot example seat 1] ...``); ``--bot-log FILE`` appends them to a file as well, and the
+By default they are printed to stderr, each line prefixed with the bot, its seat and the game
+(``[bot example seat 1 game 7] ...``); ``--bot-log FILE`` appends them, and every bot fault
+(``[fault] ...``), to a file as well, and the
 terminal UI passes a ``listener`` instead of printing (the screen is the UI's). ``record_dir``
 (``--record-bot DIR``) makes every process bot write its protocol traffic there, one file per
 game and seat (see ``bots.trace``).
@@ -83,8 +84,11 @@ class BotLines:
         self.listener = listener
         self.echo = echo  # None: the process-wide setting
 
-    def emit(self, bot: str, seat: int | None, source: str, text: str) -> None:
+    def emit(self, bot: str, seat: int | None, source: str, text: str,
+             game: str = "") -> None:
         where = f" seat {seat}" if seat is not None else ""
+        if game:
+            where += f" game {sanitize(game, 60)}"
         line = f"[bot {sanitize(bot, 60)}{where}{source}] {sanitize(text)}"
         if self.listener is not None:
             self.listener(line)
@@ -94,3 +98,11 @@ class BotLines:
                 print(line, file=sys.stderr, flush=True)
             if _file is not None:
                 _file.write(line + "\n")
+
+
+def fault(text: str) -> None:
+    """Keep a bot fault in the ``--bot-log`` file too (it is logged to stderr already), so the
+    file holds a bot's words and its faults in the order they happened."""
+    with _lock:
+        if _file is not None:
+            _file.write(f"[fault] {sanitize(text, 2 * MAX_SHOWN)}\n")

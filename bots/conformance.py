@@ -17,15 +17,17 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import HINTS, Fault
 from bots.guard import GuardedSeat
+from bots.match import stream_orders
 from bots.process_bot import ProcessBot
 from engine import (
-    CHANCE,
     Action,
     GameState,
+    Pick,
     apply_in_place,
     is_over,
     legal_actions,
@@ -34,11 +36,13 @@ from engine import (
     random_config,
     to_move,
 )
+from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
+from engine.relabel import RelabelSchedule
 
 # Seeds ``check/{players}/{n}`` whose random games together reach every decision kind.
-CHECK_SEEDS: dict[int, tuple[int, ...]] = {2: (4, 6, 10, 21, 23, 44), 3: (0, 1, 4, 8, 111),
-                                           4: (2, 11, 14, 281)}
+CHECK_SEEDS: dict[int, tuple[int, ...]] = {2: (0, 1, 3, 4, 52, 122), 3: (3, 4, 31, 322),
+                                           4: (4, 17, 161)}
 
 # Every (phase, kind) a bot can be asked: the action verb outside a pending decision, else
 # the decision's kind (protocol.md lists the options of each).
@@ -88,7 +92,8 @@ class Scripted:
 
 
 def decisions_of_game(players: int, seed: str) -> Iterator[tuple[GameState, int, list[Action]]]:
-    """The decisions of a game played with random choices (chance from the seed)."""
+    """The decisions of a game played with random choices (chance from the seed), hands
+    relabelled on the engine's schedule as in every other game (``bots.match.play_match``)."""
     stream = RandomStream(seed)
     table = stream.fork("table")
     config = random_config(players, table)
@@ -96,15 +101,26 @@ def decisions_of_game(players: int, seed: str) -> Iterator[tuple[GameState, int,
     table.shuffle(deck)
     state = new_game(config, deck, keep_log=True)
     chance, pick = stream.fork("chance"), stream.fork("pick")
+    relabels = RelabelSchedule(stream_orders(stream.fork("relabel"), players))
     while not is_over(state):
-        movers = to_move(state)
-        if movers == [CHANCE]:
-            action = random_chance(state, chance)
-        else:
-            legal = legal_actions(state, movers[0])
-            yield state, movers[0], legal
-            action = legal[pick.randbelow(len(legal))]
-        apply_in_place(state, action)
+        if state.chance is not None:
+            apply_in_place(state, random_chance(state, chance))
+            continue
+        relabels.at_dispatch(state)
+        pickers = waiting_pickers(state)
+        if pickers:  # everyone picks on the same state, as at a table
+            picks = []
+            for seat in pickers:
+                legal = legal_actions(state, seat)
+                yield state, seat, legal
+                picks.append(cast(Pick, legal[pick.randbelow(len(legal))]))
+            for action in relabels.with_picks(state, picks):
+                apply_in_place(state, action)
+            continue
+        seat = to_move(state)[0]
+        legal = legal_actions(state, seat)
+        yield state, seat, legal
+        apply_in_place(state, legal[pick.randbelow(len(legal))])
 
 
 def scripted_decisions(players: tuple[int, ...] = (2, 3, 4)) -> list[Scripted]:
@@ -214,7 +230,7 @@ def _put_script(bot: Bot, script: list[Scripted], report: CheckReport,
             progress(f"{first.players} players, seed {first.seed}, seat {first.seat}")
         guard = GuardedSeat(bot, first.seat)
         info = GameInfo(first.seat, first.state.config, number.to_bytes(8, "big"),
-                        game=f"{first.seed}#seat{first.seat}")
+                        game=first.seed.replace("/", "-"))  # a trace: check-2-0-seat1
         started = time.perf_counter()
         guard.start(info, report.faults)
         if guard.gone:

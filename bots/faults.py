@@ -31,6 +31,10 @@ HINTS: dict[str, str] = {
     "raised": "the bot raised an exception: see its message",
     "slow": "return within the time budget",
     "quit": "exit promptly (within 1 s) and with status 0 after 'quit' or end of input",
+    "garbage": "answer each 'decide' with an 'action' message: a program that writes other "
+               "text to stdout is not waited for",
+    "stderr": "write a few diagnostic lines per decision to stderr, not a stream (the rest "
+              "is not shown)",
 }
 
 

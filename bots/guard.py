@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import cast
 
+from bots import bot_output
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import BotError, BotGone, Fault
 from engine import Action
@@ -44,9 +45,11 @@ class GuardedSeat:
         # decision is a call per move for nothing, so only a bot that overrides it is asked.
         self.notices = getattr(type(bot), "take_faults", None) is not Bot.take_faults
 
-    def _report(self, fault: Fault, faults: list[Fault], replacement: str = "") -> None:
+    def report(self, fault: Fault, faults: list[Fault], replacement: str = "") -> None:
+        """Report ``fault`` of this seat's bot: logged, kept in ``--bot-log``, counted."""
         fault = fault.at(bot=self.bot.name, seat=self.seat, game=self.game)
         log.error("%s%s", fault, replacement)
+        bot_output.fault(f"{fault}{replacement}")
         faults.append(fault)
 
     def _collect(self, faults: list[Fault]) -> None:
@@ -57,7 +60,7 @@ class GuardedSeat:
         except Exception:  # a broken hook of a plugin bot must not stop the game
             return
         for fault in noticed:
-            self._report(fault, faults)
+            self.report(fault, faults)
 
     def start(self, info: GameInfo, faults: list[Fault]) -> None:
         """Start the bot; one that fails to (e.g. a process bot that fails its handshake) is
@@ -70,7 +73,7 @@ class GuardedSeat:
             self._collect(faults)
             kind = exc.kind if isinstance(exc, BotError) and exc.kind in ("gone", "flood") \
                 else "start"
-            self._report(Fault(kind, f"failed to start: {exc}; it plays random legal actions"),
+            self.report(Fault(kind, f"failed to start: {exc}; it plays random legal actions"),
                          faults)
         else:
             self._collect(faults)
@@ -113,7 +116,7 @@ class GuardedSeat:
         if fault is None and listed is not None:
             return listed
         choice = legal[fallback.randbelow(len(legal))]
-        self._report(fault, faults, f"; playing {choice.text()} for it instead")
+        self.report(fault, faults, f"; playing {choice.text()} for it instead")
         return choice
 
 

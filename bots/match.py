@@ -11,14 +11,16 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import Fault
 from bots.guard import GuardedSeat
 from engine import (
-    CHANCE,
+    Action,
     GameConfig,
     GameState,
+    Pick,
     apply_in_place,
     apply_trusted,
     final_scores,
@@ -30,7 +32,9 @@ from engine import (
     ranking,
     to_move,
 )
+from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
+from engine.relabel import OrderOf, RelabelSchedule
 
 log = logging.getLogger("solstice.match")
 
@@ -54,20 +58,39 @@ class MatchResult:
         return self.ranking[0]
 
 
+ChanceOf = Callable[[GameState], Action]
+"""Where a game's chance comes from: the chance action for a state that awaits one."""
+
+
 def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
                config: GameConfig | None = None, keep_log: bool = True,
                on_state: Callable[[GameState], None] | None = None,
-               game: str = "") -> MatchResult:
+               game: str = "", deck: Sequence[int] | None = None,
+               chance: ChanceOf | None = None, relabel_order: OrderOf | None = None
+               ) -> MatchResult:
     """Play a complete game; seat i is played by ``bots[i]``. ``game`` names the game in
-    faults and bot traces (default: the seed)."""
+    faults and bot traces (default: the seed).
+
+    Hands are relabelled on the engine's schedule (``engine.relabel.RelabelSchedule``), as in a
+    network game, so each bot sees what it would see at a networked table; a pick round's
+    picks are all chosen on the same state, as a network's pick commitments are. The deck
+    order, the chance actions and the relabel orders come from streams of ``seed`` unless
+    given (``deck``, ``chance``, ``relabel_order``: a test replays a network game's)."""
     stream = RandomStream(seed)
     table = stream.fork("table")
     if config is None:
         config = random_config(len(bots), table)
-    deck = list(config.card_ids())
-    table.shuffle(deck)
-    state = new_game(config, deck, keep_log=keep_log)
-    chance = stream.fork("chance")
+    if deck is None:
+        shuffled = list(config.card_ids())
+        table.shuffle(shuffled)
+        deck = shuffled
+    state = new_game(config, list(deck), keep_log=keep_log)
+    if chance is None:
+        chance_stream = stream.fork("chance")
+
+        def chance(s: GameState) -> Action:
+            return random_chance(s, chance_stream)
+    relabels = RelabelSchedule(relabel_order or stream_orders(stream.fork("relabel"), len(bots)))
     fallback = stream.fork("fallback")
     faults: list[Fault] = []
     game = game or str(seed)
@@ -79,19 +102,38 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     decisions = [0] * len(bots)
     think = [0.0] * len(bots)
     clock = time.perf_counter
+
+    def ask(seat: int) -> Action:
+        legal = legal_actions(state, seat)
+        started = clock()
+        action = seats[seat].ask(Turn(state, seat, legal), fallback, faults)
+        think[seat] += clock() - started
+        decisions[seat] += 1
+        return action
+
     while not is_over(state):
-        seat = to_move(state)[0]  # the first seat to move, or CHANCE
-        if seat == CHANCE:
-            apply_in_place(state, random_chance(state, chance))
-        else:
-            legal = legal_actions(state, seat)
-            started = clock()
-            action = seats[seat].ask(Turn(state, seat, legal), fallback, faults)
-            think[seat] += clock() - started
-            decisions[seat] += 1
-            # The guard answers one of the very actions listed as legal, so it is not checked
-            # again: the same state as apply_in_place (tests/test_engine_trusted.py).
-            apply_trusted(state, action)
+        if state.chance is not None:
+            apply_in_place(state, chance(state))
+            actions += 1
+            if on_state is not None:
+                on_state(state)
+            continue
+        relabels.at_dispatch(state)
+        pickers = waiting_pickers(state)
+        if pickers:
+            # Everyone picks at once: each picker chooses on the same state, then the picks
+            # are taken (moved to fresh slots where a hand is relabelled with its pick).
+            picks = [ask(seat) for seat in pickers]
+            for pick in relabels.with_picks(state, cast(list[Pick], picks)):
+                apply_in_place(state, pick)
+                actions += 1
+                if on_state is not None:
+                    on_state(state)
+            continue
+        seat = to_move(state)[0]
+        # The guard answers one of the very actions listed as legal, so it is not checked
+        # again: the same state as apply_in_place (tests/test_engine_trusted.py).
+        apply_trusted(state, ask(seat))
         actions += 1
         if on_state is not None:
             on_state(state)
@@ -104,3 +146,16 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         except Exception as exc:  # a bot's hook failing must not lose the result
             log.warning("bot %s (seat %d) failed in end(): %s", bot.name, seat, exc)
     return result
+
+
+def stream_orders(stream: RandomStream, seats: int) -> OrderOf:
+    """Relabel orders drawn from ``stream``: one stream per seat, as each network peer draws
+    its own re-mask orders from a secret of its own."""
+    per_seat = [stream.fork(f"seat{seat}") for seat in range(seats)]
+
+    def order_of(seat: int, size: int) -> list[int]:
+        order = list(range(size))
+        per_seat[seat].shuffle(order)
+        return order
+
+    return order_of

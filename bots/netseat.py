@@ -1,17 +1,21 @@
 """A bot in a network seat: the ``Chooser`` that asks a bot for this peer's moves.
 
 The bot runs in a worker thread so the network stays responsive, behind the same guard as
-local matches.
+local matches. Its budget is the smaller of its own time budget and what is left of the
+table's decision clock: a bot that would miss the table's clock is given up on for that
+decision just before it runs out, named, and counted as a fault like any other timeout.
 """
 
 from __future__ import annotations
 
 import secrets
 import sys
+import threading
 from typing import TextIO
 
 import trio
 
+from bots import bot_output
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import Fault
 from bots.guard import GuardedSeat
@@ -21,34 +25,77 @@ from p2p.net.runner import Chooser
 from p2p.session.seatview import SeatView
 
 HARD_LIMIT = 60.0  # seconds a bot without a budget may think before it is given up on
+TABLE_MARGIN = 0.5  # seconds before the table's clock runs out that our answer is sent
 
 
-def bot_chooser(bot: Bot, out: TextIO = sys.stderr) -> Chooser:
+def bot_chooser(bot: Bot, out: TextIO = sys.stderr, faults: list[Fault] | None = None
+                ) -> Chooser:
     """Ask ``bot`` in a worker thread, so the network stays responsive, through the same guard
     as local matches: a bot that raises, answers an illegal action or runs over its budget is
     reported (logged) and a random legal action is played for it. A bot that does not answer
-    at all by its deadline (twice its budget plus a second, or ``HARD_LIMIT``) is abandoned:
-    the peer stays in the game and plays random legal actions from then on."""
+    by the table's decision clock (less ``TABLE_MARGIN``) is reported as late and a random
+    legal action is played for it; its next decision waits for it to finish this one. A bot
+    that does not answer at all by its own deadline (twice its budget plus a second, or
+    ``HARD_LIMIT``) is abandoned: the peer stays in the game and plays random legal actions
+    from then on. ``faults``: where the faults are kept (default: a list of its own)."""
     guard: GuardedSeat | None = None
     fallback = RandomStream(secrets.token_bytes(16))
-    faults: list[Fault] = []
+    kept: list[Fault] = faults if faults is not None else []
+    busy: threading.Event | None = None  # set when the bot's last (cut off) call returns
 
     async def choose(view: SeatView) -> Action:
-        nonlocal guard
+        nonlocal guard, busy
         legal = list(view.legal)
         if guard is None:
             guard = GuardedSeat(bot, view.seat)
             guard.start(GameInfo(view.seat, view.config, secrets.token_bytes(16),
-                                 game=view.game_id), faults)
-        turn = Turn(view.state, view.seat, legal)  # the view's own copy, redacted for the seat
+                                 game=view.game_id), kept)
         budget = bot.time_budget
-        deadline = 2 * budget + 1 if budget is not None else HARD_LIMIT
-        with trio.move_on_after(deadline):
-            return await trio.to_thread.run_sync(guard.ask, turn, fallback, faults,
-                                                 abandon_on_cancel=True)
+        own = 2 * budget + 1 if budget is not None else HARD_LIMIT
+        if busy is not None and not busy.is_set() and not guard.gone:
+            # still thinking about a decision the table's clock took from it: never ask a
+            # bot twice at once
+            finished = await trio.to_thread.run_sync(busy.wait, own, abandon_on_cancel=True)
+            if not finished:
+                guard.gone = True
+                print(f"bot {bot.name} did not finish a decision within {own:g} s; it plays "
+                      "random legal actions from now on", file=out)
+        if guard.gone:
+            return legal[fallback.randbelow(len(legal))]
+        turn = Turn(view.state, view.seat, legal)  # the view's own copy, redacted for the seat
+        table_left = (view.deadline - trio.current_time() - TABLE_MARGIN
+                      if view.deadline is not None else None)
+        limit = own if table_left is None else max(0.0, min(own, table_left))
+        done = threading.Event()
+        seat = guard
+
+        def ask() -> Action:
+            try:
+                return seat.ask(turn, fallback, kept)
+            finally:
+                done.set()
+
+        if limit > 0:  # (none left: the table's clock ran out while it finished the last)
+            with trio.move_on_after(limit):
+                return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        else:
+            done.set()
+        choice = legal[fallback.randbelow(len(legal))]
+        if table_left is not None and table_left < own:
+            busy = done
+            fault = Fault("timeout", f"did not answer within the table's decision clock "
+                          f"({limit:.1f} s were left of it, its own budget is "
+                          f"{budget if budget is not None else HARD_LIMIT:g} s)",
+                          decision=guard.asked)
+            guard.report(fault, kept, f"; playing {choice.text()} for it instead")
+            print(f"bot {bot.name} (seat {view.seat}) did not answer within the table's "
+                  f"decision clock; {choice.text()} is played for it", file=out)
+            return choice
         guard.gone = True  # its thread may still be running: never ask it again
-        print(f"bot {bot.name} did not answer within {deadline:g} s; it plays random legal "
-              "actions from now on", file=out)
-        return legal[fallback.randbelow(len(legal))]
+        text = (f"bot {bot.name} did not answer within {own:g} s; it plays random legal "
+                "actions from now on")
+        bot_output.fault(text)
+        print(text, file=out)
+        return choice
 
     return choose

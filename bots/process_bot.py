@@ -55,6 +55,12 @@ MAX_PENDING_BYTES = 16 << 20
 MAX_SKIPPED = 1_000          # useless lines during one wait before the bot counts as flooding
 MAX_JOINED_LINES = 500       # lines of one pretty-printed message that are put back together
 MAX_REPORTED = 5             # skipped lines reported one by one per wait (then counted)
+GARBAGE_GRACE = 0.5          # seconds an answer is still waited for after a line of garbage
+MAX_STDERR_LINES = 200       # stderr lines shown per decision (the rest is counted, a fault)
+MAX_STDERR_BYTES = 64 << 10  # ... and bytes
+STDERR_TAIL = 200            # characters kept of each of the last stderr lines
+END_QUIET = 0.05             # after an end: silence that shows a bot has said its last words
+END_SETTLE = 0.25            # ... waited for at most (then its lines go under the next game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +97,15 @@ class ProcessBot(Bot):
         self._dead: str | None = None
         self._dead_kind = "gone"
         self._faults: list[Fault] = []
+        self._garbage_since = 0.0
         self._skipped = self._noted = 0  # lines skipped / reported in the current wait
         self._unreported: dict[str, int] = {}
         self._timed_out: set[int] = set()
         self._seat: int | None = None
-        self._game = ""
+        self._game = ""  # the game the bot's lines are filed under (until the next hello)
+        # stderr shown since the last decision began, and what was not shown
+        self._stderr_lines = self._stderr_bytes = 0
+        self._stderr_dropped = self._stderr_dropped_bytes = 0
         self._ended_game: str | None = None
         self._trace: TraceWriter | None = None
         self._finalizer: weakref.finalize | None = None
@@ -125,9 +135,29 @@ class ProcessBot(Bot):
     def _read_stderr(self, stream: Any) -> None:
         with contextlib.suppress(OSError, ValueError):
             while chunk := stream.readline(MAX_LINE):
-                line = chunk.decode("utf-8", "replace").rstrip("\r\n")
-                self._stderr.append(bot_output.sanitize(line, 200))
-                self.output.emit(self.name, self._seat, " stderr", line)
+                line = chunk[:4 * STDERR_TAIL].decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr.append(line[:STDERR_TAIL])  # sanitised when quoted
+                # Shown up to a cap per decision: a bot that streams diagnostics must not
+                # slow the game down or fill the log (the excess is counted and reported).
+                self._stderr_lines += 1
+                self._stderr_bytes += len(chunk)
+                if self._stderr_lines > MAX_STDERR_LINES or \
+                        self._stderr_bytes > MAX_STDERR_BYTES:
+                    self._stderr_dropped += 1
+                    self._stderr_dropped_bytes += len(chunk)
+                    continue
+                self.output.emit(self.name, self._seat, " stderr", line, self._game)
+
+    def _stderr_window(self, decision: int | None) -> None:
+        """A new decision's stderr allowance; a fault for what the last one did not show."""
+        dropped, size = self._stderr_dropped, self._stderr_dropped_bytes
+        self._stderr_lines = self._stderr_bytes = 0
+        self._stderr_dropped = self._stderr_dropped_bytes = 0
+        if dropped:
+            self._faults.append(Fault(
+                "stderr", f"wrote {dropped} more stderr line(s) ({size} bytes) than the "
+                f"{MAX_STDERR_LINES} lines or {MAX_STDERR_BYTES >> 10} KiB shown per decision; "
+                "they were not shown", decision=decision))
 
     def _died(self, what: str, kind: str = "gone", decision: int | None = None) -> BotGone:
         proc = self._proc
@@ -139,7 +169,7 @@ class ProcessBot(Bot):
                 code = None
         time.sleep(0.05)  # let the stderr thread catch the program's last words
         detail = f"exit code {code}" if code is not None else "still running"
-        tail = " | ".join(self._stderr)
+        tail = " | ".join(bot_output.sanitize(line, STDERR_TAIL) for line in self._stderr)
         self._dead = f"{what} ({detail})" + (f"; its stderr ends: {tail}" if tail else "")
         self._dead_kind = kind
         return BotGone(self._dead, kind, decision)
@@ -190,6 +220,7 @@ class ProcessBot(Bot):
         try:
             yield
         finally:
+            self._stderr_window(decision)
             for kind, count in self._unreported.items():
                 self._faults.append(Fault(kind, f"wrote {count} more lines of this kind, "
                                           "skipped (not reported one by one)",
@@ -212,13 +243,23 @@ class ProcessBot(Bot):
         """The next message object; skipped lines are noted as faults (counted per wait, see
         ``_waiting``). BotError on timeout, BotGone on death or flooding."""
         joined: list[_Line] = []  # the lines of a message that may be pretty-printed
+        # Lines that are no message at all: an answer to a decision gets a short grace after
+        # them, not the rest of its budget (the handshake keeps its time: a program may print
+        # a banner while it starts).
+        garbage = 0
         while True:
+            if garbage and decision is not None:
+                deadline = min(deadline, self._garbage_since + GARBAGE_GRACE)
             item = self._lines(deadline)
             if item is None:
                 if joined:
                     self._note_unparsed(joined, decision)
                 what = ("no answer to decision " + str(decision) if decision is not None
                         else f"no {waiting_for}")
+                if garbage and decision is not None:
+                    raise BotError(f"{what}: it wrote {max(garbage, 1)} line(s) that are not "
+                                   f"protocol messages instead, and nothing valid within "
+                                   f"{GARBAGE_GRACE:g} s of them", "garbage", decision)
                 raise BotError(f"{what} within {self._budget_text(waiting_for)}", "timeout",
                                decision)
             if item is _EOF:
@@ -240,6 +281,7 @@ class ProcessBot(Bot):
             if item.text is None:
                 self._note("long-line", f"wrote line {item.number} of {item.size} bytes, over "
                            f"the {MAX_LINE >> 20} MiB limit; skipped", decision)
+                garbage = self._saw_garbage(garbage)
                 continue
             if not item.text.strip():
                 continue
@@ -251,6 +293,7 @@ class ProcessBot(Bot):
                     if len(joined) >= MAX_JOINED_LINES:
                         self._note_unparsed(joined, decision)
                         joined = []
+                        garbage = self._saw_garbage(garbage)
                     continue
                 first, last = joined[0].number, joined[-1].number
                 if first != last:
@@ -261,20 +304,30 @@ class ProcessBot(Bot):
             elif joined:
                 self._note_unparsed(joined, decision)
                 joined = []
+                garbage = self._saw_garbage(garbage)
             if message is None:
                 self._note("not-json", f"wrote line {item.number}, which is not JSON: "
                            f"{_show(item.text)}; skipped", decision)
+                garbage = self._saw_garbage(garbage)
                 continue
             if not isinstance(message, dict):
                 self._note("not-object", f"wrote line {item.number}, which is not a JSON "
                            f"object: {_show(item.text)}; skipped", decision)
+                garbage = self._saw_garbage(garbage)
                 continue
             if message.get("type") == "log":
-                self.output.emit(self.name, self._seat, "", str(message.get("message", "")))
+                self.output.emit(self.name, self._seat, "", str(message.get("message", "")),
+                                 self._game)
                 self._skipped -= 1  # a bot may log freely, within the pending-lines limit
                 continue
             message["_line"] = item.number
             return message
+
+    def _saw_garbage(self, count: int) -> int:
+        """One more line of garbage in this wait; the first starts the grace period."""
+        if not count:
+            self._garbage_since = time.monotonic()
+        return count + 1
 
     def _note_unparsed(self, lines: list[_Line], decision: int | None) -> None:
         first, last = lines[0].number, lines[-1].number
@@ -287,13 +340,45 @@ class ProcessBot(Bot):
         budget = self.handshake_timeout if waiting_for == "ready" else self.time_budget
         return f"{budget:g} s"
 
-    def _drain_stray(self) -> None:
+    def _drain_stray(self, settle: bool = False) -> None:
         """Lines that arrived since the last game's ``end`` (or the last answer): reported as
-        stray, never taken for a later answer."""
-        if self._inbox is None:
+        stray, never taken for a later answer. ``settle``: first give a bot that was just
+        told the game ended a moment (until ``END_QUIET`` of silence, at most ``END_SETTLE``)
+        to write what it writes then, so its words are filed under that game."""
+        inbox = self._inbox
+        if inbox is None:
             return
         with self._waiting(None):
+            if settle:
+                limit = time.monotonic() + END_SETTLE
+                while (left := limit - time.monotonic()) > 0:
+                    try:
+                        item = inbox.get(timeout=min(END_QUIET, left))
+                    except queue.Empty:
+                        break  # quiet: the bot is waiting for the next game
+                    inbox.put_back(item)
+                    self._drain_lines()
+                    if not isinstance(item, _Line):
+                        break
             self._drain_lines()
+
+    def _drain_to_end(self) -> None:
+        """After the program exited (or was killed): its last lines, up to end of output
+        (briefly: the reader thread may still be reading them)."""
+        inbox = self._inbox
+        if inbox is None:
+            return
+        deadline = time.monotonic() + 0.2
+        with self._waiting(None):
+            while True:
+                self._drain_lines()
+                try:
+                    item = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    return
+                if not isinstance(item, _Line):
+                    return  # end of output (or a flood marker): nothing more will come
+                inbox.put_back(item)
 
     def _drain_lines(self) -> None:
         assert self._inbox is not None
@@ -309,7 +394,8 @@ class ProcessBot(Bot):
                 self._trace.received(item.number, item.text)
             message = _parse(item.text or "")
             if isinstance(message, dict) and message.get("type") == "log":
-                self.output.emit(self.name, self._seat, "", str(message.get("message", "")))
+                self.output.emit(self.name, self._seat, "", str(message.get("message", "")),
+                                 self._game)
                 continue
             if item.text is not None and not item.text.strip():
                 continue
@@ -322,12 +408,15 @@ class ProcessBot(Bot):
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
-        self._seat, self._game = info.seat, info.game
         if self._dead is not None:
+            self._seat, self._game = info.seat, info.game
             raise BotGone(self._dead, self._dead_kind)
         if self._proc is None:
             self._spawn()
-        self._drain_stray()
+        # The lines written since the last game's end belong to it (log lines are filed
+        # under that game): read them before this game's hello.
+        self._drain_stray(settle=self._ended_game is not None)
+        self._seat, self._game = info.seat, info.game
         directory = bot_output.record_dir()
         if directory is not None:
             self._trace = TraceWriter(trace_path(directory, info.game or "game", info.seat))
@@ -371,7 +460,7 @@ class ProcessBot(Bot):
         try:
             answer = self._ask(view, legal, ident)
         except BotError as exc:
-            if exc.kind == "timeout":
+            if exc.kind in ("timeout", "garbage"):
                 self._timed_out.add(ident)
             if self._trace is not None:
                 self._trace.outcome(ident, None, str(exc))
@@ -462,6 +551,7 @@ class ProcessBot(Bot):
         proc = self._proc
         if proc is None:
             return None
+        self._drain_stray(settle=self._ended_game is not None)  # it belongs to the last game
         if self._dead is None and proc.poll() is None:
             with contextlib.suppress(BotGone):
                 self._send({"type": "quit"}, QUIT_GRACE)
@@ -469,6 +559,7 @@ class ProcessBot(Bot):
             self.exit_code = proc.wait(timeout=QUIT_GRACE)
         except subprocess.TimeoutExpired:
             self.exit_code = None
+        self._drain_to_end()
         if self._finalizer is not None:
             self._finalizer()
         return self.exit_code

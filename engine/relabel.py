@@ -12,10 +12,12 @@ hashes still agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from engine.actions import Pick
 from engine.errors import IllegalActionError
-from engine.state import GameState
+from engine.state import GameState, Phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +57,81 @@ def relabel_in_place(s: GameState, action: Relabel) -> list[int]:
         s.omniscient = False
     return fresh
 
+
+
+# -- when: the schedule --------------------------------------------------------------------
+#
+# Which hands are relabelled, and when, is part of the game model: it is what a player at a
+# real table can still tell apart. Network peers re-mask on this schedule (protocol.md,
+# "Unlinkable slots"); engine-only play (local matches, tournaments, bot-check) relabels on
+# the very same one (``RelabelSchedule``), so a seat's view is the same in every mode.
+
+OrderOf = Callable[[int, int], Sequence[int]]
+"""The secret order of a relabel: ``order_of(seat, hand_size)``, a permutation of the hand."""
+
+
+def dispatch_relabels_due(s: GameState, done_round: int) -> list[int]:
+    """Seats that relabel their hands now, at the start of a dispatch phase (``done_round``:
+    the last round whose dispatch relabel is done): each seat holding cards, since its picks
+    were public slots of known pick rounds."""
+    if s.phase is not Phase.DISPATCH or s.step is not None or s.chance is not None or \
+            s.awaiting or done_round == s.round:
+        return []
+    return [seat for seat in range(s.n) if s.hands[seat]]
+
+
+def linkable_hand(s: GameState, seat: int, relabelled: Callable[[int], bool]) -> bool:
+    """Whether another seat could link a card of ``seat``'s hand: one it saw (a hand passed
+    on: the passer saw it), or a slot made by a relabel, which everyone followed since (a
+    returned prisoner). A hand of deck slots just dealt is not: only its holder saw them, and
+    the shuffle hides where they were. ``relabelled(slot)``: the slot was made by a relabel."""
+    others = s.all_mask & ~(1 << seat)
+    known = s.known
+    return any(known[slot] & others or relabelled(slot) for slot in s.hands[seat])
+
+
+def pick_relabels_due(s: GameState, pickers: Sequence[int],
+                      relabelled: Callable[[int], bool]) -> list[int]:
+    """The pickers of a pick round that relabel their hands with their pick (so the pick is a
+    slot nobody else can link to a card): those whose hand is linkable."""
+    return [seat for seat in pickers if linkable_hand(s, seat, relabelled)]
+
+
+class RelabelSchedule:
+    """The relabels of one game that the engine plays alone, due where a network game re-masks.
+
+    The driver calls ``at_dispatch`` whenever no chance is pending (it relabels the hands once
+    at the start of each dispatch phase) and hands every pick of a pick round, chosen on the
+    same state, to ``with_picks`` (it relabels the linkable pickers' hands and moves their picks
+    to the fresh slots, as a pick commitment does). ``order_of`` gives each relabel's order.
+    """
+
+    def __init__(self, order_of: OrderOf) -> None:
+        self._order_of = order_of
+        self._relabelled: set[int] = set()
+        self._dispatch_round = 0
+
+    def _relabel(self, s: GameState, seat: int) -> dict[int, int]:
+        old = tuple(s.hands[seat])
+        order = tuple(self._order_of(seat, len(old)))
+        fresh = relabel_in_place(s, Relabel(seat, old, order))
+        self._relabelled.update(fresh)
+        return {old[source]: fresh[i] for i, source in enumerate(order)}
+
+    def at_dispatch(self, s: GameState) -> list[int]:
+        """Relabel every hand if a dispatch phase starts now; returns the seats relabelled."""
+        seats = dispatch_relabels_due(s, self._dispatch_round)
+        for seat in seats:
+            self._relabel(s, seat)
+        if seats:
+            self._dispatch_round = s.round
+        return seats
+
+    def with_picks(self, s: GameState, picks: Sequence[Pick]) -> list[Pick]:
+        """``picks``: every waiting picker's pick of this pick round (none applied yet), in
+        seat order. Relabels the linkable pickers' hands (in seat order) and returns the picks
+        as they are then applied, each moved to its card's fresh slots (in slot order)."""
+        seats = pick_relabels_due(s, [pick.seat for pick in picks], self._relabelled.__contains__)
+        moved = {seat: self._relabel(s, seat) for seat in seats}
+        return [Pick(pick.seat, tuple(sorted(moved[pick.seat][x] for x in pick.slots)))
+                if pick.seat in moved else pick for pick in picks]

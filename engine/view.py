@@ -60,6 +60,43 @@ def redact(s: GameState, seat: int | None) -> GameState:
 
 LABELS: tuple[str, ...] = tuple(card.label for card in CARDS)
 
+# What a pending decision is about, read from the step that takes its answer: for each step,
+# the positions (in ``Decision.then``) of the planet and of the card in question (None: the
+# decision is not about one). Steps not listed are about neither.
+_SUBJECT: dict[str, tuple[int | None, int | None]] = {
+    "reveal_cards": (1, None),      # Whispered Secrets: the planet it was played to
+    "vision": (1, None),            # Vision: the planet it was played to
+    "sacrifice": (1, 2),            # the card about to be killed, and its planet
+    "mercenaries": (1, 2),          # the Assassin whose kill Mercenaries may replace
+    "assassin_target": (1, 2),      # the Assassin that kills
+    "ambush": (1, None),
+    "transport_to": (1, None),      # the planet cards would move from
+    "transport_card": (1, None),
+    "use_prisoner": (1, None),      # Mimic, Escape, Martyr: the planet; the card: the prisoner
+}
+
+
+def decision_subject(s: GameState, seat: int) -> tuple[int | None, int | None]:
+    """(planet, slot) the pending decision of ``seat`` is about, each None if it is not about
+    one: Prophecy's next leftover card, the card a sacrifice would save, the Assassin of an
+    Assassin or Mercenaries choice, the prisoner of Mimic, Escape and Martyr, the planet of
+    Vision, Whispered Secrets, Transport, Ambush and the kills."""
+    d = s.decision
+    if d is None or d.seat != seat or not d.then:
+        return None, None
+    step = d.then[0]
+    if step == "prophecy_place":
+        return None, s.leftovers[0] if s.leftovers else None
+    where = _SUBJECT.get(step)
+    if where is None:
+        return None, None
+    planet_at, card_at = where
+    planet = d.then[planet_at] if planet_at is not None else None
+    slot = d.then[card_at] if card_at is not None else None
+    if step == "use_prisoner" and s.prisoner[seat] >= 0:
+        slot = s.prisoner[seat]
+    return planet, slot
+
 
 _RULE_TEXT: dict[str, str] = {name: planet.rule_text() for name, planet in PLANETS.items()}
 _VP: dict[str, int] = {name: planet.vp for name, planet in PLANETS.items()}
@@ -119,6 +156,7 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
     # What legal_actions reads of the cards is the seat's own (its hand, its prisoner), so
     # listing them on the full state gives what a redacted copy would.
     can_list = _all_known(card_of, live) or _all_known(card_of, s.hands[seat])
+    subject = decision_subject(s, seat)
     return {
         "seat": seat,
         "players": s.n,
@@ -147,7 +185,8 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "turn": s.turn if s.phase is _DISPATCH else None,
         "decision": None if decision is None or decision.seat != seat else {
             "kind": decision.kind, "options": list(decision.options),
-            "default": decision.default, "prompt": decision.prompt},
+            "default": decision.default, "prompt": decision.prompt,
+            "planet": subject[0], "card": card(subject[1]) if subject[1] is not None else None},
         "waiting_for_decision": decision.seat if decision is not None else None,
         "messenger": active_claim(s, "Messenger"),
         "poison": active_claim(s, "Poison"),

@@ -65,13 +65,13 @@ def test_the_broken_bot_fails_with_each_fault_named() -> None:
     # one entry per mistake the broken bot makes, each with the fix
     for kind in ("not-json", "multi-line", "wrong-id", "illegal", "timeout", "stray", "quit"):
         assert f"[{kind}]" in out, (kind, out)
-    assert "(seat 0, game check/2/4#seat0, decision 2) wrote line 2, which is not JSON: " \
+    assert "(seat 0, game check-2-0, decision 2) wrote line 2, which is not JSON: " \
            "'thinking about decision 2...'; skipped" in out
     assert "wrote one message over lines 6-10 (pretty-printed JSON)" in out
     assert "answered with id 9 on line 11, but the pending decision is 8" in out
     assert "answered 'pass' on line 15, which is not one of the legal actions" in out
     assert "answered with id '17' on line 18 (ids are numbers" in out
-    assert "after the end of game check/2/4#seat0" in out
+    assert "after the end of game check-2-0" in out
     assert "did not exit within 1 s of 'quit'; it was killed" in out
     assert "fix: answer with the 'id' of the pending 'decide', copied as a number" in out
     assert "FAIL: " in out

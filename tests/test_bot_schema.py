@@ -119,3 +119,39 @@ def test_view_log_is_filled_in_local_games_and_tournaments() -> None:
     assert later and all(later)  # past the first decisions every view has a log
     assert any("Resolve planets" in line for log in later for line in log)
     assert all(len(log) <= 30 for log in later)
+
+
+# The decisions about a planet, and those about a card, by kind (the rest are about neither:
+# the Sentry is placed on a planet of the seat's choosing).
+ABOUT_A_PLANET = {"vision", "whispered_secrets", "sacrifice", "mercenaries", "assassin_target",
+                  "ambush", "transport", "transport_card", "mimic", "escape", "martyr"}
+ABOUT_A_CARD = {"prophecy", "sacrifice", "mercenaries", "assassin_target", "mimic", "escape",
+                "martyr"}
+
+
+def test_every_decision_about_a_card_or_a_planet_names_it_in_structured_fields() -> None:
+    """A bot need not parse the prompt: ``decision.planet`` is the planet's index and
+    ``decision.card`` the card (slot and label, known to the seat) the decision is about."""
+    seen = set()
+    for players in (2, 3, 4):
+        for number in range(8):
+            for state, seat, _legal in decisions_of_game(players, f"subject/{players}/{number}"):
+                pending = view(state, seat)["decision"]
+                if pending is None:
+                    continue
+                kind, planet, card = pending["kind"], pending["planet"], pending["card"]
+                seen.add(kind)
+                names = [p["name"] for p in view(state, seat)["planets"]]
+                assert (planet is not None) == (kind in ABOUT_A_PLANET), pending
+                assert (card is not None) == (kind in ABOUT_A_CARD), pending
+                if card is not None:
+                    assert card["label"] is not None  # the seat knows the card in question
+                if kind in ("prophecy", "sacrifice"):
+                    assert card["label"] in pending["prompt"]
+                if kind in ("vision", "whispered_secrets"):
+                    assert names[planet] in pending["prompt"]
+                if kind in ("assassin_target", "mercenaries"):
+                    assert card["label"].endswith(":Assassin")
+                if kind in ("mimic", "escape", "martyr"):
+                    assert card == view(state, seat)["prisoner"]
+    assert len(seen) >= 8, seen

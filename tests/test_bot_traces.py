@@ -60,11 +60,13 @@ def test_bot_log_and_stderr_are_printed_with_bot_and_seat_and_kept(first_bot, tm
     finally:
         bot.close()
     printed = capsys.readouterr().err
-    assert "[bot cmd:" in printed and " seat 1] seat 1: ?[31mhi" in printed  # sanitised
+    # sanitised, with the game the line belongs to
+    assert "[bot cmd:" in printed and " seat 1 game visible] seat 1: ?[31mhi" in printed
     # (stderr is read by its own thread: the line may come before or after 'ready' renames it)
-    assert " seat 1 stderr] first: a diagnostic" in printed
+    assert " seat 1 game visible stderr] first: a diagnostic" in printed
     kept = log_file.read_text()
-    assert " seat 1] seat 1: ?[31mhi" in kept and " seat 1 stderr] first: a diagnostic" in kept
+    assert " seat 1 game visible] seat 1: ?[31mhi" in kept
+    assert " seat 1 game visible stderr] first: a diagnostic" in kept
 
 
 def test_a_listener_gets_the_lines_instead_of_the_terminal(capsys) -> None:

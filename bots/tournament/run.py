@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Protocol
 
 from bots import bot_output
+from bots.lineup import cmd_specs, fatal_fault, program_failure
 from bots.registry import make_bot
 from bots.tournament.play import GameJob, close_cached_bots, play_one
 from bots.tournament.records import GameRecord, RecordsError, RecordsWriter, read_records
 from bots.tournament.report import TournamentResult
-from bots.tournament.schedule import Settings, Shard
+from bots.tournament.schedule import Settings, Shard, lineup
 from bots.tournament.version import installed_version
 
 
@@ -52,12 +53,25 @@ def run_tournament(bots: Sequence[str], *, games: int, players: int, seed: str =
         jobs = [GameJob(settings.bots, players, seed, g) for g in wanted if g not in finished]
         if progress is not None:
             progress.start(len(wanted), done)
-        for record in _execute(jobs, workers, cluster):
-            if writer is not None:
-                writer.append(record)
-            done.append(record)
-            if progress is not None:
-                progress.game(record)
+        # A program that cannot play its first game would only give a run of random moves.
+        first = cmd_specs(lineup(settings.bots, players))
+        played = _execute(jobs, workers, cluster)
+        try:
+            for record in played:
+                if first:
+                    fault = fatal_fault(record.faults, record.seats, first)
+                    if fault is not None:
+                        raise program_failure(fault, record.seats[fault.seat or 0])
+                    first -= set(record.seats)
+                if writer is not None:
+                    writer.append(record)
+                done.append(record)
+                if progress is not None:
+                    progress.game(record)
+        finally:
+            close = getattr(played, "close", None)
+            if close is not None:
+                close()  # stop the workers of an abandoned run
     finally:
         if writer is not None:
             writer.close()

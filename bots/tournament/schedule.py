@@ -1,7 +1,8 @@
 """Which bot sits where in which game, and which games a shard plays.
 
-Seating: with as many bots as players, the lineup is the bots in the order given; with fewer,
-the last bot fills the remaining seats (``ismcts,greedy`` for 4 players is ismcts + greedy x3).
+Seating: with as many bots as players, the lineup is the bots in the order given (``SPEC*K``
+for K seats of one bot); with fewer, the last bot fills the remaining seats (``ismcts,greedy``
+for 4 players is ismcts + greedy x3; the command line's ``--fill`` writes the lineup out).
 Game ``g`` deals the cards of deal ``g // players`` and seats the lineup rotated by
 ``g % players``, so every bot plays every seat equally often (when the game count is a
 multiple of the player count) and every deal is played from every seat, which cancels the luck
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.registry import BotSpecError
+from bots.lineup import seats_of
 
 
 class ScheduleError(ValueError):
@@ -27,14 +28,9 @@ class ScheduleError(ValueError):
 
 
 def lineup(bots: Sequence[str], players: int) -> list[str]:
-    """The bot of each seat before rotation."""
-    if not bots:
-        raise BotSpecError("a tournament needs at least one bot")
-    if len(bots) > players:
-        raise BotSpecError(f"{len(bots)} bots cannot share {players} seats")
-    if len(set(bots)) != len(bots):
-        raise BotSpecError("each bot may be named only once (the last one fills free seats)")
-    return [*bots, *[bots[-1]] * (players - len(bots))]
+    """The bot of each seat before rotation (``bots.lineup.seats_of``: ``SPEC*K``, the last
+    bot fills the free seats, at least two different bots)."""
+    return seats_of(bots, players)
 
 
 def seating(bots: Sequence[str], players: int, game: int) -> list[str]:

@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import GameState
-from engine.relabel import Relabel, relabel_in_place
-from engine.state import Phase
+from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
 from p2p.deck.deck import Deck
 from p2p.deck.messages import Remask, parse_deck_message
 from p2p.errors import LocalProtocolError, RemoteProtocolError
@@ -32,22 +31,14 @@ from p2p.session.envelope import SignedMessage
 
 def dispatch_remask_due(engine: GameState, done: int) -> list[int]:
     """Seats that must re-mask their hands now, at the start of a dispatch phase (``done``:
-    the last round whose dispatch re-mask was completed)."""
-    if engine.phase is not Phase.DISPATCH or engine.step is not None or \
-            engine.chance is not None or done == engine.round:
-        return []
-    return [seat for seat in range(engine.n) if engine.hands[seat]]
+    the last round whose dispatch re-mask was completed): the engine's schedule."""
+    return dispatch_relabels_due(engine, done)
 
 
 def pick_remaskers(engine: GameState, deck: Deck, pickers: Sequence[int]) -> list[int]:
-    """The pickers whose hand another seat could link: they re-mask with their commitment."""
-    return [seat for seat in pickers if _linkable_hand(engine, deck, seat)]
-
-
-def _linkable_hand(engine: GameState, deck: Deck, seat: int) -> bool:
-    others = engine.all_mask & ~(1 << seat)
-    return any(engine.known[slot] & others or deck.remask_owner(slot) is not None
-               for slot in engine.hands[seat])
+    """The pickers whose hand another seat could link: they re-mask with their commitment
+    (the engine's schedule; a slot made by a re-mask is one the deck has an owner for)."""
+    return pick_relabels_due(engine, pickers, lambda slot: deck.remask_owner(slot) is not None)
 
 
 def own_remask(deck: Deck, engine: GameState, seat: int, seats: Sequence[int]

@@ -152,6 +152,10 @@ cmd_botcheck.register(app)
 app.command()(cmd_play.play)
 
 
+# Options of ``solstice`` itself that users put after a command, with their value's name.
+GLOBAL_OPTIONS = {"--bot-log": "FILE", "--record-bot": "DIR"}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; option errors are printed in the same ``error:`` style as ours."""
     try:
@@ -161,7 +165,12 @@ def main(argv: list[str] | None = None) -> int:
         code = 0
     except click_errors.UsageError as exc:
         typer.echo(f"error: {exc.format_message()}", err=True)
-        if exc.ctx is not None:
+        option = getattr(exc, "option_name", None)
+        if isinstance(exc, click_errors.NoSuchOption) and option in GLOBAL_OPTIONS:
+            typer.echo(f"{option} is an option of solstice itself, not of a command: put it "
+                       f"before the command, e.g. 'solstice {option} {GLOBAL_OPTIONS[option]} "
+                       "tournament ...'", err=True)
+        elif exc.ctx is not None:
             typer.echo(f"Try '{exc.ctx.command_path} --help' for help.", err=True)
         code = exc.exit_code
     except click_errors.ClickException as exc:

@@ -84,9 +84,14 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
 def tournament(
     ctx: typer.Context,
     bots: str | None = typer.Option(
-        None, "--bots", help="Comma-separated bot specs (2-4 distinct bots; the last one "
-        "fills the remaining seats). A spec with options uses ':' (ismcts:time=1.0); quote "
-        "cmd: specs. Required unless --resume takes it from the records."),
+        None, "--bots", help="Comma-separated bot specs, one per seat (at least two "
+        "different bots; SPEC*K: K seats of SPEC; the last one, or --fill, fills the free "
+        "seats). A spec with options uses ':' (ismcts:time=1.0); a cmd: spec takes the rest "
+        "of the list, so it comes last; quote it. Required unless --resume takes it from the "
+        "records."),
+    fill: str | None = typer.Option(
+        None, "--fill", help="The bot of the seats --bots leaves free (e.g. --bots "
+        "'cmd:./mybot' --fill greedy --players 4: the program against three greedy bots)."),
     games: int | None = typer.Option(
         None, "--games", "-g", min=1, help="Games in the whole run (default 100; use a "
         "multiple of --players so every deal is played from every seat)."),
@@ -118,6 +123,7 @@ def tournament(
     records of a run's shards."""
     if ctx.invoked_subcommand is not None:
         return
+    from bots.lineup import BotProgramError, seats_of
     from bots.registry import BotSpecError, split_bot_list
     from bots.tournament import RecordsError, ScheduleError, Shard, read_records, run_tournament
     from bots.tournament.cluster import ClusterError
@@ -130,19 +136,22 @@ def tournament(
     try:
         part = Shard.parse(shard) if shard is not None else Shard()
         saved = read_records(records) if resume and records else None
+        lineup: list[str] = split_bot_list(bots) if bots else []
         if saved is not None:  # what the command line leaves out comes from the records
-            bots = bots or ",".join(saved.settings.bots)
+            lineup = lineup or list(saved.settings.bots)  # as saved: a cmd: may be anywhere
             games = games or saved.settings.games
             seed = seed if seed is not None else saved.settings.seed
             players = players or saved.settings.players
             part = part if shard is not None else saved.shard
-        if not bots:
+        if not lineup:
             raise BotSpecError("--bots is required (e.g. --bots greedy,random)")
+        if fill is not None:  # written out seat by seat: the records hold the whole lineup
+            lineup = seats_of(lineup, players or 2, fill)
         progress = _LiveProgress() if not as_json and sys.stderr.isatty() else None
         started = time.perf_counter()
         try:
             result = run_tournament(
-                split_bot_list(bots), games=games or 100, players=players or 2,
+                lineup, games=games or 100, players=players or 2,
                 seed="0" if seed is None else seed, workers=workers, shard=part,
                 records=records, resume=resume, cluster=cluster,
                 cluster_cmd_bots=cluster_cmd_bots, progress=progress)
@@ -151,6 +160,8 @@ def tournament(
                 progress.stop()
     except (BotSpecError, RecordsError, ScheduleError, ClusterError) as exc:
         raise _fail(str(exc)) from None
+    except BotProgramError as exc:
+        raise _fail(str(exc), 1) from None
     except KeyboardInterrupt:
         where = (f"; the finished games are in {records}: continue with --resume"
                  if records else "")
