@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-fast typecheck play bench lint clean fast test-compiled
+.PHONY: test test-fast soak typecheck play bench lint clean fast test-compiled
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,17 +15,22 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,rl]'
 	touch $(STAMP)
 
-# Everything: lint, types, the whole suite (slow simulations and real-process crash tests too).
+# Everything: lint, types, the whole suite (slow simulations and real-process crash tests too);
+# of the seeded sweeps (byzantine peers, fuzzers) a fixed sample: `make soak` runs the rest.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not soak"
+
+# The long tail of the seeded sweeps: hundreds of byzantine strategies, thousands of fuzz inputs.
+soak: $(STAMP)
+	$(BIN)/python -m pytest -m soak
 
 # The developer loop: lint, types and every test not marked slow, stopping at the first failure.
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -m "not slow" -x
+	$(BIN)/python -m pytest -m "not slow and not soak" -x
 
 # Optional compiled engine (mypyc) in build/fast: use it with PYTHONPATH=build/fast. make test
 # always tests the pure-Python engine; test-compiled runs the engine tests (seeded-game pins

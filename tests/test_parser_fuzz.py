@@ -59,11 +59,11 @@ from p2p.storage.transcript import (
     write_transcript,
 )
 
-FAST, MANY = 25, 600           # examples per parser: normal suite / ``slow``
+FAST, MANY = 25, 600           # examples per parser: normal suite / ``soak``
 TIME_LIMIT = 2.0               # seconds for one input (generous: 2 cores shared)
 MEMORY_LIMIT = 64 << 20        # bytes allocated at the peak of one input
 EXAMPLES = [pytest.param(FAST, id="seeded"),
-            pytest.param(MANY, id="many", marks=pytest.mark.slow)]
+            pytest.param(MANY, id="many", marks=[pytest.mark.slow, pytest.mark.soak])]
 
 # ---------------------------------------------------------------- hostile pieces of JSON text
 
@@ -443,7 +443,8 @@ def test_discovery_records(examples: int) -> None:
 
 
 @pytest.mark.parametrize("examples", [pytest.param(8, id="seeded"),
-                                      pytest.param(120, id="many", marks=pytest.mark.slow)])
+                                      pytest.param(120, id="many",
+                                                   marks=[pytest.mark.slow, pytest.mark.soak])])
 def test_transcripts(examples: int, tmp_path_factory: pytest.TempPathFactory) -> None:
     game, roster = table()
     base = tmp_path_factory.mktemp("transcripts")
