@@ -153,7 +153,7 @@ def open_session(roster: Roster, identity: Identity, store: GameStore, started: 
         master = store.create(me, master_of(identity, roster.game_id, keys))
         session = GameSession(roster.game_id, keys, me, identity, master)
         resumed = started
-    session.on_record = recorder(store, me, master)
+    session.on_record = recorder(store, me, master, lambda: session.replaying)
     return session, resumed
 
 

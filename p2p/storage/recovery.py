@@ -41,15 +41,17 @@ def own_commit_matches(signed: SignedMessage, master: bytes, game_id: str, me: i
             and body.get("box") == bytes(box_key(master, game_id).public_key).hex())
 
 
-def recorder(store: GameStore, me: int, master: bytes) -> Callable[[SignedMessage], None]:
+def recorder(store: GameStore, me: int, master: bytes,
+             fetching: Callable[[], bool] = lambda: True) -> Callable[[SignedMessage], None]:
     """The session's ``on_record``: our own messages are fsynced before they are sent, the
     others' can be fetched again. Our ``setup/commit`` coming back from a peer after our
-    records were lost is checked against ``master`` first (RecordsLost if it does not
-    match; it is then not stored)."""
+    records were lost (``fetching()``: the session is held, taking messages back rather than
+    signing) is checked against ``master`` first (RecordsLost if it does not match; it is
+    then not stored). One we sign now is ours by construction and is not checked."""
 
     def record(signed: SignedMessage) -> None:
         ours = signed.msg.seat == me
-        if ours and signed.msg.type == "setup/commit" and not own_commit_matches(
+        if ours and signed.msg.type == "setup/commit" and fetching() and not own_commit_matches(
                 signed, master, store.game_id, me):
             refuse(store)
         store.append(signed, durable=ours)
