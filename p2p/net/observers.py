@@ -125,9 +125,11 @@ class ObserverHub:
     async def announce(self, send: Callable[[bytes], Awaitable[None]], host: Identity,
                        on_change: Callable[[tuple[Watcher, ...]], None]) -> None:
         """Tell the players who watches: a signed notice through ``send`` (the mesh's
-        broadcast) when the set of watchers has changed and then stayed still for
-        ``NOTICE_SETTLE`` seconds, at most one per ``NOTICE_EVERY`` seconds, until the game
-        is over (a spectator reconnecting in a loop makes no notice at all)."""
+        broadcast), at most one per ``NOTICE_EVERY`` seconds, until the game is over. A change
+        after a quiet ``NOTICE_EVERY`` is told at once (a short game still learns of its
+        spectator); a change within it waits until the set has stayed still for
+        ``NOTICE_SETTLE`` seconds (a spectator reconnecting in a loop makes one notice per
+        ``NOTICE_EVERY`` at most)."""
         seq = 0
         told: tuple[Watcher, ...] = ()
         last = -math.inf
@@ -137,8 +139,9 @@ class ObserverHub:
                 continue
             # Every change restarts the settling time, up to NOTICE_EVERY in all: churn can
             # delay a notice, never suppress one.
+            quiet = trio.current_time() - last >= self.every
             give_up = trio.current_time() + self.every
-            while trio.current_time() < give_up:
+            while not quiet and trio.current_time() < give_up:
                 changed = self._watchers_changed  # messages do not restart it: only watchers
                 with trio.move_on_at(min(give_up, trio.current_time() + self.settle)):
                     await changed.wait()
