@@ -185,7 +185,9 @@ class Referee:
         fully shuffled there proves nothing (no opening had been made to go wrong)."""
         s = self.session
         for claim in sorted(self.claims.values(), key=lambda c: c.peer):
-            if claim.kind != CORRUPT or s.stage_index < claim.stage:
+            # An answer is no alarm of its own: it is judged by the alarm it answers (in a
+            # transcript it may come before that alarm, since only each author's order holds).
+            if claim.kind != CORRUPT or claim.answer or s.stage_index < claim.stage:
                 continue
             if s.deck is None or s.deck.turn is not None:
                 claim.kind = STOPPED
