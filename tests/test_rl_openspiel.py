@@ -89,3 +89,57 @@ def test_openspiel_ismcts_bot_plays_decisions_of_the_game() -> None:
         state.apply_action(action)
         played += 1
     assert played == 6
+
+
+def _opponents_face_down_cards(state, player: int) -> dict[int, bool]:  # type: ignore[no-untyped-def]
+    """slot -> named, for each opponent's face-down card on a planet in ``player``'s view."""
+    seen = {}
+    for planet in state.view(player)["planets"]:
+        for card in planet["cards"]:
+            if not card["face_up"] and card["dispatcher"] not in (player, -1):
+                seen[card["slot"]] = card["label"] is not None
+    return seen
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_no_information_state_names_an_opponents_face_down_card(players: int) -> None:
+    """The leak of the old game: a card that passed through a seat's hand in the draft kept
+    its slot to the planet, so the seat's information state named it face down. Hands are
+    relabelled now (orders drawn as chance), so none is named."""
+    game = _game(players)
+    rng = np.random.default_rng(10 + players)
+    sightings: dict[tuple[int, int, int], bool] = {}
+    relabel_draws = 0
+    for number in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                g = state._g
+                relabel_draws += g.state is not None and g.state.chance is None
+                _random_chance(state, rng)
+                continue
+            for player in range(players):
+                for slot, named in _opponents_face_down_cards(state, player).items():
+                    sightings.setdefault((number, player, slot), named)
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert len(sightings) > 20
+    shown = sum(sightings.values())
+    assert shown == 0, f"{shown} of {len(sightings)} opponents' face-down cards were named"
+    assert relabel_draws > 0
+
+
+def test_a_later_picker_cannot_tell_what_an_earlier_picker_picked() -> None:
+    """A pick round's picks are simultaneous: every picker chooses on the same state, so the
+    second picker's information state is the same whichever card the first picked."""
+    game = _game(3)
+    rng = np.random.default_rng(3)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        _random_chance(state, rng)
+    first = state.current_player()
+    after = []
+    for action in state.legal_actions()[:3]:
+        child = state.child(action)
+        assert not child.is_chance_node() and child.current_player() != first
+        after.append(child.information_state_string(child.current_player()))
+    assert len(after) == 3 and len(set(after)) == 1

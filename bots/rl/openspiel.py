@@ -5,21 +5,28 @@
     game = pyspiel.load_game("python_solstice", {"players": 3})
 
 Chance is explicit, one card or entry at a time: the setup (first player, each planet, each
-event, drawn as the rulebook draws them), the deal (each card of the deck from the top) and
-every shuffle during play (each entry of the permutation). Player actions are the indices of
-``bots.rl.encoding`` (the same as the PettingZoo environment); chance outcomes are below 48.
+event, drawn as the rulebook draws them), the deal (each card of the deck from the top),
+every shuffle during play (each entry of the permutation) and every relabel of a hand (each
+entry of its secret order, seat by seat). Hands are relabelled on the engine's schedule
+(``engine.relabel``: at the start of each dispatch phase, and with each pick of a linkable
+hand), as in ``play_match`` and at a network table; the relabel order is the holder's secret,
+so it is chance that only the holder's information state reflects (its hand in the fresh
+slots). A pick round's picks are asked in seat order on the same state and taken together
+once all are in. Player actions are the indices of ``bots.rl.encoding`` (the same as the
+PettingZoo environment); chance outcomes are below 48.
 
 A player's information state is its view (the dict every bot gets, without the log) and its
 own past actions, as a string; the tensors are the view's encoding (``encode_view``), so they
 are not perfect recall. Returns: 1 for the winner, -1/(n-1) for every other seat (zero-sum).
-``resample_from_infostate`` deals the unseen cards (``bots.rl.worlds.sample_world``), so
-OpenSpiel's ``ISMCTSBot`` can search the game.
+``resample_from_infostate`` deals the unseen cards (``bots.rl.worlds.sample_world``) and
+re-draws the picks other seats have made this pick round, so OpenSpiel's ``ISMCTSBot`` can
+search the game.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyspiel
@@ -32,6 +39,7 @@ from engine import (
     CHANCE,
     GameConfig,
     GameState,
+    Pick,
     Shuffle,
     apply_in_place,
     apply_trusted,
@@ -43,7 +51,9 @@ from engine import (
     to_move,
 )
 from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
+from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
+from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
 
 MAX_CHANCE_OUTCOMES = len(CARDS)
 MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,500
@@ -112,6 +122,15 @@ class _Game:
         self.state: GameState | None = None
         self.perm: list[int] = []             # a shuffle's entries drawn so far
         self.mine: list[list[int]] = []       # each seat's own actions so far
+        # the relabel schedule (engine.relabel.RelabelSchedule, with its orders drawn as chance)
+        self.relabelled: set[int] = set()     # slots made by a relabel
+        self.dispatch_round = 0               # the last round whose dispatch relabel is done
+        self.stage = ""                       # what the relabels due are for: dispatch, pick
+        self.due: list[int] = []              # the seats to relabel, in order
+        self.orders: list[tuple[int, ...]] = []  # their orders drawn so far
+        self.order: list[int] = []            # the entries of the order being drawn
+        self.pickers: list[int] = []          # the pick round being asked (state unchanged)
+        self.picks: list[Pick] = []           # its picks so far, in seat order, not applied
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -122,6 +141,14 @@ class _Game:
         new.state = self.state.clone() if self.state is not None else None
         new.perm = self.perm[:]
         new.mine = [m[:] for m in self.mine]
+        new.relabelled = set(self.relabelled)
+        new.dispatch_round = self.dispatch_round
+        new.stage = self.stage
+        new.due = self.due[:]
+        new.orders = self.orders[:]
+        new.order = self.order[:]
+        new.pickers = self.pickers[:]
+        new.picks = self.picks[:]
         return new
 
 
@@ -154,7 +181,9 @@ class SolsticeState(pyspiel.State):
         if g.state is None:
             assert g.config is not None
             return sorted(set(g.config.card_ids()) - set(g.deck))
-        assert g.state.chance is not None
+        if g.state.chance is None:  # an entry of a relabel's order
+            size = len(g.state.hands[g.due[len(g.orders)]])
+            return sorted(set(range(size)) - set(g.order))
         k = g.state.chance[1]
         if k > MAX_CHANCE_OUTCOMES:
             raise enc.EncodingError(f"a shuffle of {k} cards; chance outcomes hold "
@@ -179,12 +208,68 @@ class SolsticeState(pyspiel.State):
             g.deck.append(outcome)
             if len(g.deck) == len(g.config.card_ids()):
                 g.state = new_game(g.config, g.deck, keep_log=False)
+                self._advance()
             return
-        assert g.state.chance is not None
+        if g.state.chance is None:
+            g.order.append(outcome)
+            if len(g.order) == len(g.state.hands[g.due[len(g.orders)]]):
+                g.orders.append(tuple(g.order))
+                g.order = []
+                self._advance()
+            return
         g.perm.append(outcome)
         if len(g.perm) == g.state.chance[1]:
             perm, g.perm = tuple(g.perm), []
             apply_in_place(g.state, Shuffle(perm))
+            self._advance()
+
+    def _advance(self) -> None:
+        """Take every step that is neither chance nor a player's, in ``play_match``'s order:
+        the relabels whose orders are drawn, a pick round's picks once all are in, and noting
+        the relabels now due and the pick round now asked."""
+        g = self._g
+        s = g.state
+        while s is not None and not is_over(s):
+            if s.chance is not None or len(g.orders) < len(g.due):
+                return  # chance: a shuffle, or a relabel's order
+            if g.stage:
+                moved = {seat: self._relabel(seat, order)
+                         for seat, order in zip(g.due, g.orders, strict=True)}
+                if g.stage == "dispatch":
+                    if g.due:
+                        g.dispatch_round = s.round
+                else:
+                    picks, g.pickers, g.picks = g.picks, [], []
+                    for pick in picks:
+                        if pick.seat in moved:
+                            pick = Pick(pick.seat, tuple(sorted(moved[pick.seat][x]
+                                                                for x in pick.slots)))
+                        apply_in_place(s, pick)
+                g.stage, g.due, g.orders = "", [], []
+                continue
+            if g.pickers:
+                if len(g.picks) < len(g.pickers):
+                    return  # the next picker chooses
+                g.stage = "pick"
+                g.due = pick_relabels_due(s, [pick.seat for pick in g.picks],
+                                          g.relabelled.__contains__)
+                continue
+            due = dispatch_relabels_due(s, g.dispatch_round)
+            if due:
+                g.stage, g.due = "dispatch", due
+                continue
+            g.pickers = waiting_pickers(s)
+            if not g.pickers:
+                return  # a player's decision
+
+    def _relabel(self, seat: int, order: tuple[int, ...]) -> dict[int, int]:
+        """Relabel ``seat``'s hand in ``order``; returns old slot -> fresh slot."""
+        s = self._g.state
+        assert s is not None
+        old = tuple(s.hands[seat])
+        fresh = relabel_in_place(s, Relabel(seat, old, order))
+        self._g.relabelled.update(fresh)
+        return {old[source]: fresh[i] for i, source in enumerate(order)}
 
     def _config(self) -> GameConfig:
         g, n = self._g, self._n
@@ -203,6 +288,11 @@ class SolsticeState(pyspiel.State):
             return int(pyspiel.PlayerId.CHANCE)
         if is_over(s):
             return int(pyspiel.PlayerId.TERMINAL)
+        g = self._g
+        if s.chance is not None or len(g.orders) < len(g.due):
+            return int(pyspiel.PlayerId.CHANCE)
+        if g.pickers:
+            return g.pickers[len(g.picks)]
         seat = to_move(s)[0]
         return int(pyspiel.PlayerId.CHANCE) if seat == CHANCE else seat
 
@@ -229,8 +319,14 @@ class SolsticeState(pyspiel.State):
         seat = self.current_player()
         legal = legal_actions(g.state, seat)
         indices = enc.state_legal_indices(g.state, seat, legal)
-        apply_trusted(g.state, legal[indices.index(action)])
+        chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
+        if g.pickers:
+            assert isinstance(chosen, Pick)
+            g.picks.append(chosen)  # taken with the round's other picks
+        else:
+            apply_trusted(g.state, chosen)
+        self._advance()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -273,7 +369,9 @@ class SolsticeState(pyspiel.State):
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
         """A state the player cannot tell from this one: every card it has not seen dealt at
-        random, consistent with every disclosure (``bots.rl.worlds.sample_world``)."""
+        random, consistent with every disclosure (``bots.rl.worlds.sample_world``), and the
+        picks other seats have made this pick round (secret until all are in) made again at
+        random in that world."""
         g = self._g
         clone = self.clone()
         if g.state is None:
@@ -281,7 +379,12 @@ class SolsticeState(pyspiel.State):
         # OpenSpiel's samplers are callables giving a float in [0, 1)
         seed = int(np.random.randint(1 << 62)) if sampler is None else \
             int(sampler() * (1 << 52))
-        clone._g.state = sample_world(g.state, player, RandomStream(f"resample/{seed}"))
+        stream = RandomStream(f"resample/{seed}")
+        world = clone._g.state = sample_world(g.state, player, stream)
+        for i, pick in enumerate(clone._g.picks):
+            if pick.seat != player:
+                options = legal_actions(world, pick.seat)
+                clone._g.picks[i] = cast(Pick, options[stream.randbelow(len(options))])
         return clone
 
 

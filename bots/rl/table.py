@@ -2,18 +2,22 @@
 ``Turn`` (the view and legal actions every bot gets), chance is drawn from a seeded stream.
 
 The game is set up and played exactly as ``bots.match.play_match`` plays it (the same streams
-of the same seed), so a seed names the same deal here, in ``solstice simulate`` and in a
-tournament. Simultaneous draft picks are asked one seat at a time, in seat order: a pick stays
-hidden from the other seats until every pick is in, so the order leaks nothing.
+of the same seed, hands relabelled on the engine's schedule), so a seed names the same deal
+here, in ``solstice simulate`` and in a tournament, and each seat is shown the very views it
+would be shown there. Simultaneous draft picks are asked one seat at a time, in seat order, all
+on the same state: the picks are held here until every pick of the round is in, then taken
+together (moved to fresh slots where a hand is relabelled with its pick), so no seat's view
+depends on whether another seat has already chosen.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from bots.base import Turn
+from bots.match import stream_orders
 from bots.rl.encoding import (
     EncodingError,
     encode_view,
@@ -25,6 +29,7 @@ from engine import (
     Action,
     GameConfig,
     GameState,
+    Pick,
     apply_in_place,
     apply_trusted,
     final_scores,
@@ -36,7 +41,9 @@ from engine import (
     ranking,
     to_move,
 )
+from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
+from engine.relabel import RelabelSchedule
 
 REWARDS = ("win", "margin")
 
@@ -68,6 +75,9 @@ class Table:
         table.shuffle(deck)
         self.state: GameState = new_game(self.config, deck, keep_log=keep_log)
         self._chance = stream.fork("chance")
+        self._relabels = RelabelSchedule(stream_orders(stream.fork("relabel"), players))
+        self._pickers: list[int] = []  # the pick round being asked (the state is unchanged)
+        self._picks: list[Pick] = []   # its picks so far, in seat order, not yet applied
         self.steps = 0
         self.seat: int | None = None
         self._turn: Turn | None = None
@@ -75,18 +85,37 @@ class Table:
         self._settle()
 
     def _settle(self) -> None:
-        """Play chance until a seat must act or the game is over."""
+        """Play chance and relabels until a seat must act or the game is over, as
+        ``play_match`` plays them."""
         s = self.state
         while not is_over(s):
+            if s.chance is not None:
+                apply_in_place(s, random_chance(s, self._chance))
+                continue
+            if self._pickers:
+                if len(self._picks) < len(self._pickers):
+                    self._ask(self._pickers[len(self._picks)])
+                    return
+                # every pick of the round is in: take them together
+                picks, self._pickers, self._picks = self._picks, [], []
+                for pick in self._relabels.with_picks(s, picks):
+                    apply_in_place(s, pick)
+                continue
+            self._relabels.at_dispatch(s)
+            self._pickers = waiting_pickers(s)
+            if self._pickers:
+                continue
             seat = to_move(s)[0]
-            if seat != CHANCE:
-                self.seat = seat
-                self._turn = Turn(s, seat, legal_actions(s, seat))
-                self._indices = None
-                return
-            apply_in_place(s, random_chance(s, self._chance))
+            assert seat != CHANCE
+            self._ask(seat)
+            return
         self.seat = None
         self._turn = None
+        self._indices = None
+
+    def _ask(self, seat: int) -> None:
+        self.seat = seat
+        self._turn = Turn(self.state, seat, legal_actions(self.state, seat))
         self._indices = None
 
     @property
@@ -130,8 +159,12 @@ class Table:
         return action
 
     def play(self, action: Action) -> None:
-        """Play one of the acting seat's legal actions (as engine action)."""
-        apply_trusted(self.state, action)  # one of the very actions legal_actions listed
+        """Play one of the acting seat's legal actions (as engine action). A draft pick is
+        held until every pick of its round is in."""
+        if self._pickers:
+            self._picks.append(cast(Pick, action))
+        else:
+            apply_trusted(self.state, action)  # one of the very actions legal_actions listed
         self.steps += 1
         self._settle()
 
