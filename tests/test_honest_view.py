@@ -134,7 +134,8 @@ def test_a_bot_sees_byte_identical_views_in_a_local_match_and_in_a_network_game(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4])
-@pytest.mark.parametrize("deal", range(5))
+@pytest.mark.parametrize("deal", [0, *(pytest.param(deal, marks=pytest.mark.soak)
+                                       for deal in range(1, 5))])
 def test_views_are_byte_identical_over_many_deals_with_searching_bots(n: int, deal: int) -> None:
     """The same, over more deals, with greedy in every seat (it redacts and determinizes the
     state it is given, so its moves depend on what each mode lets it know)."""
