@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 import trio
+from test_net_recovery import Peer
 
 import p2p.net.runner as runner
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from engine.actions import Dispatch, Pick
 from p2p.identity import Identity
-from p2p.net.games import PeerOptions, host_game, join_game, resume_game, unfinished_games
-from p2p.net.notices import GameEvent
+from p2p.net.games import host_game, join_game, resume_game, unfinished_games
 from p2p.net.roster import Roster
 from p2p.net.transport import NetConfig
 from p2p.session.events import STOPPED, GameAborted, LogLine, Rejected
@@ -33,23 +33,13 @@ from p2p.session.seatview import SeatView
 from p2p.storage.recovery import UNRECOVERABLE_FILE, RecordsLost
 from p2p.storage.transcript import verify_transcript
 
-LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=4.0,
                 backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
 
 
-class Player:
+class Player(Peer):
     def __init__(self, root: Path, index: int) -> None:
-        self.options = PeerOptions(home=root / f"peer{index}", bind=LOOPBACK, net=CFG)
-        self.events: list[GameEvent] = []
-        self.session: GameSession | None = None
-        self.error: BaseException | None = None
-
-    def __call__(self, event: GameEvent) -> None:
-        self.events.append(event)
-
-    def texts(self, *kinds: type) -> list[str]:
-        return [e.text for e in self.events if isinstance(e, kinds)]
+        super().__init__(root, index, CFG)
 
     def game_dir(self) -> Path:
         (directory,) = (self.options.home_dir / "games").iterdir()

@@ -39,8 +39,8 @@ CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=3.0,
 
 
 class Peer:
-    def __init__(self, root: Path, index: int) -> None:
-        self.options = PeerOptions(home=root / f"peer{index}", bind=LOOPBACK, net=CFG)
+    def __init__(self, root: Path, index: int, net: NetConfig = CFG) -> None:
+        self.options = PeerOptions(home=root / f"peer{index}", bind=LOOPBACK, net=net)
         self.events: list[GameEvent] = []
         self.session: GameSession | None = None
         self.error: BaseException | None = None
