@@ -8,8 +8,9 @@ import random
 import pytest
 
 from engine import Action
+from engine.canonical import canonical_json
 from p2p.errors import LocalProtocolError
-from p2p.net.resync import FRAME_SYNC_DONE, Resync
+from p2p.net.resync import FRAME_SYNC_DONE, MAX_REASKS, Resync
 from p2p.session.envelope import SignedMessage
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import FRAME_MESSAGE, GameSession
@@ -250,3 +251,37 @@ def test_a_peer_that_holds_nothing_of_its_own_waits_for_every_peer_even_one_down
     up.add(2)
     assert _answer(game.sessions[2], session.sync_request(), session, resync, 2)
     assert not resync.held
+
+
+def test_a_done_frame_that_claims_messages_of_ours_it_never_sent_holds_us_only_briefly() -> None:
+    """A lying (or broken) peer's ``D`` says it holds far more of our messages than it sent:
+    it is asked again, ``MAX_REASKS`` times, and then its claim counts only up to what we
+    hold, so the restarted peer plays on instead of waiting out the table's 60 s bound."""
+    choose = _chooser(4)
+    game = LoopbackGame(3)
+    _advance(game, choose, 30)
+    session, resync = _restart(game, list(game.sessions[VICTIM].msglog.messages))
+    assert _answer(game.sessions[2], session.sync_request(), session, resync, 2) is False
+    have = [session.msglog.next_seq(p) for p in range(3)]
+    lie = FRAME_SYNC_DONE + canonical_json({"next": [have[0], 10**6, have[2]]})
+    for _ in range(MAX_REASKS):
+        assert resync.on_done(0, lie) is False
+        assert resync.take_reask(0) and not resync.take_reask(0)  # ask once per D
+        assert resync.held and resync.waiting_for() == [0]
+    assert resync.on_done(0, lie) is True and not resync.held
+    assert resync.overclaimed == {0: 10**6} and not resync.take_reask(0)
+
+
+def test_a_claim_of_ours_that_its_answer_backs_is_waited_for() -> None:
+    """The control: a peer whose ``D`` counts messages of ours that it did send (so we hold
+    them by then) is taken at its word at once; nothing is asked again."""
+    choose = _chooser(4)
+    game = LoopbackGame(3)
+    _advance(game, choose, 30)
+    full = list(game.sessions[VICTIM].msglog.messages)
+    own = [i for i, m in enumerate(full) if m.msg.seat == VICTIM]
+    session, resync = _restart(game, full[:own[-1]])  # our last message lost
+    assert not _answer(game.sessions[0], session.sync_request(), session, resync, 0)
+    assert not resync.take_reask(0) and resync.overclaimed == {}
+    assert _answer(game.sessions[2], session.sync_request(), session, resync, 2)
+    assert _own_seqs(session) == _own_seqs(game.sessions[0])

@@ -19,6 +19,13 @@ still down cannot answer, and what it holds comes when it is back. A peer that h
 message of its own (its records may be lost) waits for every peer: a message of its that it
 sent just before it lost its disk may have reached only the one that is down, and signing that
 sequence number again would be an equivocation.
+
+A ``D`` whose ``next`` for us is beyond what we hold after its answer says the peer holds
+messages of ours it did not send. An honest peer sends everything it holds before its ``D``
+(one connection keeps the order), so we ask it again, at most ``MAX_REASKS`` times (a message
+of ours we could not take yet may come on a later answer); after that its claim counts only
+up to what we hold, and the peer is reported (``overclaimed``): a lie cannot hold a restarted
+peer until the table's 60 s bound stops the game.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from p2p.session.machine import GameSession
 FRAME_SYNC_DONE = b"D"
 FRAME_FINISHED = b"F"
 FRAME_READY = b"R"
+MAX_REASKS = 3   # fresh sync requests to a peer whose D claims messages of ours it did not send
 
 
 def who(roster: Roster, index: int) -> str:
@@ -71,6 +79,9 @@ class Resync:
         self.own_elsewhere = 0   # the highest "next seq" of ours any peer reported
         self.finished_peers: set[int] = set()
         self.lost: set[int] = set()
+        self.reasks: dict[int, int] = {}        # per peer: sync requests sent again
+        self.overclaimed: dict[int, int] = {}   # per peer: the "next" of ours it claimed
+        self.due_reask: set[int] = set()        # peers to send a fresh sync request to
         if self.held:
             session.replaying = True
 
@@ -92,9 +103,25 @@ class Resync:
             theirs = int(reported[me]) if me is not None else 0
         except (CanonicalEncodingError, KeyError, TypeError, IndexError, ValueError):
             return False  # malformed: this peer has not answered us
+        held_now = self.session.msglog.next_seq(me) if me is not None else 0
+        if theirs > held_now and self.held:
+            if self.reasks.get(index, 0) < MAX_REASKS:
+                self.reasks[index] = self.reasks.get(index, 0) + 1
+                self.due_reask.add(index)
+                return False  # not answered yet: ask again
+            self.overclaimed[index] = theirs
+            theirs = held_now
         self.answered.add(index)
         self.own_elsewhere = max(self.own_elsewhere, theirs)
         return self._try_release()
+
+    def take_reask(self, index: int) -> bool:
+        """Whether ``index`` is to get a fresh sync request (its ``D`` claimed more of ours
+        than it sent); the caller sends ``request()``."""
+        if index in self.due_reask:
+            self.due_reask.discard(index)
+            return True
+        return False
 
     def waiting_for(self) -> list[int]:
         """Peers whose complete answer we still need before we may sign again: those up

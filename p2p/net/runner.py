@@ -55,6 +55,7 @@ from p2p.net.resync import (
     FRAME_FINISHED,
     FRAME_READY,
     FRAME_SYNC_DONE,
+    MAX_REASKS,
     Resync,
     names_of,
     who,
@@ -182,6 +183,7 @@ class _GameRun:
         if options.timing is not None and not session.msglog.messages:
             session.timing = session.clock.timing = options.timing
         self.resync = Resync(session, self.others, held=resumed, up=mesh.is_connected)
+        self.told_overclaim: set[int] = set()
         # Since when each away peer has been away (kept across reconnects until its ``R``:
         # the grace period bounds the whole absence, however often it re-dials).
         self.away_since: dict[int, float] = {}
@@ -333,8 +335,16 @@ class _GameRun:
         if tag == FRAME_SYNC:
             await self._answer_sync(index, payload)
         elif tag == FRAME_SYNC_DONE:
-            if self.resync.on_done(index, payload):
+            released = self.resync.on_done(index, payload)
+            if index in self.resync.overclaimed and index not in self.told_overclaim:
+                self.told_overclaim.add(index)
+                self.on_event(LogLine(
+                    f"{who(self.roster, index)} claims to hold messages of ours it never "
+                    f"sent, after {MAX_REASKS} requests: that claim is ignored"))
+            if released:
                 await self._released()
+            elif self.resync.take_reask(index):
+                await self.mesh.send(index, self.resync.request())
         elif tag == FRAME_READY:
             self._ready(index)
         elif tag == FRAME_FINISHED:
