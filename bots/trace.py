@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.canonical import BOT_LINE_LIMITS, JSONRefused, check_limits
+
 
 def trace_path(directory: Path, game: str, seat: int) -> Path:
     slug = re.sub(r"[^\w.-]+", "_", game).strip("_") or "game"
@@ -111,7 +113,10 @@ def _entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
+            check_limits(line, BOT_LINE_LIMITS)  # a trace may come from anyone (bot-replay)
             entry = json.loads(line)
+        except JSONRefused as exc:
+            raise TraceError(f"{path}:{number}: refused ({exc})") from None
         except json.JSONDecodeError as exc:
             raise TraceError(f"{path}:{number}: not JSON ({exc.msg})") from None
         if not isinstance(entry, dict):

@@ -144,6 +144,13 @@ def test_replay_of_a_file_that_is_no_trace_is_a_clear_error(tmp_path) -> None:
     assert CliRunner().invoke(app, ["bot-replay", str(bad), "greedy"]).exit_code == 2
 
 
+def test_replay_of_a_deeply_nested_trace_line_is_a_clear_error(tmp_path) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    result = CliRunner().invoke(app, ["bot-replay", str(deep), EXAMPLE])
+    assert result.exit_code == 2 and f"{deep}:1: refused" in result.output, result.output
+
+
 def test_tournament_workers_keep_bot_lines_and_traces_too(first_bot, tmp_path) -> None:
     from bots.tournament import run_tournament
 

@@ -236,6 +236,12 @@ def _assert_clean_failure(result: subprocess.CompletedProcess, tokens: tuple[str
         assert any(token.lower() in result.stderr.lower() for token in tokens), result.stderr
 
 
+def test_cli_refuses_a_deeply_nested_file_without_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    _assert_clean_failure(_run_cli(path), ("nest", "deep", "level"))
+
+
 @pytest.mark.parametrize("name", sorted(BAD_SCENARIOS))
 def test_cli_rejects_bad_scenario(name: str, tmp_path: Path) -> None:
     data, tokens = BAD_SCENARIOS[name]

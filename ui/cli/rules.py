@@ -27,8 +27,14 @@ def _read(file: Path) -> Any:
     except UnicodeDecodeError:
         typer.echo(f"error: {file} is not UTF-8 text", err=True)
         raise typer.Exit(2) from None
+    from engine.canonical import FILE_LIMITS, JSONRefused, check_limits
+
     try:
+        check_limits(text, FILE_LIMITS)  # a deeply nested file would exhaust json's recursion
         return json.loads(text)
+    except JSONRefused as exc:
+        typer.echo(f"error: {file} is refused: {exc}", err=True)
+        raise typer.Exit(2) from None
     except json.JSONDecodeError as exc:
         typer.echo(f"error: {file} is not valid JSON: {exc}", err=True)
         raise typer.Exit(2) from None
