@@ -78,6 +78,7 @@ class ProcessBot(Bot):
     """Runs ``command`` (a shell-like command line, split with shlex; no shell) as a bot."""
 
     description = "a bot program speaking the JSON-lines bot protocol (cmd:COMMAND)"
+    time_budget: float  # always a limit: the program's answers are waited for so long
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIME_BUDGET,
                  handshake_timeout: float = HANDSHAKE_TIMEOUT,
@@ -108,7 +109,7 @@ class ProcessBot(Bot):
         self._stderr_dropped = self._stderr_dropped_bytes = 0
         self._ended_game: str | None = None
         self._trace: TraceWriter | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[bytes]], ProcessBot] | None = None
         self.exit_code: int | None = None  # after ``quit``: the program's status (None: killed)
 
     # -- process management ----------------------------------------------------------------
