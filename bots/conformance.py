@@ -17,26 +17,18 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import cast
 
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import HINTS, Fault
 from bots.guard import GuardedSeat
-from bots.match import stream_orders
+from bots.match import Stepper, seeded_game, stream_orders
 from bots.process_bot import ProcessBot
 from engine import (
     Action,
     GameState,
-    Pick,
-    apply_in_place,
-    is_over,
     legal_actions,
-    new_game,
     random_chance,
-    random_config,
-    to_move,
 )
-from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import RelabelSchedule
 
@@ -95,32 +87,15 @@ def decisions_of_game(players: int, seed: str) -> Iterator[tuple[GameState, int,
     """The decisions of a game played with random choices (chance from the seed), hands
     relabelled on the engine's schedule as in every other game (``bots.match.play_match``)."""
     stream = RandomStream(seed)
-    table = stream.fork("table")
-    config = random_config(players, table)
-    deck = list(config.card_ids())
-    table.shuffle(deck)
-    state = new_game(config, deck, keep_log=True)
+    state = seeded_game(stream, players)
     chance, pick = stream.fork("chance"), stream.fork("pick")
-    relabels = RelabelSchedule(stream_orders(stream.fork("relabel"), players))
-    while not is_over(state):
-        if state.chance is not None:
-            apply_in_place(state, random_chance(state, chance))
-            continue
-        relabels.at_dispatch(state)
-        pickers = waiting_pickers(state)
-        if pickers:  # everyone picks on the same state, as at a table
-            picks = []
-            for seat in pickers:
-                legal = legal_actions(state, seat)
-                yield state, seat, legal
-                picks.append(cast(Pick, legal[pick.randbelow(len(legal))]))
-            for action in relabels.with_picks(state, picks):
-                apply_in_place(state, action)
-            continue
-        seat = to_move(state)[0]
+    stepper = Stepper(state, lambda s: random_chance(s, chance),
+                      RelabelSchedule(stream_orders(stream.fork("relabel"), players)))
+    while (seat := stepper.next_seat()) is not None:
+        # a pick round's seats are asked one after another on the same state, as at a table
         legal = legal_actions(state, seat)
         yield state, seat, legal
-        apply_in_place(state, legal[pick.randbelow(len(legal))])
+        stepper.play(legal[pick.randbelow(len(legal))])
 
 
 def scripted_decisions(players: tuple[int, ...] = (2, 3, 4)) -> list[Scripted]:

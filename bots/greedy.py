@@ -64,7 +64,7 @@ class GreedyBot(Bot):
     def _dispatch(self, turn: Turn) -> Action:
         # Claims do not change the outcome, only what opponents learn: evaluate each
         # (card, planet) once and pick a claim at random afterwards.
-        groups: dict[tuple, list[Action]] = defaultdict(list)
+        groups: dict[tuple[str | int, ...], list[Action]] = defaultdict(list)
         for action in turn.legal:
             if isinstance(action, Dispatch):
                 groups[("dispatch", action.slot, action.planet)].append(action)
@@ -78,7 +78,7 @@ class GreedyBot(Bot):
 
     # -- shared ------------------------------------------------------------------------------
 
-    def _best(self, turn: Turn, candidates: list[Action]) -> Action:
+    def _best(self, turn: Turn, candidates: Sequence[Action]) -> Action:
         """The candidate ``one_step_values`` rates best over the samples: the mean margin after
         ``resolve_now``, a capture credited with part of its prisoner's value."""
         redacted = turn.state()
@@ -87,7 +87,7 @@ class GreedyBot(Bot):
         return self._argmax(candidates, one_step_values(worlds, turn.seat, candidates,
                                                         self.faction))
 
-    def _argmax(self, candidates: list[Action], values: Sequence[float]) -> Action:
+    def _argmax(self, candidates: Sequence[Action], values: Sequence[float]) -> Action:
         top = max(values)
         best = [a for v, a in zip(values, candidates, strict=True) if v >= top - 1e-9]
         return best[self.rng.randbelow(len(best))]

@@ -115,6 +115,7 @@ class GuardedSeat:
         self._collect(faults)
         if fault is None and listed is not None:
             return listed
+        assert fault is not None  # an answer that is not listed is a fault
         choice = legal[fallback.randbelow(len(legal))]
         self.report(fault, faults, f"; playing {choice.text()} for it instead")
         return choice

@@ -9,6 +9,8 @@ internals (``engine.dispatch.next_turn``, ``engine.flow.advance``) on a private 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine import (
     CARDS,
     Action,
@@ -191,7 +193,7 @@ def resolved_value(worlds: list[GameState], seat: int, action: Action) -> float:
     return total / counted if counted else 0.0
 
 
-def one_step_values(worlds: list[GameState], seat: int, candidates: list[Action],
+def one_step_values(worlds: list[GameState], seat: int, candidates: Sequence[Action],
                     faction: str) -> list[float]:
     """Greedy's estimate of each candidate move of ``seat``: the mean over ``worlds``
     (determinizations of what the seat knows) of its score margin plus a quarter of its own

@@ -8,8 +8,6 @@ environment does, and plays the legal action its policy likes best, so it sits a
 
 from __future__ import annotations
 
-from typing import Any
-
 from bots.base import Bot, Turn
 from engine import Action
 
@@ -36,14 +34,14 @@ class LearnedBot(Bot):
             self.policy = Policy.load(path)
         except PolicyFileError as exc:
             raise LearnedBotError(str(exc)) from exc
-        self._encoding: Any = encoding
+        self._legal_indices = encoding.legal_indices
+        self._encode_view = encoding.encode_view
         self.path = path
 
     def choose(self, turn: Turn) -> Action:
         if len(turn.legal) == 1:
             return turn.legal[0]
-        enc = self._encoding
         view = turn.view
-        indices = enc.legal_indices(turn.legal, view)
-        best = self.policy.best(enc.encode_view(view), indices)
+        indices = self._legal_indices(turn.legal, view)
+        best = self.policy.best(self._encode_view(view), indices)
         return turn.legal[indices.index(best)]

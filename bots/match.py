@@ -17,6 +17,7 @@ from bots.base import Bot, GameInfo, Turn
 from bots.faults import Fault
 from bots.guard import GuardedSeat
 from engine import (
+    CHANCE,
     Action,
     GameConfig,
     GameState,
@@ -77,14 +78,8 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     order, the chance actions and the relabel orders come from streams of ``seed`` unless
     given (``deck``, ``chance``, ``relabel_order``: a test replays a network game's)."""
     stream = RandomStream(seed)
-    table = stream.fork("table")
-    if config is None:
-        config = random_config(len(bots), table)
-    if deck is None:
-        shuffled = list(config.card_ids())
-        table.shuffle(shuffled)
-        deck = shuffled
-    state = new_game(config, list(deck), keep_log=keep_log)
+    state = seeded_game(stream, len(bots), config, deck, keep_log)
+    config = state.config
     if chance is None:
         chance_stream = stream.fork("chance")
 
@@ -98,7 +93,6 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     for seat, guarded in enumerate(seats):
         seed_bytes = stream.fork(f"bot{seat}").word().to_bytes(8, "big")
         guarded.start(GameInfo(seat, config, seed_bytes, game=game), faults)
-    actions = 0
     decisions = [0] * len(bots)
     think = [0.0] * len(bots)
     clock = time.perf_counter
@@ -111,41 +105,94 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         decisions[seat] += 1
         return action
 
-    while not is_over(state):
-        if state.chance is not None:
-            apply_in_place(state, chance(state))
-            actions += 1
-            if on_state is not None:
-                on_state(state)
-            continue
-        relabels.at_dispatch(state)
-        pickers = waiting_pickers(state)
-        if pickers:
-            # Everyone picks at once: each picker chooses on the same state, then the picks
-            # are taken (moved to fresh slots where a hand is relabelled with its pick).
-            picks = [ask(seat) for seat in pickers]
-            for pick in relabels.with_picks(state, cast(list[Pick], picks)):
-                apply_in_place(state, pick)
-                actions += 1
-                if on_state is not None:
-                    on_state(state)
-            continue
-        seat = to_move(state)[0]
+    stepper = Stepper(state, chance, relabels, on_state)
+    while (mover := stepper.next_seat()) is not None:
         # The guard answers one of the very actions listed as legal, so it is not checked
         # again: the same state as apply_in_place (tests/test_engine_trusted.py).
-        apply_trusted(state, ask(seat))
-        actions += 1
-        if on_state is not None:
-            on_state(state)
+        stepper.play(ask(mover))
     result = MatchResult(config, tuple(final_scores(state)), tuple(state.vp),
-                         tuple(state.casualties), tuple(ranking(state)), state.round, actions,
-                         tuple(faults), tuple(decisions), tuple(think))
+                         tuple(state.casualties), tuple(ranking(state)), state.round,
+                         stepper.actions, tuple(faults), tuple(decisions), tuple(think))
     for seat, bot in enumerate(bots):
         try:
             bot.end({"seat": seat, "scores": list(result.scores), "winner": result.winner})
         except Exception as exc:  # a bot's hook failing must not lose the result
             log.warning("bot %s (seat %d) failed in end(): %s", bot.name, seat, exc)
     return result
+
+
+def seeded_game(stream: RandomStream, players: int, config: GameConfig | None = None,
+                deck: Sequence[int] | None = None, keep_log: bool = True) -> GameState:
+    """The new game a seed's stream deals: its configuration (unless given) and its deck
+    order (unless given) from the stream's ``table`` fork."""
+    table = stream.fork("table")
+    if config is None:
+        config = random_config(players, table)
+    if deck is None:
+        shuffled = list(config.card_ids())
+        table.shuffle(shuffled)
+        deck = shuffled
+    return new_game(config, list(deck), keep_log=keep_log)
+
+
+class Stepper:
+    """A game played one seat's decision at a time, as every engine-only game is played:
+    chance from ``chance``, hands relabelled on ``relabels``' schedule (as in a network game,
+    so each seat sees what it would see at a networked table), and a pick round's picks all
+    chosen on the same state and then taken together (moved to fresh slots where a hand is
+    relabelled with its pick), as a network's pick commitments are. ``play_match`` asks bots;
+    ``bots.rl.table.Table`` hands each decision to a learning agent."""
+
+    def __init__(self, state: GameState, chance: ChanceOf, relabels: RelabelSchedule,
+                 on_state: Callable[[GameState], None] | None = None) -> None:
+        self.state = state
+        self.actions = 0  # actions applied: chance, picks and moves
+        self._chance = chance
+        self._relabels = relabels
+        self._on_state = on_state
+        self._pickers: list[int] = []  # the pick round being asked (the state is unchanged)
+        self._picks: list[Pick] = []   # its picks so far, in seat order, not yet applied
+
+    def next_seat(self) -> int | None:
+        """Play chance and relabels until a seat must act: that seat, or None at the end."""
+        s = self.state
+        while not is_over(s):
+            if s.chance is not None:
+                apply_in_place(s, self._chance(s))
+                self._applied()
+                continue
+            if self._pickers:
+                if len(self._picks) < len(self._pickers):
+                    return self._pickers[len(self._picks)]
+                # every pick of the round is in: take them together
+                picks, self._pickers, self._picks = self._picks, [], []
+                for pick in self._relabels.with_picks(s, picks):
+                    apply_in_place(s, pick)
+                    self._applied()
+                continue
+            self._relabels.at_dispatch(s)
+            self._pickers = waiting_pickers(s)
+            if self._pickers:
+                continue
+            seat = to_move(s)[0]
+            assert seat != CHANCE
+            return seat
+        return None
+
+    def play(self, action: Action) -> None:
+        """The action of the seat ``next_seat`` named: one of the very actions
+        ``legal_actions`` listed (it is not checked again). A pick is held until every pick
+        of its round is in."""
+        if self._pickers:
+            self._picks.append(cast(Pick, action))
+        else:
+            apply_trusted(self.state, action)
+            self._applied()
+
+    def _applied(self) -> None:
+        self.actions += 1
+        if self._on_state is not None:
+            self._on_state(self.state)
 
 
 def stream_orders(stream: RandomStream, seats: int) -> OrderOf:

@@ -19,65 +19,68 @@ Nothing the program does can hang or swamp the client:
 
 A bot's ``log`` messages and stderr lines go to ``bots.bot_output`` (printed with the bot and
 seat, kept with ``--bot-log``); ``--record-bot`` writes the traffic to a trace (``bots.trace``).
+
+This module holds the conversation; its parts are ``bots.program_control`` (starting, writing
+with a deadline, stopping), ``bots.program_lines`` (stdout as lines, the flood limits),
+``bots.program_stderr`` (stderr shown within a cap) and ``bots.line_faults`` (skipped lines
+worded and counted as faults).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
-import select
 import shlex
 import subprocess
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from bots import bot_output
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import BotError, BotGone, Fault
+from bots.line_faults import MAX_REPORTED, LineFaults, show
+from bots.program_control import QUIT_GRACE, exit_code, kill, start, terminate, write_by
+from bots.program_lines import (
+    EOF,
+    FLOOD,
+    MAX_LINE,
+    MAX_PENDING_BYTES,
+    MAX_PENDING_LINES,
+    Inbox,
+    Line,
+    parse,
+    read_stdout,
+)
+from bots.program_stderr import MAX_STDERR_BYTES, MAX_STDERR_LINES, STDERR_TAIL, Stderr
 from bots.trace import TraceWriter, trace_path
 from engine import Action
-from engine.canonical import BOT_LINE_LIMITS, check_limits
+
+__all__ = [
+    "DEFAULT_TIME_BUDGET", "END_QUIET", "END_SETTLE", "GARBAGE_GRACE", "HANDSHAKE_TIMEOUT",
+    "MAX_JOINED_LINES", "MAX_LINE", "MAX_PENDING_BYTES", "MAX_PENDING_LINES", "MAX_REPORTED",
+    "MAX_SKIPPED", "MAX_STDERR_BYTES", "MAX_STDERR_LINES", "PROTOCOL_VERSION", "QUIT_GRACE",
+    "STDERR_TAIL", "ProcessBot",
+]
 
 PROTOCOL_VERSION = 1
 DEFAULT_TIME_BUDGET = 10.0   # seconds per decision
 HANDSHAKE_TIMEOUT = 10.0     # seconds for "ready" (interpreters can be slow to start)
-QUIT_GRACE = 1.0             # seconds a program has to exit after "quit" before it is killed
-MAX_LINE = 1 << 20           # bytes in one line from a bot (a decide's answer is ~50)
-MAX_PENDING_LINES = 10_000   # lines waiting unread before the bot counts as flooding
-MAX_PENDING_BYTES = 16 << 20
 MAX_SKIPPED = 1_000          # useless lines during one wait before the bot counts as flooding
 MAX_JOINED_LINES = 500       # lines of one pretty-printed message that are put back together
-MAX_REPORTED = 5             # skipped lines reported one by one per wait (then counted)
 GARBAGE_GRACE = 0.5          # seconds an answer is still waited for after a line of garbage
-MAX_STDERR_LINES = 200       # stderr lines shown per decision (the rest is counted, a fault)
-MAX_STDERR_BYTES = 64 << 10  # ... and bytes
-STDERR_TAIL = 200            # characters kept of each of the last stderr lines
 END_QUIET = 0.05             # after an end: silence that shows a bot has said its last words
 END_SETTLE = 0.25            # ... waited for at most (then its lines go under the next game)
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    number: int
-    text: str | None   # None: the line was longer than MAX_LINE and was dropped
-    size: int
-
-
-_EOF = object()    # the reader thread's markers: the program closed its stdout ...
-_FLOOD = object()  # ... or wrote more than may wait unread
 
 
 class ProcessBot(Bot):
     """Runs ``command`` (a shell-like command line, split with shlex; no shell) as a bot."""
 
     description = "a bot program speaking the JSON-lines bot protocol (cmd:COMMAND)"
+    time_budget: float  # always a limit: the program's answers are waited for so long
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIME_BUDGET,
                  handshake_timeout: float = HANDSHAKE_TIMEOUT,
@@ -91,143 +94,85 @@ class ProcessBot(Bot):
         self.handshake_timeout = float(handshake_timeout)
         self.output = output or bot_output.BotLines()
         self._proc: subprocess.Popen[bytes] | None = None
-        self._inbox: _Inbox | None = None
-        self._stderr: deque[str] = deque(maxlen=20)
+        self._inbox: Inbox | None = None
+        self._stderr = Stderr(self._show_stderr)
         self._next_id = 0
         self._dead: str | None = None
         self._dead_kind = "gone"
-        self._faults: list[Fault] = []
+        self._faults = LineFaults()
         self._garbage_since = 0.0
-        self._skipped = self._noted = 0  # lines skipped / reported in the current wait
-        self._unreported: dict[str, int] = {}
         self._timed_out: set[int] = set()
         self._seat: int | None = None
         self._game = ""  # the game the bot's lines are filed under (until the next hello)
-        # stderr shown since the last decision began, and what was not shown
-        self._stderr_lines = self._stderr_bytes = 0
-        self._stderr_dropped = self._stderr_dropped_bytes = 0
         self._ended_game: str | None = None
         self._trace: TraceWriter | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[bytes]], ProcessBot] | None = None
         self.exit_code: int | None = None  # after ``quit``: the program's status (None: killed)
 
     # -- process management ----------------------------------------------------------------
 
     def _spawn(self) -> None:
-        try:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE)
-        except OSError as exc:
-            raise BotGone(f"cannot start {self.command!r}: {exc}", "start") from exc
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        # Non-blocking: a write to a program that stopped reading waits in select() with a
-        # deadline instead of in write() for ever (which would also block closing the pipe).
-        os.set_blocking(proc.stdin.fileno(), False)
+        proc = start(self.argv, self.command)
+        assert proc.stdout is not None and proc.stderr is not None
         self._proc = proc
-        self._inbox = _Inbox(proc)
+        self._inbox = Inbox(proc)
         # Killing the child when the bot object goes away keeps crashed runs from leaving
         # orphaned bot programs behind.
-        self._finalizer = weakref.finalize(self, _terminate, proc)
-        threading.Thread(target=_read_stdout, args=(proc.stdout, self._inbox),
+        self._finalizer = weakref.finalize(self, terminate, proc)
+        threading.Thread(target=read_stdout, args=(proc.stdout, self._inbox),
                          daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(proc.stderr,), daemon=True).start()
+        threading.Thread(target=self._stderr.read, args=(proc.stderr,), daemon=True).start()
 
-    def _read_stderr(self, stream: Any) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := stream.readline(MAX_LINE):
-                line = chunk[:4 * STDERR_TAIL].decode("utf-8", "replace").rstrip("\r\n")
-                self._stderr.append(line[:STDERR_TAIL])  # sanitised when quoted
-                # Shown up to a cap per decision: a bot that streams diagnostics must not
-                # slow the game down or fill the log (the excess is counted and reported).
-                self._stderr_lines += 1
-                self._stderr_bytes += len(chunk)
-                if self._stderr_lines > MAX_STDERR_LINES or \
-                        self._stderr_bytes > MAX_STDERR_BYTES:
-                    self._stderr_dropped += 1
-                    self._stderr_dropped_bytes += len(chunk)
-                    continue
-                self.output.emit(self.name, self._seat, " stderr", line, self._game)
-
-    def _stderr_window(self, decision: int | None) -> None:
-        """A new decision's stderr allowance; a fault for what the last one did not show."""
-        dropped, size = self._stderr_dropped, self._stderr_dropped_bytes
-        self._stderr_lines = self._stderr_bytes = 0
-        self._stderr_dropped = self._stderr_dropped_bytes = 0
-        if dropped:
-            self._faults.append(Fault(
-                "stderr", f"wrote {dropped} more stderr line(s) ({size} bytes) than the "
-                f"{MAX_STDERR_LINES} lines or {MAX_STDERR_BYTES >> 10} KiB shown per decision; "
-                "they were not shown", decision=decision))
+    def _show_stderr(self, line: str) -> None:
+        self.output.emit(self.name, self._seat, " stderr", line, self._game)
 
     def _died(self, what: str, kind: str = "gone", decision: int | None = None) -> BotGone:
         proc = self._proc
-        code = None
-        if proc is not None:
-            try:
-                code = proc.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                code = None
+        code = exit_code(proc, 1.0) if proc is not None else None
         time.sleep(0.05)  # let the stderr thread catch the program's last words
         detail = f"exit code {code}" if code is not None else "still running"
-        tail = " | ".join(bot_output.sanitize(line, STDERR_TAIL) for line in self._stderr)
+        tail = self._stderr.tail()
         self._dead = f"{what} ({detail})" + (f"; its stderr ends: {tail}" if tail else "")
         self._dead_kind = kind
         return BotGone(self._dead, kind, decision)
 
     def _abandon(self, what: str, kind: str, decision: int | None = None) -> BotGone:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
+        if self._proc is not None:
+            kill(self._proc)
         return self._died(what, kind, decision)
 
     def _send(self, message: dict[str, Any], timeout: float) -> None:
         if self._dead is not None:
             raise BotGone(self._dead, self._dead_kind)
         proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        data = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode())
+        assert proc is not None
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
         if self._trace is not None:
             self._trace.sent(message)
-        fd = proc.stdin.fileno()
-        deadline = time.monotonic() + timeout
-        while data:
-            try:
-                data = data[os.write(fd, data):]
-                continue
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                raise self._died(f"the bot program {self.command!r} died ({exc})") from None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise self._abandon(f"stopped reading its input: a {message['type']!r} message "
-                                    f"was not taken within {timeout:g} s; the program was "
-                                    "stopped", "gone")
-            select.select([], [fd], [], remaining)
+        try:
+            written = write_by(proc, data, time.monotonic() + timeout)
+        except OSError as exc:
+            raise self._died(f"the bot program {self.command!r} died ({exc})") from None
+        if not written:
+            raise self._abandon(f"stopped reading its input: a {message['type']!r} message "
+                                f"was not taken within {timeout:g} s; the program was "
+                                "stopped", "gone")
 
     def _note(self, kind: str, message: str, decision: int | None) -> None:
-        self._noted += 1
-        if self._noted > MAX_REPORTED:
-            self._unreported[kind] = self._unreported.get(kind, 0) + 1
-        else:
-            self._faults.append(Fault(kind, message, decision=decision))
+        self._faults.note(kind, message, decision)
 
     @contextlib.contextmanager
     def _waiting(self, decision: int | None) -> Iterator[None]:
         """One wait for an answer (or for ``ready``): its skipped lines are counted together,
-        for the flood limit and so that only the first few are reported one by one."""
-        self._skipped = self._noted = 0
-        self._unreported = {}
-        try:
-            yield
-        finally:
-            self._stderr_window(decision)
-            for kind, count in self._unreported.items():
-                self._faults.append(Fault(kind, f"wrote {count} more lines of this kind, "
-                                          "skipped (not reported one by one)",
-                                          decision=decision))
-            self._unreported = {}
+        for the flood limit and so that only the first few are reported one by one; it opens
+        a new stderr allowance."""
+        with self._faults.wait(decision):
+            try:
+                yield
+            finally:
+                self._faults.add(self._stderr.new_window(decision))
 
-    def _lines(self, deadline: float) -> Any:
+    def _lines(self, deadline: float) -> object:
         """The next item from the reader thread, or None at the deadline."""
         assert self._inbox is not None
         remaining = deadline - time.monotonic()
@@ -242,7 +187,7 @@ class ProcessBot(Bot):
                  decision: int | None) -> dict[str, Any]:
         """The next message object; skipped lines are noted as faults (counted per wait, see
         ``_waiting``). BotError on timeout, BotGone on death or flooding."""
-        joined: list[_Line] = []  # the lines of a message that may be pretty-printed
+        joined: list[Line] = []  # the lines of a message that may be pretty-printed
         # Lines that are no message at all: an answer to a decision gets a short grace after
         # them, not the rest of its budget (the handshake keeps its time: a program may print
         # a banner while it starts).
@@ -253,7 +198,7 @@ class ProcessBot(Bot):
             item = self._lines(deadline)
             if item is None:
                 if joined:
-                    self._note_unparsed(joined, decision)
+                    self._faults.note_unparsed(joined, decision)
                 what = ("no answer to decision " + str(decision) if decision is not None
                         else f"no {waiting_for}")
                 if garbage and decision is not None:
@@ -262,19 +207,19 @@ class ProcessBot(Bot):
                                    f"{GARBAGE_GRACE:g} s of them", "garbage", decision)
                 raise BotError(f"{what} within {self._budget_text(waiting_for)}", "timeout",
                                decision)
-            if item is _EOF:
+            if item is EOF:
                 raise self._died(f"the bot program {self.command!r} died (closed its output)",
                                  "gone", decision)
-            if item is _FLOOD:
+            if item is FLOOD:
                 raise self._died(f"flooded its output (more than {MAX_PENDING_LINES} lines or "
                                  f"{MAX_PENDING_BYTES >> 20} MiB unread); it was cut off",
                                  "flood", decision)
-            self._skipped += 1
-            if self._skipped > MAX_SKIPPED:
+            self._faults.skipped += 1
+            if self._faults.skipped > MAX_SKIPPED:
                 raise self._abandon(f"flooded its output ({MAX_SKIPPED} lines without the "
                                     f"awaited {waiting_for}); it was cut off", "flood",
                                     decision)
-            assert isinstance(item, _Line)
+            assert isinstance(item, Line)
             if self._trace is not None:
                 self._trace.received(item.number, item.text if item.text is not None else
                                      f"(a line of {item.size} bytes, dropped)")
@@ -285,13 +230,13 @@ class ProcessBot(Bot):
                 continue
             if not item.text.strip():
                 continue
-            message = _parse(item.text)
+            message = parse(item.text)
             if message is None and (joined or item.text.lstrip().startswith("{")):
                 joined.append(item)
-                message = _parse("\n".join(line.text or "" for line in joined))
+                message = parse("\n".join(line.text or "" for line in joined))
                 if message is None:
                     if len(joined) >= MAX_JOINED_LINES:
-                        self._note_unparsed(joined, decision)
+                        self._faults.note_unparsed(joined, decision)
                         joined = []
                         garbage = self._saw_garbage(garbage)
                     continue
@@ -302,23 +247,23 @@ class ProcessBot(Bot):
                                "line", decision)
                 joined = []
             elif joined:
-                self._note_unparsed(joined, decision)
+                self._faults.note_unparsed(joined, decision)
                 joined = []
                 garbage = self._saw_garbage(garbage)
             if message is None:
                 self._note("not-json", f"wrote line {item.number}, which is not JSON: "
-                           f"{_show(item.text)}; skipped", decision)
+                           f"{show(item.text)}; skipped", decision)
                 garbage = self._saw_garbage(garbage)
                 continue
             if not isinstance(message, dict):
                 self._note("not-object", f"wrote line {item.number}, which is not a JSON "
-                           f"object: {_show(item.text)}; skipped", decision)
+                           f"object: {show(item.text)}; skipped", decision)
                 garbage = self._saw_garbage(garbage)
                 continue
             if message.get("type") == "log":
                 self.output.emit(self.name, self._seat, "", str(message.get("message", "")),
                                  self._game)
-                self._skipped -= 1  # a bot may log freely, within the pending-lines limit
+                self._faults.skipped -= 1  # a bot may log freely, within the pending-lines limit
                 continue
             message["_line"] = item.number
             return message
@@ -328,13 +273,6 @@ class ProcessBot(Bot):
         if not count:
             self._garbage_since = time.monotonic()
         return count + 1
-
-    def _note_unparsed(self, lines: list[_Line], decision: int | None) -> None:
-        first, last = lines[0].number, lines[-1].number
-        span = f"line {first}" if first == last else f"lines {first}-{last}"
-        text = "\n".join(line.text or "" for line in lines)
-        self._note("not-json", f"wrote {span}, which is not JSON: {_show(text)}; skipped",
-                   decision)
 
     def _budget_text(self, waiting_for: str) -> str:
         budget = self.handshake_timeout if waiting_for == "ready" else self.time_budget
@@ -358,7 +296,7 @@ class ProcessBot(Bot):
                         break  # quiet: the bot is waiting for the next game
                     inbox.put_back(item)
                     self._drain_lines()
-                    if not isinstance(item, _Line):
+                    if not isinstance(item, Line):
                         break
             self._drain_lines()
 
@@ -376,7 +314,7 @@ class ProcessBot(Bot):
                     item = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
                 except queue.Empty:
                     return
-                if not isinstance(item, _Line):
+                if not isinstance(item, Line):
                     return  # end of output (or a flood marker): nothing more will come
                 inbox.put_back(item)
 
@@ -387,12 +325,12 @@ class ProcessBot(Bot):
                 item = self._inbox.get_nowait()
             except queue.Empty:
                 return
-            if not isinstance(item, _Line):
+            if not isinstance(item, Line):
                 self._inbox.put_back(item)  # EOF / flood: seen by the next receive
                 return
             if self._trace is not None and item.text is not None:
                 self._trace.received(item.number, item.text)
-            message = _parse(item.text or "")
+            message = parse(item.text or "")
             if isinstance(message, dict) and message.get("type") == "log":
                 self.output.emit(self.name, self._seat, "", str(message.get("message", "")),
                                  self._game)
@@ -402,7 +340,7 @@ class ProcessBot(Bot):
             after = (f"after the end of game {self._ended_game}" if self._ended_game
                      else "after its last answer")
             self._note("stray", f"wrote line {item.number} {after}, with no decision "
-                       f"pending: {_show(item.text or '')}; skipped", None)
+                       f"pending: {show(item.text or '')}; skipped", None)
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -527,8 +465,7 @@ class ProcessBot(Bot):
         return self._dead
 
     def take_faults(self) -> list[Fault]:
-        faults, self._faults = self._faults, []
-        return faults
+        return self._faults.take()
 
     # -- the Bot interface -----------------------------------------------------------------
 
@@ -555,10 +492,7 @@ class ProcessBot(Bot):
         if self._dead is None and proc.poll() is None:
             with contextlib.suppress(BotGone):
                 self._send({"type": "quit"}, QUIT_GRACE)
-        try:
-            self.exit_code = proc.wait(timeout=QUIT_GRACE)
-        except subprocess.TimeoutExpired:
-            self.exit_code = None
+        self.exit_code = exit_code(proc, QUIT_GRACE)
         self._drain_to_end()
         if self._finalizer is not None:
             self._finalizer()
@@ -566,96 +500,3 @@ class ProcessBot(Bot):
 
     def close(self) -> None:
         self.quit()
-
-
-class _Inbox:
-    """The queue between the reader thread and the engine, with the flood limits."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self._queue: queue.Queue[object] = queue.Queue()
-        self._front: list[object] = []
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self._proc = proc
-
-    def put(self, item: object) -> bool:
-        """Queue a line; False (and the program killed) when it floods."""
-        size = _held(item)
-        with self._lock:
-            self._bytes += size
-            flooded = (self._queue.qsize() >= MAX_PENDING_LINES or
-                       self._bytes > MAX_PENDING_BYTES)
-        if flooded:
-            with contextlib.suppress(OSError):
-                self._proc.kill()
-            self._queue.put(_FLOOD)
-            return False
-        self._queue.put(item)
-        return True
-
-    def _taken(self, item: object) -> object:
-        with self._lock:
-            self._bytes -= _held(item)
-        return item
-
-    def get(self, timeout: float) -> object:
-        if self._front:
-            return self._front.pop()
-        return self._taken(self._queue.get(timeout=timeout))
-
-    def get_nowait(self) -> object:
-        if self._front:
-            return self._front.pop()
-        return self._taken(self._queue.get_nowait())
-
-    def put_back(self, item: object) -> None:
-        self._front.append(item)
-
-
-def _held(item: object) -> int:
-    """Bytes of memory a queued item holds (a line over the limit was dropped: none)."""
-    return len(item.text) if isinstance(item, _Line) and item.text is not None else 0
-
-
-def _read_stdout(stream: Any, inbox: _Inbox) -> None:
-    number = 0
-    with contextlib.suppress(OSError, ValueError):
-        while chunk := stream.readline(MAX_LINE + 1):
-            number += 1
-            if len(chunk) > MAX_LINE and not chunk.endswith(b"\n"):
-                size = len(chunk)
-                while (more := stream.readline(MAX_LINE + 1)) and size < (1 << 62):
-                    size += len(more)
-                    if more.endswith(b"\n"):
-                        break
-                line = _Line(number, None, size)
-            else:
-                line = _Line(number, chunk.decode("utf-8", "replace").rstrip("\r\n"),
-                             len(chunk))
-            if not inbox.put(line):
-                return
-    inbox.put(_EOF)
-
-
-def _parse(text: str) -> Any:
-    try:
-        check_limits(text, BOT_LINE_LIMITS)  # nesting and size bounded before json sees it
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _show(text: str) -> str:
-    return repr(bot_output.sanitize(text, 120))
-
-
-def _terminate(proc: subprocess.Popen[bytes]) -> None:
-    """Close stdin (a well-behaved bot exits on end of input), then insist."""
-    with contextlib.suppress(OSError):
-        if proc.stdin is not None:
-            proc.stdin.close()
-    try:
-        proc.wait(timeout=QUIT_GRACE)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()

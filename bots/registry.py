@@ -181,13 +181,12 @@ def _make_process_bot(spec: str) -> Bot:
         raise BotSpecError(f"{spec!r}: cmd: bots take only the option timeout, not "
                            f"{', '.join(sorted(unknown))}")
     # Imported here: subprocess and threading are a fifth of listing the bots (solstice bots).
-    from bots.process_bot import ProcessBot
+    from bots.process_bot import DEFAULT_TIME_BUDGET, ProcessBot
 
-    kwargs = {}
-    if "timeout" in options:
-        kwargs["timeout"] = _seconds(options["timeout"], spec)
+    timeout = _seconds(options["timeout"], spec) if "timeout" in options \
+        else DEFAULT_TIME_BUDGET
     try:
-        return ProcessBot(rest.strip(), **kwargs)
+        return ProcessBot(rest.strip(), timeout)
     except ValueError as exc:
         raise BotSpecError(f"{spec!r}: {exc}") from exc
 
@@ -199,7 +198,8 @@ def _resolve(target: str, spec: str) -> Callable[..., Bot]:
         for ep in _plugin_entry_points():
             if ep.name == target:
                 try:
-                    return ep.load()
+                    plugin: Callable[..., Bot] = ep.load()
+                    return plugin
                 except Exception as exc:
                     raise BotSpecError(f"plugin bot {target!r} ({ep.value}) cannot be loaded: "
                                        f"{type(exc).__name__}: {exc}") from exc
@@ -217,7 +217,7 @@ def _resolve(target: str, spec: str) -> Callable[..., Bot]:
             module = importlib.import_module(where)
         except ImportError as exc:
             raise BotSpecError(f"cannot import module {where!r} for {spec!r}: {exc}") from exc
-    factory = getattr(module, attr, None)
+    factory: Callable[..., Bot] | None = getattr(module, attr, None)
     if factory is None or not callable(factory):
         raise BotSpecError(f"{where!r} has no class {attr!r} (from {spec!r})")
     return factory

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from engine.state import Decision, GameState
+from engine.state import Decision, GameState, StepCall
 
 Step = Callable[..., None]
 STEPS: dict[str, Step] = {}
@@ -52,7 +52,7 @@ def make_public(s: GameState, slots: Iterable[int]) -> bool:
 
 
 def ask(s: GameState, seat: int, kind: str, options: Iterable[str], default: str, prompt: str,
-        then: tuple) -> None:
+        then: StepCall) -> None:
     """Ask ``seat`` to choose; a single option is taken at once (never asked)."""
     opts = tuple(options)
     if len(opts) == 1:

@@ -10,7 +10,7 @@ from engine.cards import CARDS
 from engine.dispatch import verify_claim
 from engine.errors import RuleViolationError
 from engine.flow import ask, make_public, seat_name, step
-from engine.state import Decision, GameState, Phase
+from engine.state import Decision, GameState, Phase, StepCall
 from engine.strength import favored, sentry_holder, strongest, strongest_and_favored, totals
 
 _NAME_OF_CARD = [card.name for card in CARDS]  # by card id: effects ask names all the time
@@ -120,9 +120,9 @@ def resolve(s: GameState, p: int) -> None:
                       f"{seat_name(s, fv) if fv >= 0 else 'none'}")
     # Card after card while no effect stops the loop (a decision, a kill's follow-up step, a
     # reveal): what the step loop would do by running this step again, without its overhead.
-    # ``tuple``, not ``tuple[str, int]``: a compiled build (mypyc) keeps a typed tuple unboxed,
+    # ``StepCall``, not ``tuple[str, int]``: a compiled build (mypyc) keeps a typed tuple unboxed,
     # and this one is compared by identity below.
-    here: tuple = ("resolve", p)
+    here: StepCall = ("resolve", p)
     resolved, card_of, stopped = s.resolved, s.card_of, s.stopped
     while True:
         slot = -1 if stopped[p] else next_card(s, p)

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.canonical import canonical_json
 from engine.config import GameConfig
-from engine.state import Decision, GameState, Phase
+from engine.state import Decision, GameState, Phase, StepCall
 
 _LISTS = ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision", "controller",
           "resolved", "claimer", "deck", "hands", "drafted", "planets", "prisoner", "discard",
@@ -23,7 +23,7 @@ _SCALARS = ("first_player", "round", "direction", "first_pick", "turn", "sentry_
             "omniscient")
 
 
-def _step(value: tuple | None) -> list | None:
+def _step(value: StepCall | None) -> list[Any] | None:
     return None if value is None else list(value)
 
 
@@ -76,10 +76,10 @@ _PER_SLOT = frozenset(("known", "face_up", "dispatcher", "claim", "claim_vision"
                        "resolved", "claimer"))
 _encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                            allow_nan=False).encode
-_slot_text: dict[str, tuple[list, str]] = {}
+_slot_text: dict[str, tuple[list[int], str]] = {}
 
 
-def _per_slot_text(name: str, value: list) -> str:
+def _per_slot_text(name: str, value: list[int]) -> str:
     known = _slot_text.get(name)
     if known is not None and known[0] == value:
         return known[1]

@@ -13,9 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from engine.cards import CARDS, PLANETS, Card
 from engine.config import GameConfig
+
+# A step to run: its name, then its arguments (slots, seats, option strings: they vary by step,
+# hence Any); a plain tuple so that a state clones and serializes as is.
+StepCall = tuple[Any, ...]
 
 
 class Phase(StrEnum):
@@ -34,7 +39,7 @@ class Decision:
     options: tuple[str, ...]
     default: str
     prompt: str
-    then: tuple = field(repr=False, default=())
+    then: StepCall = field(repr=False, default=())
 
 
 class GameState:
@@ -133,7 +138,7 @@ class GameState:
     initial_sf: list[tuple[int, int]]
     planet_discarded: list[list[int]]
     # control
-    step: tuple | None
+    step: StepCall | None
     decision: Decision | None
     chance: tuple[str, int] | None
     awaiting: list[int]

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from byzantine import Behaviour, Context, Send, Table, check_table, live_verdict
+from byzantine import (
+    Behaviour,
+    Context,
+    Send,
+    Table,
+    check_table,
+    live_verdict,
+    merge_by_author,
+)
 from test_net_blame import assert_named, honest_peers, transcript
 from test_net_session import run, started
 
@@ -42,20 +50,6 @@ def rewritten(path: Path, messages: list[Any], name: str) -> Path:
     out = path.with_name(name)
     out.write_text(json.dumps(data))
     return out
-
-
-def merge_by_author(messages: list[Any], rng: random.Random) -> list[Any]:
-    """A random interleaving of ``messages`` that keeps each author's own order."""
-    streams: dict[int, list[Any]] = {}
-    for data in messages:
-        streams.setdefault(data["msg"]["seat"], []).append(data)
-    merged: list[Any] = []
-    while streams:
-        author = rng.choice(sorted(streams))
-        merged.append(streams[author].pop(0))
-        if not streams[author]:
-            del streams[author]
-    return merged
 
 
 def assert_no_honest_peer_blamed(game: LoopbackGame, bad: int) -> None:

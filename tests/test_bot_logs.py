@@ -22,7 +22,7 @@ from bots.match import play_match
 from bots.netseat import TABLE_MARGIN, bot_chooser
 from bots.process_bot import GARBAGE_GRACE, MAX_STDERR_LINES, ProcessBot
 from bots.registry import make_bot
-from engine import Action, legal_actions, new_game, random_config, to_move
+from engine import Action, GameState, legal_actions, new_game, random_config, to_move
 from engine.randomness import RandomStream
 from p2p.session.seatview import SeatView
 from ui.cli import app
@@ -120,14 +120,20 @@ def test_stderr_is_shown_up_to_a_cap_per_decision_and_the_excess_is_a_fault(scri
     assert all(" game chatty stderr] " in line for line in shown)
 
 
-def _turn() -> Turn:
-    stream = RandomStream("garbage-turn")
+def _first_decision(seed: str) -> tuple[GameState, int, tuple[Action, ...]]:
+    """A new two-seat game dealt from ``seed``: its state, the seat to move, its legal actions."""
+    stream = RandomStream(seed)
     config = random_config(2, stream)
     deck = list(config.card_ids())
     stream.shuffle(deck)
-    s = new_game(config, deck)
-    seat = to_move(s)[0]
-    return Turn(s, seat, legal_actions(s, seat))
+    state = new_game(config, deck)
+    seat = to_move(state)[0]
+    return state, seat, tuple(legal_actions(state, seat))
+
+
+def _turn() -> Turn:
+    state, seat, legal = _first_decision("garbage-turn")
+    return Turn(state, seat, list(legal))
 
 
 def test_a_bot_that_writes_garbage_is_faulted_at_once_not_after_its_budget(script) -> None:
@@ -170,13 +176,8 @@ class Sleeper(Bot):
 
 
 def test_a_bot_late_on_the_table_clock_is_named_and_counted_as_a_timeout(capsys) -> None:
-    stream = RandomStream("late")
-    config = random_config(2, stream)
-    deck = list(config.card_ids())
-    stream.shuffle(deck)
-    state = new_game(config, deck)
-    seat = to_move(state)[0]
-    legal = tuple(legal_actions(state, seat))
+    state, seat, legal = _first_decision("late")
+    config = state.config
     faults: list[Fault] = []
     out = sys.stderr
 
@@ -196,13 +197,8 @@ def test_a_bot_late_on_the_table_clock_is_named_and_counted_as_a_timeout(capsys)
 
 
 def test_after_a_cut_the_next_decision_waits_for_the_bot_to_finish_the_last() -> None:
-    stream = RandomStream("late-twice")
-    config = random_config(2, stream)
-    deck = list(config.card_ids())
-    stream.shuffle(deck)
-    state = new_game(config, deck)
-    seat = to_move(state)[0]
-    legal = tuple(legal_actions(state, seat))
+    state, seat, legal = _first_decision("late-twice")
+    config = state.config
     bot, faults = Sleeper(), []
 
     async def scenario() -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from bot_helpers import Recording, bot_seed
 
 from bots.base import Bot, GameInfo, Turn
 from bots.greedy import GreedyBot
@@ -15,34 +16,11 @@ from bots.ismcts import IsmctsBot
 from bots.match import play_match
 from bots.random_bot import RandomBot
 from engine import Action, GameState, Shuffle, new_game
-from engine.canonical import canonical_json
-from engine.randomness import RandomStream
 from engine.relabel import Relabel
 from p2p.deck.audit import audit_deck, open_seats
 from p2p.session.audit import apply_any, true_action
 from p2p.session.loopback import LoopbackGame
 from p2p.session.seatview import SeatView
-
-
-class Recording(Bot):
-    """Plays as ``inner`` and keeps every view it was shown, as canonical JSON bytes."""
-
-    def __init__(self, inner: Bot) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.views: list[bytes] = []
-
-    def start(self, info: GameInfo) -> None:
-        self.inner.start(info)
-
-    def choose(self, turn: Turn) -> Action:
-        self.views.append(canonical_json(turn.view))
-        return self.inner.choose(turn)
-
-
-def bot_seed(seed: str, seat: int) -> bytes:
-    """The seed ``play_match`` gives the bot of ``seat``."""
-    return RandomStream(seed).fork(f"bot{seat}").word().to_bytes(8, "big")
 
 
 def network_game(n: int, bots: list[Recording], seed: str) -> LoopbackGame:

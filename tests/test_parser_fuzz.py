@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots import process_bot
+from bots import program_lines
 from engine.canonical import FRAME_LIMITS, JSONRefused, canonical_json, parse_json
 from p2p.errors import RemoteProtocolError
 from p2p.identity import Identity
@@ -471,7 +471,7 @@ def test_bot_lines(examples: int) -> None:
 
     def check(data: bytes) -> None:
         text = data.decode("utf-8", "replace")  # what the reader thread hands over
-        bounded(lambda: process_bot._parse(text))
+        bounded(lambda: program_lines.parse(text))
 
     fuzz(examples, st.sampled_from(docs).flatmap(mutations), check)
 

@@ -9,30 +9,14 @@ import pytest
 
 pytest.importorskip("numpy", reason="the rl extra is not installed (pip install '.[rl]')")
 
-from bots.base import Bot, GameInfo, Turn
+from bot_helpers import Recording, bot_seed
+
+from bots.base import Bot, GameInfo
 from bots.greedy import GreedyBot
 from bots.match import play_match
 from bots.random_bot import RandomBot
 from bots.rl.table import Table
-from engine import Action
-from engine.canonical import canonical_json
 from engine.randomness import RandomStream
-
-
-class Recording(Bot):
-    """Plays as ``inner`` and keeps every view it was shown, as canonical JSON bytes."""
-
-    def __init__(self, inner: Bot) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.views: list[bytes] = []
-
-    def start(self, info: GameInfo) -> None:
-        self.inner.start(info)
-
-    def choose(self, turn: Turn) -> Action:
-        self.views.append(canonical_json(turn.view))
-        return self.inner.choose(turn)
 
 
 def make_bot(seat: int) -> Bot:
@@ -45,8 +29,7 @@ def play_table(n: int, seed: str) -> tuple[list[Recording], list[int]]:
     table = Table(n, seed, keep_log=True)
     bots = [Recording(make_bot(seat)) for seat in range(n)]
     for seat, bot in enumerate(bots):
-        bot_seed = RandomStream(seed).fork(f"bot{seat}").word().to_bytes(8, "big")
-        bot.start(GameInfo(seat, table.config, bot_seed, game=seed))
+        bot.start(GameInfo(seat, table.config, bot_seed(seed, seat), game=seed))
     while not table.over:
         acting = table.seat
         assert acting is not None

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 
-def send(message: dict, **options: object) -> None:
+def send(message: dict[str, Any], **options: object) -> None:
     sys.stdout.write(json.dumps(message, **options) + "\n")  # type: ignore[arg-type]
     sys.stdout.flush()
 

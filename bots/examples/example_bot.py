@@ -20,6 +20,10 @@ from __future__ import annotations
 import json
 import random
 import sys
+from typing import Any
+
+# A JSON object of the bot protocol, as json.loads gives it.
+Message = dict[str, Any]
 
 PROTOCOL = 1
 OWN_VALUE = {"Duchess": 6, "Diplomat": 3, "Marshal": 3, "Legions": 3, "Elder": 2, "Assassin": 2}
@@ -29,13 +33,14 @@ STRENGTH = {"Legions": 2, "Diplomat": 1, "Assassin": 1, "Duchess": 0, "Marshal":
 FAVOR = {"Legions": 2, "Diplomat": 1, "Assassin": 0, "Duchess": 1, "Marshal": 0, "Elder": 1}
 
 
-def send(message: dict) -> None:
+def send(message: Message) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 
 
-def label_of(view: dict, slot: int) -> str | None:
-    return view["known"].get(str(slot))
+def label_of(view: Message, slot: int) -> str | None:
+    label: str | None = view["known"].get(str(slot))
+    return label
 
 
 def draft_score(label: str | None, faction: str) -> float:
@@ -49,7 +54,7 @@ def draft_score(label: str | None, faction: str) -> float:
     return 2.5 if name == "Duchess" else 0.5  # denying an opponent's Duchess
 
 
-def planet_standing(view: dict, p: int, seat: int) -> tuple[int, int]:
+def planet_standing(view: Message, p: int, seat: int) -> tuple[int, int]:
     """(my strength - best other, my favor - best other) from the face-up or known cards."""
     factions = view["factions"]
     strength = [0] * len(factions)
@@ -67,7 +72,7 @@ def planet_standing(view: dict, p: int, seat: int) -> tuple[int, int]:
             favor[seat] - max(favor[i] for i in others))
 
 
-def dispatch_score(view: dict, seat: int, slot: int, p: int) -> float:
+def dispatch_score(view: Message, seat: int, slot: int, p: int) -> float:
     label = label_of(view, slot)
     planet = view["planets"][p]
     faction = view["factions"][seat]
@@ -85,7 +90,7 @@ def dispatch_score(view: dict, seat: int, slot: int, p: int) -> float:
     duchess_claimed = any(c["claim"] == "Duchess" or (c["label"] or "").endswith(":Duchess")
                           for c in planet["cards"] if c["dispatcher"] != seat)
     if name == "Duchess":
-        return planet["vp"] + f_lead - (3 if duchess_claimed else 0)
+        return float(planet["vp"]) + f_lead - (3 if duchess_claimed else 0)
     if name == "Assassin":
         return 3 if duchess_claimed else -1
     if name in ("Marshal", "Elder"):
@@ -95,7 +100,7 @@ def dispatch_score(view: dict, seat: int, slot: int, p: int) -> float:
     return 1 + 0.5 * s_lead  # Legions: supports whatever else is here
 
 
-def choose(view: dict, legal: list[str], rng: random.Random) -> str:
+def choose(view: Message, legal: list[str], rng: random.Random) -> str:
     seat = view["seat"]
     faction = view["factions"][seat]
     scored: list[tuple[float, str]] = []

@@ -13,6 +13,8 @@ receive). It prefers its own faction's cards in the draft and otherwise plays at
 
 from __future__ import annotations
 
+from typing import Any
+
 from bots.base import Bot, GameInfo, Turn
 from engine import Action, Pick
 
@@ -35,13 +37,13 @@ class MyBot(Bot):
         def value(action: Action) -> float:
             if not isinstance(action, Pick):
                 return 0.0
-            labels = [known.get(str(slot), "") for slot in action.slots]
+            labels: list[str] = [known.get(str(slot), "") for slot in action.slots]
             return self.greed * sum(label.startswith(self.faction + ":") for label in labels)
 
         best = max(value(a) for a in turn.legal)
         options = [a for a in turn.legal if value(a) == best]
         return options[self.rng.randbelow(len(options))]
 
-    def end(self, result: dict) -> None:
+    def end(self, result: dict[str, Any]) -> None:
         # Optional hook: result = {"seat", "scores", "winner"}. Nothing to clean up here.
         pass

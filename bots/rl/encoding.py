@@ -389,7 +389,7 @@ def _encode_options(options: Sequence[str], out: np.ndarray, rel: list[int],
             cid = _ID_OF_LABEL[option]
             row[_OF[f"kind_{CARD_KINDS[_KIND_OF_CARD[cid]]}"]] = 1.0
             faction = _FACTION_OF_CARD[cid]
-            if faction in factions:
+            if faction is not None and faction in factions:
                 row[_OF[f"owner{rel[list(factions).index(faction)]}"]] = 1.0
         else:
             row[_OF["slot"]] = 1.0

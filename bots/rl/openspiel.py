@@ -373,7 +373,7 @@ class SolsticeState(pyspiel.State):
         picks other seats have made this pick round (secret until all are in) made again at
         random in that world."""
         g = self._g
-        clone = self.clone()
+        clone: SolsticeState = self.clone()  # pyspiel's clone keeps the Python class
         if g.state is None:
             return clone
         # OpenSpiel's samplers are callables giving a float in [0, 1)

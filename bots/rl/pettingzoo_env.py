@@ -62,10 +62,10 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
         self._last_action = ""
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

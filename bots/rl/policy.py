@@ -22,6 +22,10 @@ KINDS = tuple(name for name, _ in enc.RANGES)
 _CARD_W = len(enc.CARD_FEATURES)
 _OPT_W = len(enc.OPTION_FEATURES)
 _OPTIONS_AT = enc.observation_layout()[3][1]
+
+# One decision of a game, for ``Policy.update``: the probabilities and the cache
+# ``probabilities`` gave, and the row of the action taken.
+TraceStep = tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray], int]
 # phi(a): action kind, card kind, card numbers, planet, claim, option row, the card's obs row
 PHI_SIZE = (len(KINDS) + len(enc.CARD_KINDS) + 3 + enc.MAX_PLANETS + enc.N_CLAIMS + _OPT_W
             + _CARD_W + 1)
@@ -127,9 +131,8 @@ class Policy:
         p, _ = self.probabilities(obs, indices)
         return indices[int(np.argmax(p))]
 
-    def update(self, steps: Sequence[tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray],
-                                           int]],
-               advantage: float, lr: float, mean: bool = True) -> None:
+    def update(self, steps: Sequence[TraceStep], advantage: float, lr: float,
+               mean: bool = True) -> None:
         """One REINFORCE step over a game's decisions: (probabilities, cache, chosen row);
         the gradient is the mean over the decisions (``mean=False``: their sum)."""
         if not steps or advantage == 0.0:

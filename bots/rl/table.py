@@ -12,12 +12,12 @@ depends on whether another seat has already chosen.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from bots.base import Turn
-from bots.match import stream_orders
+from bots.match import Stepper, seeded_game, stream_orders
 from bots.rl.encoding import (
     EncodingError,
     encode_view,
@@ -25,23 +25,14 @@ from bots.rl.encoding import (
     mask_of,
 )
 from engine import (
-    CHANCE,
     Action,
     GameConfig,
     GameState,
-    Pick,
-    apply_in_place,
-    apply_trusted,
     final_scores,
-    is_over,
     legal_actions,
-    new_game,
     random_chance,
-    random_config,
     ranking,
-    to_move,
 )
-from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import RelabelSchedule
 
@@ -69,15 +60,11 @@ class Table:
     def __init__(self, players: int, seed: bytes | str | int, *,
                  config: GameConfig | None = None, keep_log: bool = False) -> None:
         stream = RandomStream(seed)
-        table = stream.fork("table")
-        self.config = config if config is not None else random_config(players, table)
-        deck = list(self.config.card_ids())
-        table.shuffle(deck)
-        self.state: GameState = new_game(self.config, deck, keep_log=keep_log)
-        self._chance = stream.fork("chance")
-        self._relabels = RelabelSchedule(stream_orders(stream.fork("relabel"), players))
-        self._pickers: list[int] = []  # the pick round being asked (the state is unchanged)
-        self._picks: list[Pick] = []   # its picks so far, in seat order, not yet applied
+        self.state: GameState = seeded_game(stream, players, config, keep_log=keep_log)
+        self.config = self.state.config
+        chance = stream.fork("chance")
+        self._stepper = Stepper(self.state, lambda s: random_chance(s, chance),
+                                RelabelSchedule(stream_orders(stream.fork("relabel"), players)))
         self.steps = 0
         self.seat: int | None = None
         self._turn: Turn | None = None
@@ -86,36 +73,11 @@ class Table:
 
     def _settle(self) -> None:
         """Play chance and relabels until a seat must act or the game is over, as
-        ``play_match`` plays them."""
-        s = self.state
-        while not is_over(s):
-            if s.chance is not None:
-                apply_in_place(s, random_chance(s, self._chance))
-                continue
-            if self._pickers:
-                if len(self._picks) < len(self._pickers):
-                    self._ask(self._pickers[len(self._picks)])
-                    return
-                # every pick of the round is in: take them together
-                picks, self._pickers, self._picks = self._picks, [], []
-                for pick in self._relabels.with_picks(s, picks):
-                    apply_in_place(s, pick)
-                continue
-            self._relabels.at_dispatch(s)
-            self._pickers = waiting_pickers(s)
-            if self._pickers:
-                continue
-            seat = to_move(s)[0]
-            assert seat != CHANCE
-            self._ask(seat)
-            return
-        self.seat = None
-        self._turn = None
-        self._indices = None
-
-    def _ask(self, seat: int) -> None:
+        ``play_match`` plays them (``bots.match.Stepper``)."""
+        seat = self._stepper.next_seat()
         self.seat = seat
-        self._turn = Turn(self.state, seat, legal_actions(self.state, seat))
+        self._turn = None if seat is None else Turn(self.state, seat,
+                                                    legal_actions(self.state, seat))
         self._indices = None
 
     @property
@@ -161,10 +123,7 @@ class Table:
     def play(self, action: Action) -> None:
         """Play one of the acting seat's legal actions (as engine action). A draft pick is
         held until every pick of its round is in."""
-        if self._pickers:
-            self._picks.append(cast(Pick, action))
-        else:
-            apply_trusted(self.state, action)  # one of the very actions legal_actions listed
+        self._stepper.play(action)  # one of the very actions legal_actions listed
         self.steps += 1
         self._settle()
 

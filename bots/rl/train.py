@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bots.rl.policy import Policy
+from bots.rl.policy import Policy, TraceStep
 
 OPPONENTS = ("random", "self")
 
@@ -59,7 +59,7 @@ def train(games: int, *, players: int | Sequence[int] = 2, seed: int = 0, hidden
         env = envs[game % len(envs)]
         env.reset(seed=seed * 1_000_003 + game)
         learner = f"player_{(game // len(envs)) % env.players}"
-        trace: dict[str, list] = {agent: [] for agent in env.possible_agents}
+        trace: dict[str, list[TraceStep]] = {agent: [] for agent in env.possible_agents}
         returns: dict[str, float] = {}
         if tutor is not None:
             table = env.table

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 from p2p.crypto.group import (
     InvalidPoint,
@@ -165,14 +165,14 @@ class _Reader:
         if self.uint("seat") != sender:
             self.fail("seat field does not name the sender")
 
-    def fail(self, reason: str) -> None:
+    def fail(self, reason: str) -> NoReturn:
         raise MalformedMessage(self.sender, reason, dict(self.data))
 
     def uint(self, name: str) -> int:
         value = self.data[name]
-        if type(value) is not int or value < 0:  # bool is an int subclass: excluded
-            self.fail(f"{name} must be a non-negative integer")
-        return value
+        if type(value) is int and value >= 0:  # bool is an int subclass: excluded
+            return value
+        self.fail(f"{name} must be a non-negative integer")
 
     def raw(self, name: str, value: Any = None) -> bytes:
         text = self.data[name] if value is None else value

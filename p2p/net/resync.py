@@ -140,7 +140,8 @@ class Resync:
         me = self.session.me
         if me is None:
             return 0
-        return max(0, self.own_elsewhere - self.session.msglog.next_seq(me))
+        ours: int = self.session.msglog.next_seq(me)
+        return max(0, self.own_elsewhere - ours)
 
     def _try_release(self) -> bool:
         if not self.held or not self.answered or self.waiting_for() or self.lacking_own():

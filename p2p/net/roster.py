@@ -37,7 +37,7 @@ def is_port(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
 
 
-def is_index(value: object) -> bool:
+def is_index(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

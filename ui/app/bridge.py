@@ -61,7 +61,7 @@ class TrioSide:
 class TrioBridge:
     """Runs one trio program in a worker thread and connects it to an asyncio loop."""
 
-    def __init__(self, deliver: Callable[[Any], None],
+    def __init__(self, deliver: Callable[[Any], object],
                  loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._deliver = deliver
         self._loop = loop

@@ -155,7 +155,8 @@ def build_steps(state: GameState, actions: Iterable[Action | Relabel],
         before = state.clone()
         apply_any(state, action)
         if action.seat is not None:
-            move, disclosed, truth = describe_move(before, action)
+            # ``opened`` gives back an action of the kind it is given: never a Relabel here
+            move, disclosed, truth = describe_move(before, action)  # type: ignore[arg-type]
             steps.append(Step(state.clone(), move, action.seat, disclosed, truth))
     flush()
     return tuple(steps)

@@ -84,7 +84,8 @@ def _plain_usage_and_types() -> None:
     if argument_class is not None and hasattr(argument_class, "_rich_display_name"):
 
         def help_name(self: Any) -> str:  # the Arguments section names it as the usage does
-            return (self.metavar or self.name.upper()) + ("..." if self.nargs != 1 else "")
+            name: str = self.metavar or self.name.upper()
+            return name + ("..." if self.nargs != 1 else "")
 
         argument_class._rich_display_name = help_name
 

@@ -8,7 +8,7 @@ import json
 import shlex
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
@@ -126,6 +126,19 @@ def _run_ui(mode: str, **kwargs: object) -> NoReturn:
     raise typer.Exit(run_network_ui(mode, **kwargs))
 
 
+def _bank_option(clock: str, default: int, text: str) -> Any:
+    """``--decision-bank`` / ``--step-bank``: a game clock's seconds."""
+    return typer.Option(default, f"--{clock}-bank", min=BANK_RANGE[0], max=BANK_RANGE[1],
+                        help=text)
+
+
+def _increment_option(clock: str, default: int) -> Any:
+    """``--decision-increment`` / ``--step-increment``: what each one gives back."""
+    return typer.Option(default, f"--{clock}-increment", min=INCREMENT_RANGE[0],
+                        max=INCREMENT_RANGE[1], help=f"Seconds given back to a player's {clock} "
+                        f"clock after each {clock}.")
+
+
 def host(
     players: int = typer.Option(..., "--players", "-n", min=2, max=4, help="Players (2-4), "
                                 "this peer included."),
@@ -147,22 +160,15 @@ def host(
     step_time: int = typer.Option(30, "--step-time", min=STEP_RANGE[0], max=STEP_RANGE[1],
                                   help="Seconds a peer has for an automatic protocol step before "
                                   "it is declared to have abandoned the game."),
-    decision_bank: int = typer.Option(
-        DEFAULT_TIMING.decision_bank, "--decision-bank", min=BANK_RANGE[0], max=BANK_RANGE[1],
-        help="Each player's game clock for its decisions, in seconds (like a chess clock); a "
-             "player whose clock runs out is declared to have abandoned the game (0: none)."),
-    decision_increment: int = typer.Option(
-        DEFAULT_TIMING.decision_increment, "--decision-increment", min=INCREMENT_RANGE[0],
-        max=INCREMENT_RANGE[1], help="Seconds given back to a player's decision clock after "
-                                     "each decision."),
-    step_bank: int = typer.Option(
-        DEFAULT_TIMING.step_bank, "--step-bank", min=BANK_RANGE[0], max=BANK_RANGE[1],
-        help="Each player's game clock for its automatic protocol steps, in seconds (0: "
-             "none)."),
-    step_increment: int = typer.Option(
-        DEFAULT_TIMING.step_increment, "--step-increment", min=INCREMENT_RANGE[0],
-        max=INCREMENT_RANGE[1], help="Seconds given back to a player's step clock after each "
-                                     "step."),
+    decision_bank: int = _bank_option(
+        "decision", DEFAULT_TIMING.decision_bank, "Each player's game clock for its decisions, "
+        "in seconds (like a chess clock); a player whose clock runs out is declared to have "
+        "abandoned the game (0: none)."),
+    decision_increment: int = _increment_option("decision", DEFAULT_TIMING.decision_increment),
+    step_bank: int = _bank_option(
+        "step", DEFAULT_TIMING.step_bank, "Each player's game clock for its automatic protocol "
+        "steps, in seconds (0: none)."),
+    step_increment: int = _increment_option("step", DEFAULT_TIMING.step_increment),
 ) -> None:
     """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
     players, play."""
