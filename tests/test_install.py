@@ -4,8 +4,10 @@ installs (not editable) into a fresh virtual environment, and there, away from t
 transcript run, with the engine the wheel carries (compiled when this tree's is).
 
 The wheel build reuses the tree's compiled engine when it is current (``make`` made it), so the
-test does not spend a mypyc compile; the dependencies come from this environment (a ``.pth``
-line in the fresh one), so nothing is downloaded.
+test does not spend a mypyc compile (without one it builds a pure-Python wheel); the
+dependencies come from this environment (a ``.pth`` line in the fresh one), so nothing is
+downloaded. Building the wheel from the sdist, which compiles the engine afresh (about 35-60
+s), is a soak test.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import os
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -41,8 +45,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``bin`` directory of a fresh venv holding the wheel built from this tree."""
     root = tmp_path_factory.mktemp("install")
     dist = root / "dist"
+    # no compile here: the tree's build, or a pure-Python wheel when the tree has none
+    pure = {} if engine.ENGINE_BUILD == "compiled" else {"SOLSTICE_PURE": "1"}
     _run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel",
-          "--outdir", str(dist), str(ROOT)], cwd=root, timeout=300)
+          "--outdir", str(dist), str(ROOT)], cwd=root, timeout=300, **pure)
     (wheel,) = dist.glob("solstice_table-*.whl")
     (sdist,) = dist.glob("solstice_table-*.tar.gz")
     assert sdist.stat().st_size > 0
@@ -69,7 +75,9 @@ def test_the_wheel_runs_its_own_engine_away_from_the_tree(installed: Path,
     version = _run([str(installed / "solstice"), "--version"], cwd=tmp_path).stdout
     assert version.startswith("solstice 0.1.0; engine: ")
     if engine.ENGINE_BUILD == "compiled":  # the tree's build went into the wheel
-        assert "engine: compiled (mypyc)" in version, version
+        assert version.strip().endswith("engine: compiled (mypyc)"), version
+    else:
+        assert "engine: pure Python (built as a pure-Python wheel" in version, version
     pure = _run([str(installed / "solstice"), "--version"], cwd=tmp_path, SOLSTICE_PURE="1")
     assert pure.stdout.strip().endswith("engine: pure Python (SOLSTICE_PURE is set)")
 
@@ -109,3 +117,25 @@ def test_simulate_bots_a_loopback_game_and_verify_run_from_the_wheel(installed: 
         (transcript,) = home.glob("games/*/transcript.json")
         verified = _run([solstice, "verify", str(transcript)], cwd=tmp_path)
         assert verified.returncode == 0
+
+
+@pytest.mark.soak
+def test_a_wheel_built_from_the_sdist_compiles_its_engine(tmp_path: Path) -> None:
+    """What pip and pipx do with the sdist (the tree's build is not in it): compile afresh."""
+    if engine.ENGINE_BUILD != "compiled":
+        pytest.skip(f"no compiled engine in this tree either: {engine.ENGINE_REASON}")
+    dist = tmp_path / "dist"
+    _run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--outdir", str(dist),
+          str(ROOT)], cwd=tmp_path)
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "src", filter="data")
+    (source,) = (tmp_path / "src").iterdir()
+    assert not (source / "engine" / "_compiled").exists()
+    _run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(dist),
+          str(source)], cwd=tmp_path, timeout=600)
+    (wheel,) = dist.glob("*.whl")
+    assert "-cp3" in wheel.name and "none-any" not in wheel.name, wheel.name
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "engine/_compiled/SOURCES" in names
+    assert any(name.startswith("engine/_compiled/native__mypyc") for name in names)
