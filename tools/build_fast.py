@@ -86,9 +86,7 @@ def compile_into(out: Path) -> float:
         except OSError as error:
             raise BuildFailed(f"could not run the build: {error}") from error
         if done.returncode != 0:
-            lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-            tail = lines[-1].strip() if lines else f"exit status {done.returncode}"
-            raise BuildFailed(f"mypyc could not compile the engine: {tail[:160]}")
+            raise BuildFailed(f"mypyc could not compile the engine: {_why(done)[:160]}")
         built = sorted(target.glob("*.so")) + sorted(target.glob("*.pyd"))
         if not built:
             raise BuildFailed("mypyc produced no extension modules")
@@ -99,6 +97,17 @@ def compile_into(out: Path) -> float:
             shutil.copy2(path, out / path.name)
     (out / "SOURCES").write_text(sources_hash + "\n")
     return time.time() - start
+
+
+def _why(done: subprocess.CompletedProcess[str]) -> str:
+    """The line of a failed build that says why: its last ``error:`` line (setuptools says
+    ``error: command 'gcc' failed: No such file or directory``), else its last line."""
+    lines = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines()
+             if line.strip()]
+    errors = [line for line in lines if line.lower().startswith("error:")]
+    if errors:
+        return errors[-1].removeprefix("error:").strip()
+    return lines[-1] if lines else f"exit status {done.returncode}"
 
 
 def mark_unavailable(out: Path, reason: str) -> None:
