@@ -59,7 +59,8 @@ test-pure: $(STAMP)
 test-other-engine: engine
 	@if [ "$$($(BIN)/python -c 'import engine; print(engine.ENGINE_BUILD)')" = compiled ]; then \
 		$(MAKE) --no-print-directory test-pure; \
-	else echo "solstice: no compiled engine: the engine tests ran on the pure-Python one only"; fi
+	else $(BIN)/python -c 'import engine; print("solstice: the engine tests ran on the " \
+		f"pure-Python engine only ({engine.ENGINE_REASON})")'; fi
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
