@@ -1,52 +1,71 @@
 # The whole set-up on a fresh machine is `make test` or `make play`. The install has the test
-# extra and the rl extra (PettingZoo, OpenSpiel), so the suite runs the bots.rl tests too.
+# extra and the rl extra (PettingZoo, OpenSpiel), so the suite runs the bots.rl tests too, and
+# compiles the engine with mypyc into engine/_compiled when a C compiler is there (one notice
+# line and the pure-Python engine when not; SOLSTICE_PURE=1 skips the compile and runs the
+# sources). The compiled build is remade whenever an engine source changes.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-fast soak typecheck play bench lint clean fast test-compiled
+.PHONY: test test-fast soak typecheck play bench lint clean fast engine test-compiled test-pure \
+	test-other-engine
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
+	-$(BIN)/pip uninstall --quiet --yes solstice 2>/dev/null  # the distribution's old name
 	$(BIN)/pip install --quiet -e '.[test,rl]'
+	$(BIN)/python tools/build_fast.py
 	touch $(STAMP)
+
+# The compiled engine of the current sources (a no-op when it is up to date).
+engine fast: $(STAMP)
+	$(BIN)/python tools/build_fast.py
 
 # Everything: lint, types, the whole suite (slow simulations and real-process crash tests too);
 # of the seeded sweeps (byzantine peers, fuzzers) a fixed sample: `make soak` runs the rest.
-test: $(STAMP)
+# The suite tests the engine a user gets (compiled when it could be); then the engine tests run
+# on the other build too (the pure-Python sources).
+test: engine
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -m "not soak"
+	$(MAKE) --no-print-directory test-other-engine
 
 # The long tail of the seeded sweeps: hundreds of byzantine strategies, thousands of fuzz inputs.
 soak: $(STAMP)
 	$(BIN)/python -m pytest -m soak
 
 # The developer loop: lint, types and every test not marked slow, stopping at the first failure.
-test-fast: $(STAMP)
+test-fast: engine
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -m "not slow and not soak" -x
 
-# Optional compiled engine (mypyc) in build/fast: use it with PYTHONPATH=build/fast. make test
-# always tests the pure-Python engine; test-compiled runs the engine tests (seeded-game pins
-# included), the scenarios and the bot tests against the build.
-fast: $(STAMP)
-	$(BIN)/python tools/build_fast.py
+# The engine tests (seeded-game pins included) and the scenarios on one build: test-compiled
+# fails unless the compiled one runs, test-pure runs the sources (SOLSTICE_PURE=1).
+ENGINE_TESTS := tests/test_engine_*.py tests/test_scenarios.py tests/test_play_scenarios.py
 
-test-compiled: fast
-	SOLSTICE_EXPECT_COMPILED=1 PYTHONPATH=build/fast $(BIN)/pytest -m "not slow" \
-		tests/test_engine_*.py tests/test_scenarios.py tests/test_play_scenarios.py tests/test_bots_*.py \
-		tests/test_bot_*.py
+test-compiled: engine
+	SOLSTICE_EXPECT_COMPILED=1 $(BIN)/python -m pytest -m "not slow" $(ENGINE_TESTS)
+
+test-pure: $(STAMP)
+	SOLSTICE_PURE=1 $(BIN)/python -m pytest -m "not slow" $(ENGINE_TESTS)
+
+# The build make test's suite did not run: the sources when the compiled engine ran, else none.
+test-other-engine: engine
+	@if [ "$$($(BIN)/python -c 'import engine; print(engine.ENGINE_BUILD)')" = compiled ]; then \
+		$(MAKE) --no-print-directory test-pure; \
+	else $(BIN)/python -c 'import engine; print("solstice: the engine tests ran on the " \
+		f"pure-Python engine only ({engine.ENGINE_REASON})")'; fi
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-play: $(STAMP)
+play: engine
 	$(BIN)/solstice play
 
 bench: $(STAMP)
@@ -56,4 +75,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build/fast
+	rm -rf $(VENV) .pytest_cache .ruff_cache build/fast engine/_compiled

@@ -16,8 +16,12 @@ Figures:
   cards`` (a fresh interpreter each, best of 3), and of a bare interpreter for reference.
 
 ``--tree PATH`` measures another checkout of the project (for a before/after comparison);
-``--compiled`` measures the optional compiled engine of the tree (``make fast``: mypyc, in
-``build/fast``) instead of its sources (the CLI start-up figures stay those of the sources);
+The engine measured is the one the tree runs by default: compiled (mypyc, ``engine/_compiled``,
+built by ``make``) when it is built, else its sources; ``--pure`` measures the sources
+(``SOLSTICE_PURE=1``, the CLI start-up figures too) and ``--compiled`` fails unless the compiled
+engine runs. Every run also times a fixed pure-Python reference workload (:func:`reference`)
+and prints the games per reference unit (games per CPU-second times the reference's CPU
+seconds), a figure that moves less with the machine's load and speed than the raw rate;
 ``--profile`` prints a cProfile of the random games. ``--only WORKLOAD --count N`` runs one
 workload N times and prints nothing, to count its instructions under valgrind, which a shared
 machine cannot disturb (per unit: the difference of two counts over the difference of N):
@@ -64,10 +68,8 @@ def _tree_from_argv(argv: list[str]) -> Path:
 
 TREE = _tree_from_argv(sys.argv)
 sys.path.insert(0, str(TREE))
-# ``--compiled``: the optional mypyc build of the engine (``make fast``) ahead of its sources
-COMPILED = "--compiled" in sys.argv
-if COMPILED:
-    sys.path.insert(0, str(TREE / "build" / "fast"))
+if "--pure" in sys.argv:  # the engine's Python sources instead of its compiled build
+    os.environ["SOLSTICE_PURE"] = "1"
 
 from bots.base import GameInfo, Turn  # noqa: E402
 from bots.ismcts import IsmctsBot  # noqa: E402
@@ -112,6 +114,27 @@ def play_random(seed: str, players: int, *, keep_log: bool = False,
         apply_in_place(s, action)
         if on_state is not None:
             on_state(s)
+
+
+def reference(rounds: int = 3) -> float:
+    """CPU seconds of a fixed pure-Python workload (best of ``rounds``): dict, list, tuple and
+    integer work much like the engine's, on no project code, so it stays the same across
+    commits; a rate times this is a figure per reference unit."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        table: dict[int, list[int]] = {}
+        total = 0
+        for i in range(5_000_000):
+            key = (i * 7919) % 1009
+            row = table.setdefault(key, [])
+            row.append(i)
+            if len(row) > 8:
+                total += sum(row) + len(tuple(row))
+                row.clear()
+        best = min(best, time.process_time() - start)
+    assert total > 0
+    return best
 
 
 def simulate_games(games: int, players: int) -> float:
@@ -255,32 +278,39 @@ def main() -> None:
                         help="run only this workload, --count times, printing nothing")
     parser.add_argument("--count", type=int, default=1, help="repetitions for --only")
     parser.add_argument("--compiled", action="store_true",
-                        help="measure the compiled engine in TREE/build/fast (make fast)")
+                        help="fail unless the compiled engine runs (make builds it)")
+    parser.add_argument("--pure", action="store_true",
+                        help="measure the pure-Python engine (SOLSTICE_PURE=1)")
     args = parser.parse_args()
     tree = TREE
     import engine.game
-    if args.compiled and str(engine.game.__file__).endswith(".py"):
-        parser.error("--compiled: no compiled engine in build/fast (run make fast)")
+    compiled = not str(engine.game.__file__).endswith(".py")
+    if args.compiled and not compiled:
+        parser.error(f"--compiled: the engine runs as pure Python ({engine.ENGINE_REASON})")
     if args.only:
         run_only(args.only, args.count)
         return
 
-    print(f"tree:    {tree}" + (" (compiled engine, build/fast)" if args.compiled else ""))
+    print(f"tree:    {tree} (engine: {'compiled' if compiled else 'pure Python'})")
     print(f"machine: {platform.machine()} ({os.cpu_count()} CPUs), {platform.system()} "
           f"{platform.release()}, load {os.getloadavg()[0]:.2f}")
     print(f"python:  {platform.python_implementation()} {platform.python_version()}")
     print("all figures are CPU time (process_time / getrusage), not wall time", flush=True)
     simulate_games(30, 4)  # warm-up (caches in engine.disclosure)
+    unit = reference()
     rate = simulate_games(args.games, 4)
+    unit = min(unit, reference())  # before and after: the less disturbed of the two
+    print(f"reference unit: {unit:.3f} s CPU (best of 6)", flush=True)
     print(f"solstice simulate, random 4-player games: {rate:.0f} games per CPU-second "
-          f"({args.games} games)", flush=True)
+          f"({args.games} games), {rate * unit:.0f} per reference unit", flush=True)
     bare = bare_engine_games(args.games, 4)
     print(f"bare engine, random 4-player games:       {bare:.0f} games per CPU-second",
           flush=True)
     for players in (2, 4):
         its = ismcts_rate(players, decisions=12, iterations=200)
         print(f"ISMCTS, {players} players:                     {its:.0f} iterations per "
-              "CPU-second (12 decisions x 200 iterations)", flush=True)
+              f"CPU-second (12 decisions x 200 iterations), {its * unit:.0f} per reference "
+              "unit", flush=True)
     costs = view_costs(8, 4)
     print("per call, 4 players (us CPU):             " +
           ", ".join(f"{name} {value:.0f}" for name, value in costs.items()), flush=True)

@@ -22,14 +22,15 @@ wall clock at the same budget per decision.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-if "--compiled" in sys.argv:
-    sys.path.insert(0, str(ROOT / "build" / "fast"))
+if "--pure" in sys.argv:  # the engine's Python sources instead of its compiled build
+    os.environ["SOLSTICE_PURE"] = "1"
 
 
 def _missing_extra() -> str | None:
@@ -163,7 +164,9 @@ def main() -> int:
                         help="play the ISMCTS match at SECONDS per decision instead")
     parser.add_argument("--games", type=int, default=2, help="games of the ISMCTS match")
     parser.add_argument("--compiled", action="store_true",
-                        help="measure the compiled engine in build/fast (make fast)")
+                        help="fail unless the compiled engine runs (make builds it)")
+    parser.add_argument("--pure", action="store_true",
+                        help="measure the pure-Python engine (SOLSTICE_PURE=1)")
     args = parser.parse_args()
     missing = _missing_extra()
     if missing:
@@ -173,8 +176,8 @@ def main() -> int:
 
     compiled = not str(engine.game.__file__).endswith(".py")
     if args.compiled and not compiled:
-        parser.error("--compiled: no compiled engine in build/fast (run make fast)")
-    print(f"engine: {'compiled (build/fast)' if compiled else 'pure Python'}")
+        parser.error(f"--compiled: the engine runs as pure Python ({engine.ENGINE_REASON})")
+    print(f"engine: {'compiled' if compiled else 'pure Python'}")
     if args.ismcts is not None:
         if args.ismcts <= 0 or args.games < 1:
             parser.error("--ismcts needs a positive time and --games at least 1")

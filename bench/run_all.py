@@ -1,8 +1,9 @@
 """``make bench``: run every benchmark script in this folder, one after the other.
 
 Each script prints its own figures and how they were measured; none of them is a test.
-Pass names to run only some: ``python bench/run_all.py engine deck``. After ``make fast`` the
-engine and rl benchmarks run a second time on the compiled engine (``--compiled``).
+Pass names to run only some: ``python bench/run_all.py engine deck``. The engine and rl
+benchmarks measure the engine the tree runs (compiled when ``make`` could build it), then run a
+second time on the pure-Python one (``--pure``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 ORDER = ("engine", "invariants", "deck", "session", "network", "silence", "bots", "crash", "rl")
-COMPILED_TOO = ("engine", "rl")  # run again on the compiled engine when it was built
+PURE_TOO = ("engine", "rl")  # run again on the pure-Python engine
 
 
 def main(argv: list[str]) -> int:
@@ -28,10 +29,9 @@ def main(argv: list[str]) -> int:
         print(f"=== {script.name}", flush=True)
         result = subprocess.run([sys.executable, str(script)], check=False)
         status = status or result.returncode
-        if name in COMPILED_TOO and (HERE.parent / "build" / "fast" / "SOURCES").exists():
-            # the optional compiled engine too, when it was built (make fast)
-            print(f"=== {script.name} --compiled", flush=True)
-            result = subprocess.run([sys.executable, str(script), "--compiled"], check=False)
+        if name in PURE_TOO:
+            print(f"=== {script.name} --pure", flush=True)
+            result = subprocess.run([sys.executable, str(script), "--pure"], check=False)
             status = status or result.returncode
     return status
 

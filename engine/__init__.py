@@ -6,7 +6,18 @@ Typical use::
     stream = RandomStream(seed)
     config = random_config(3, stream)
     state = new_game(config, deck_order=stream.sample(config.card_ids(), len(config.card_ids())))
+
+The modules compiled with mypyc (``engine/_compiled``, built by ``make`` and by a wheel build)
+run in place of their sources when they were built from them; ``SOLSTICE_PURE=1`` keeps the
+sources. ``ENGINE_BUILD`` says which runs (``"compiled"`` or ``"pure"``), ``ENGINE_REASON`` why.
 """
+
+from engine import _native
+
+ENGINE_BUILD, ENGINE_REASON = _native.choose()
+if ENGINE_BUILD == "compiled":
+    # Ahead of the sources: each submodule imported from here on is the compiled one, if any.
+    __path__.insert(0, str(_native.COMPILED_DIR))
 
 from engine.actions import (
     Action,
@@ -49,7 +60,8 @@ from engine.randomness import RandomStream
 from engine.state import Decision, GameState, Phase
 
 __all__ = [
-    "CARDS", "CARD_BY_LABEL", "CHANCE", "PLANETS", "Action", "Capture", "Card", "Choose",
+    "CARDS", "CARD_BY_LABEL", "CHANCE", "ENGINE_BUILD", "ENGINE_REASON", "PLANETS", "Action",
+    "Capture", "Card", "Choose",
     "Decision", "Discard", "Dispatch", "EngineError", "GameConfig", "GameState",
     "IllegalActionError", "MalformedActionError", "NotWaitingError", "Phase", "Pick", "Planet",
     "RandomStream", "RuleViolationError", "Shuffle", "action_from_dict", "action_to_dict",

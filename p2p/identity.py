@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
 )
+from platformdirs.api import PlatformDirsABC
 
 from p2p.durable import fsync_dir, write_synced
 from p2p.errors import LocalFileError
@@ -28,11 +30,27 @@ PEER_ID_HEX_LEN = 64
 SHORT_ID_LEN = 8
 
 
+def _platform_dirs() -> type[PlatformDirsABC]:
+    """The platform's conventions, chosen here (not at platformdirs' import) so tests can
+    stand in for each platform."""
+    if sys.platform == "win32":
+        from platformdirs.windows import Windows
+
+        return Windows
+    if sys.platform == "darwin":
+        from platformdirs.macos import MacOS
+
+        return MacOS
+    from platformdirs.unix import Unix
+
+    return Unix
+
+
 def default_home() -> Path:
-    """The default data directory: ``$XDG_DATA_HOME/solstice`` or ``~/.local/share/solstice``."""
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
-    return base / "solstice"
+    """The default data directory, the platform's own (platformdirs): ``$XDG_DATA_HOME/solstice``
+    or ``~/.local/share/solstice`` on Linux and other Unixes, ``~/Library/Application
+    Support/solstice`` on macOS, ``%LOCALAPPDATA%\\solstice`` on Windows."""
+    return Path(_platform_dirs()("solstice", appauthor=False, roaming=False).user_data_dir)
 
 
 def peer_id_of(public_key: Ed25519PublicKey | bytes) -> str:

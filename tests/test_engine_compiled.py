@@ -1,53 +1,142 @@
-"""The optional compiled engine (``make fast``, ``tools/build_fast.py``) is what runs when it
-is asked for, and is built from the current sources.
+"""The compiled engine (mypyc, ``engine/_compiled``: built by ``make`` and by a wheel build) runs
+when it was built from the current sources for this Python, the sources run otherwise or when
+``SOLSTICE_PURE=1`` asks for them, and ``engine.ENGINE_BUILD`` / ``ENGINE_REASON`` say which
+and why.
 
-``make test-compiled`` runs the engine tests with ``PYTHONPATH=build/fast`` and
-``SOLSTICE_EXPECT_COMPILED=1``; this test then fails unless the engine imported is the
-compiled one and the build's source hash matches ``engine/``, so a stale or missing build cannot
-pass as tested. Without that variable (``make test``) it checks the default: pure Python.
+``make test-compiled`` runs the engine tests with ``SOLSTICE_EXPECT_COMPILED=1``: this test then
+fails unless the engine imported is the compiled one of the current sources, so a stale or
+missing build cannot pass as tested; ``make test-pure`` runs them with ``SOLSTICE_PURE=1``.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import os
 import pickle
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import engine
+from engine import _native
+
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = ("cleanup", "dispatch", "draft", "flow", "game", "resolution", "state", "strength",
             "view")
+INTERPRETED = ("actions", "cards", "config", "_native")
 
 
-def _sources_hash() -> str:
+def _build_fast():  # type: ignore[no-untyped-def]
     sys.path.insert(0, str(ROOT / "tools"))
     try:
-        from build_fast import sources_hash
+        import build_fast
     finally:
         sys.path.pop(0)
-    return sources_hash(ROOT / "engine")
+    return build_fast
+
+
+def _asked_for() -> str | None:
+    if os.environ.get("SOLSTICE_EXPECT_COMPILED"):
+        return "compiled"
+    if os.environ.get("SOLSTICE_PURE", "") not in ("", "0"):
+        return "pure"
+    return None  # the default: whatever this install has
 
 
 @pytest.mark.parametrize("name", COMPILED)
-def test_the_engine_imported_is_the_one_asked_for(name: str) -> None:
+def test_the_engine_imported_is_the_build_the_package_chose(name: str) -> None:
     module = importlib.import_module(f"engine.{name}")
     compiled = not str(module.__file__).endswith(".py")
-    if os.environ.get("SOLSTICE_EXPECT_COMPILED"):
-        assert compiled, f"engine.{name} is not compiled: {module.__file__} (run make fast)"
-    else:
-        assert not compiled, f"engine.{name} is compiled: {module.__file__}; the default " \
-                             "(make test) is pure Python"
+    assert compiled == (engine.ENGINE_BUILD == "compiled"), (module.__file__, engine.ENGINE_REASON)
+    asked = _asked_for()
+    if asked is not None:
+        assert asked == engine.ENGINE_BUILD, f"{engine.ENGINE_REASON} (run make engine)"
+
+
+@pytest.mark.parametrize("name", INTERPRETED)
+def test_the_modules_left_interpreted_run_from_their_sources(name: str) -> None:
+    assert str(importlib.import_module(f"engine.{name}").__file__).endswith(".py")
 
 
 def test_a_compiled_build_matches_the_sources() -> None:
-    if not os.environ.get("SOLSTICE_EXPECT_COMPILED"):
-        pytest.skip("pure-Python run: no build to check")
-    build = Path(importlib.import_module("engine").__file__ or "").parent.parent
-    stamp = (build / "SOURCES").read_text().strip()
-    assert stamp == _sources_hash(), f"{build} was built from other sources: run make fast"
+    if engine.ENGINE_BUILD != "compiled":
+        pytest.skip(f"pure-Python run: {engine.ENGINE_REASON}")
+    stamp = (_native.COMPILED_DIR / "SOURCES").read_text().strip()
+    assert stamp == _native.sources_hash(ROOT / "engine")
+
+
+def _fake_build(tmp_path: Path, sources: Path, suffix: str | None = None) -> Path:
+    """A directory that looks like a build of ``sources`` (the chooser looks, it does not load)."""
+    out = tmp_path / "_compiled"
+    out.mkdir()
+    (out / "SOURCES").write_text(_native.sources_hash(sources) + "\n")
+    suffix = suffix or importlib.machinery.EXTENSION_SUFFIXES[0]
+    (out / f"{_native.SHARED_LIB}{suffix}").write_bytes(b"")
+    return out
+
+
+@pytest.fixture
+def sources(tmp_path: Path) -> Path:
+    engine_dir = tmp_path / "engine"
+    engine_dir.mkdir()
+    (engine_dir / "game.py").write_text("X = 1\n")
+    return engine_dir
+
+
+def test_a_current_build_is_chosen(tmp_path: Path, sources: Path, monkeypatch) -> None:
+    monkeypatch.delenv("SOLSTICE_PURE", raising=False)
+    assert _native.choose(_fake_build(tmp_path, sources), sources) == ("compiled", "mypyc")
+
+
+def test_solstice_pure_keeps_the_sources(tmp_path: Path, sources: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SOLSTICE_PURE", "1")
+    assert _native.choose(_fake_build(tmp_path, sources), sources) == \
+        ("pure", "SOLSTICE_PURE is set")
+
+
+def test_a_build_of_older_sources_is_not_used(tmp_path: Path, sources: Path, monkeypatch) -> None:
+    monkeypatch.delenv("SOLSTICE_PURE", raising=False)
+    build = _fake_build(tmp_path, sources)
+    (sources / "game.py").write_text("X = 2\n")
+    build_kind, why = _native.choose(build, sources)
+    assert build_kind == "pure" and "older than the sources" in why
+
+
+def test_a_build_for_another_python_is_not_used(tmp_path: Path, sources: Path,
+                                                monkeypatch) -> None:
+    monkeypatch.delenv("SOLSTICE_PURE", raising=False)
+    build = _fake_build(tmp_path, sources, suffix=".cpython-29-elsewhere.so")
+    build_kind, why = _native.choose(build, sources)
+    assert build_kind == "pure" and "another Python" in why
+
+
+def test_no_build_at_all_runs_the_sources(tmp_path: Path, sources: Path, monkeypatch) -> None:
+    monkeypatch.delenv("SOLSTICE_PURE", raising=False)
+    build_kind, why = _native.choose(tmp_path / "missing", sources)
+    assert build_kind == "pure" and "no compiled build" in why
+
+
+def test_without_a_compiler_the_build_leaves_one_notice_and_the_reason(
+        tmp_path: Path, sources: Path, monkeypatch, capsys) -> None:
+    build_fast = _build_fast()
+    monkeypatch.delenv("SOLSTICE_PURE", raising=False)
+
+    def no_compiler(*args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(args, 1, "", "error: command 'gcc' failed: "
+                                           "No such file or directory\n")
+
+    monkeypatch.setattr(build_fast.subprocess, "run", no_compiler)
+    out = tmp_path / "_compiled"
+    assert build_fast.build(out) is False
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "pure Python" in lines[0] and "gcc" in lines[0]
+    build_kind, why = _native.choose(out, ROOT / "engine")
+    assert build_kind == "pure" and why.startswith("not compiled when installed") and "gcc" in why
+    with pytest.raises(build_fast.BuildFailed):
+        build_fast.build(out, strict=True)
 
 
 def test_a_match_result_survives_pickling() -> None:

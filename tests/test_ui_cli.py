@@ -26,7 +26,20 @@ def test_help_shows_flags_without_type_placeholders_or_boxes(capsys, command: st
 def test_version_prints_the_package_version(capsys) -> None:
     code, out, _ = run(capsys, "--version")
     assert code == 0
-    assert out.strip() == f"solstice {package_version()}"
+    assert out.strip().startswith(f"solstice {package_version()}; engine: ")
+    assert package_version() != "unknown (not installed)"
+
+
+def test_version_says_which_engine_runs_and_why(capsys, monkeypatch) -> None:
+    import engine
+
+    monkeypatch.setattr(engine, "ENGINE_BUILD", "pure")
+    monkeypatch.setattr(engine, "ENGINE_REASON", "SOLSTICE_PURE is set")
+    _, pure, _ = run(capsys, "--version")
+    monkeypatch.setattr(engine, "ENGINE_BUILD", "compiled")
+    _, compiled, _ = run(capsys, "--version")
+    assert compiled.strip().endswith("; engine: compiled (mypyc)")
+    assert pure.strip().endswith("; engine: pure Python (SOLSTICE_PURE is set)")
 
 
 @pytest.mark.parametrize("argv", [["host", "-n", "2", "--port", "70000"],

@@ -15,7 +15,7 @@ _PACKAGES = ("engine", "bots")  # the code that decides what happens in a game
 @functools.cache
 def installed_version() -> str:
     try:
-        return importlib.metadata.version("solstice")
+        return importlib.metadata.version("solstice-table")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
         return "unknown"
 

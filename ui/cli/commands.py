@@ -106,14 +106,23 @@ def package_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("solstice")
+        return version("solstice-table")
     except PackageNotFoundError:
         return "unknown (not installed)"
 
 
+def engine_build() -> str:
+    """Which engine runs, and why: the mypyc build or the Python sources."""
+    import engine
+
+    if engine.ENGINE_BUILD == "compiled":
+        return "engine: compiled (mypyc)"
+    return f"engine: pure Python ({engine.ENGINE_REASON})"
+
+
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"solstice {package_version()}")
+        typer.echo(f"solstice {package_version()}; {engine_build()}")
         raise typer.Exit(0)
 
 
