@@ -10,7 +10,9 @@ directory first on the path:
 What is compiled: every engine module except the package ``__init__``, ``actions`` (slots
 dataclasses with class attributes, which mypyc does not take), ``config`` and ``cards`` (their
 frozen dataclasses, compiled, could not be pickled, and a tournament's worker processes send
-``GameConfig`` back in every result); those stay interpreted, beside the compiled modules.
+``GameConfig`` back in every result) and ``events`` (frozen slots dataclasses that subclass
+one another, like ``actions``; they are made only while a log is kept, never in a search);
+those stay interpreted, beside the compiled modules.
 Compiled, a ``RandomStream``, a ``Decision`` or a state holding one cannot be pickled (nothing
 in the project pickles them). The build copies the sources first and writes the hash of the
 sources it compiled to ``build/fast/SOURCES`` (``make test-compiled`` refuses a build older
@@ -30,7 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-INTERPRETED = {"__init__.py", "actions.py", "cards.py", "config.py"}
+INTERPRETED = {"__init__.py", "actions.py", "cards.py", "config.py", "events.py"}
 
 
 def sources_hash(engine: Path) -> str:
