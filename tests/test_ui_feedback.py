@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.widgets import Static
+from ui_helpers import game_note, game_over, round_end
 
 from engine import GameState, RandomStream, apply, legal_actions, new_game, random_config, to_move
 from engine.cards import CARD_BY_LABEL
+from engine.events import PlanetOpened, ResolveStarted, RoundStarted, Scored
 from engine.view import view
 from p2p.net.games import PeerOptions
 from p2p.net.notices import GameEvent, RosterKnown
@@ -127,9 +129,10 @@ def test_joiner_leaving_in_the_lobby_is_told_to_join_again(tmp_path: Path) -> No
 
 # -- items 2, 8, 13: round summaries ------------------------------------------------------------
 
-RESOLVE = ["Resolve planets", "Desert: ; strongest none, favored none",
-           "Capital: white:Elder, event:Famine; strongest white, favored white",
-           "white scores 3 VP (Elder, favored)"]
+# A resolution as the engine emits it (the UI reads these events, not their log sentences).
+RESOLVE = [ResolveStarted(), PlanetOpened("Desert", (), None, None),
+           PlanetOpened("Capital", ("white:Elder", "event:Famine"), "white", "white"),
+           Scored("white", 3, "Elder", "Elder, favored")]
 
 
 def _result(s: GameState) -> dict[str, Any]:
@@ -147,11 +150,11 @@ def test_the_final_round_is_summarised_before_the_end_screen(tmp_path: Path) -> 
         app.summary_pace = 0
         async with app.run_test(size=(80, 24)) as pilot:
             app.deliver(BoardChanged(view(s, 0)))
-            for line in RESOLVE:
-                app.deliver(NetNote("log", line))
+            for event in RESOLVE:
+                app.deliver(game_note(event))
             app.deliver(NetNote("waiting", "waiting for random-1"))  # not part of the summary
-            app.deliver(NetNote("log", "Scores after round 5: white 16 VP"))
-            app.deliver(NetNote("log", "Game over: white 16; white wins"))
+            app.deliver(game_note(round_end(5)))
+            app.deliver(game_note(game_over()))
             app.deliver(GameEnded(_result(s), transcript=None))
             await pilot.pause()
             assert isinstance(app.screen, RoundSummaryScreen)
@@ -174,8 +177,8 @@ def test_a_resumed_game_does_not_summarise_rounds_played_before(tmp_path: Path) 
     async def scenario() -> None:
         app = _app("resume", tmp_path, game="g1")
         async with app.run_test(size=(80, 24)) as pilot:
-            for line in [*RESOLVE, "Scores after round 1: white 3 VP", "Round 2: draft passes"]:
-                app.deliver(NetNote("log", line))  # the stored game, replayed on resume
+            for event in [*RESOLVE, round_end(1), RoundStarted(2, "right")]:
+                app.deliver(game_note(event))  # the stored game, replayed on resume
             app.deliver(BoardChanged(view(s, 0)))
             await pilot.pause()
             assert isinstance(app.screen, GameScreen)
@@ -198,7 +201,7 @@ def test_the_resume_lobby_offers_no_join_code_to_copy(tmp_path: Path) -> None:
 
 
 def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
-    lines = [readable(x) for x in RESOLVE[1:]] + ["white scores 1 VP (Sentry)"]
+    lines = [*RESOLVE[1:], Scored("white", 1, "Sentry", "Sentry")]
 
     class Host(App[None]):
         CSS_PATH = SolsticeApp.CSS_PATH

@@ -138,7 +138,8 @@ def test_the_chat_input_stays_open_after_a_line_so_the_next_words_are_chat(
 # -- item 7: the clock behind the round summary --------------------------------------------------
 
 def test_the_round_summary_shows_our_next_decisions_clock_counting_down(tmp_path: Path) -> None:
-    from ui.app.messages import NetNote
+    from ui_helpers import game_note, round_end
+
     from ui.app.screens.summary import RoundSummaryScreen
 
     app, (s, seat, _legal), _ = _two_card_pick(tmp_path)
@@ -148,7 +149,7 @@ def test_the_round_summary_shows_our_next_decisions_clock_counting_down(tmp_path
         seen = []
         async with app.run_test(size=(80, 24)) as pilot:
             app.deliver(BoardChanged(view(s, seat), (), (), on_clock))
-            app.deliver(NetNote("log", "Scores after round 1: white 0, black 0"))
+            app.deliver(game_note(round_end(1, vp=(0, 0))))
             await pilot.pause()
             assert isinstance(app.screen, RoundSummaryScreen)
             seen.append(str(app.screen.query_one("#summary-clock", Static).render()))
@@ -499,8 +500,8 @@ def test_a_planets_cards_break_between_chips_never_inside_one(width: int) -> Non
 
 def test_the_header_says_game_over_only_once_the_last_round_is_revealed(tmp_path: Path) -> None:
     from test_ui_pacing import RESOLVE
+    from ui_helpers import game_note
 
-    from ui.app.messages import NetNote
     from ui.app.widgets import PhaseBar
 
     s = _state()
@@ -513,8 +514,8 @@ def test_the_header_says_game_over_only_once_the_last_round_is_revealed(tmp_path
         async with app.run_test(size=(140, 40)) as pilot:
             app.deliver(BoardChanged(view(s, 0)))
             await pilot.pause()
-            for line in RESOLVE:
-                app.deliver(NetNote("log", line))
+            for event in RESOLVE:
+                app.deliver(game_note(event))
             app.deliver(BoardChanged(over))
             await pilot.pause()
             during = str(app.screen.query_one(PhaseBar).render())

@@ -180,7 +180,7 @@ def test_resolution_summary(snap_compare, size: tuple[int, int]) -> None:
     s, stream = _game(3, b"snapshot-resolution")
     s = _advance(s, stream, lambda s: s.round == 2)
     v = view(s, 0)
-    lines = resolution_lines(s.log)
+    lines = resolution_lines(s.events)
     assert lines, "round 1 resolved nothing"
     assert snap_compare(ScreenFixture(lambda: RoundSummaryScreen(1, lines, scores_line(
         v, NAMES3))), terminal_size=size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -13,37 +14,51 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from engine.cards import MAX_CASUALTIES, PLANETS, WIN_VP
+from engine.cards import MAX_CASUALTIES, WIN_VP
+from engine.events import (
+    Event,
+    GameOver,
+    Killed,
+    MartyrKilled,
+    PlanetOpened,
+    ResolveStarted,
+    RoundScores,
+    RoundStarted,
+    Scored,
+)
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
-from ui.app.wording import readable
+from ui.app.wording import describe, readable
 
 
-def resolution_lines(log: list[str]) -> list[str]:
-    """The log lines of the last Resolve phase (from "Resolve planets" to the next round)."""
-    start = max((i for i, line in enumerate(log) if line == "Resolve planets"), default=-1)
+def resolution_lines(events: Sequence[Event]) -> list[Event]:
+    """The events of the last Resolve phase (after its ``ResolveStarted``, up to the round's
+    scores, the game's end or the next round)."""
+    start = max((i for i, e in enumerate(events) if isinstance(e, ResolveStarted)),
+                default=-1)
     if start < 0:
         return []
     out = []
-    for line in log[start + 1:]:
-        if line.startswith(("Scores after round ", "Game over")) or (
-                line.startswith("Round ") and ": draft passes" in line):
+    for event in events[start + 1:]:
+        if isinstance(event, RoundScores | GameOver | RoundStarted):
             break
-        out.append(line)
+        out.append(event)
     return out
 
 
-def resolution_text(lines: list[str]) -> Text:
+def resolution_text(events: Sequence[Event]) -> Text:
     """Planet headers stand out; each score or kill is indented under its planet."""
     text = Text()
-    for line in map(readable, lines):
-        head = line.split(":", 1)[0]
-        if head in PLANETS:
-            text.append("\n" + head, style="bold underline")
-            text.append(":" + line.split(":", 1)[1] + "\n")
+    for event in events:
+        line = describe(event)
+        if isinstance(event, PlanetOpened):
+            text.append("\n" + event.planet, style="bold underline")
+            text.append(line.removeprefix(event.planet) + "\n")
         else:
-            style = "red" if "killed" in line or "casualty" in line else ""
-            if " scores " in line:
+            style = ""
+            if isinstance(event, Killed | MartyrKilled):
+                style = "red"
+            elif isinstance(event, Scored):
                 style = "#7ee787"
             text.append("   " + line + "\n", style=style)
     return text
@@ -62,7 +77,7 @@ class RoundSummaryScreen(ModalScreen[None]):
         Binding("enter,escape", "close", "Continue"),
     ]
 
-    def __init__(self, round_number: int, lines: list[str], scores: Text | None,
+    def __init__(self, round_number: int, lines: list[Event], scores: Text | None,
                  pace: float = 0.0) -> None:
         super().__init__()
         self.round_number = round_number
