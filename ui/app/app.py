@@ -29,7 +29,7 @@ from p2p.net.roster import MAX_NAME_LEN
 from p2p.text import printable
 from ui.app.bridge import BridgeFinished, TrioBridge
 from ui.app.chat import ChatInput, chat_line
-from ui.app.lessons import lesson
+from ui.app.lessons import event_lesson, lesson, reason
 from ui.app.messages import (
     AskHuman,
     BoardChanged,
@@ -49,7 +49,7 @@ from ui.app.screens.dialogs import HelpScreen, LeaveScreen, LessonScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.start import LanStart, StartScreen
-from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
+from ui.app.screens.summary import YIELDS_AT, EndScreen, RoundSummaryScreen, resolution_lines
 from ui.app.wording import describe, readable
 
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
@@ -211,6 +211,27 @@ class SolsticeApp(App[int]):
             self.taught.add(view["phase"])
             self.push_screen(LessonScreen(*found))
 
+    def _learning(self) -> bool:
+        """A live ``--learn`` game (a resumed game's replayed rounds teach nothing)."""
+        return self.setup is not None and self.setup.learn and self.view is not None
+
+    def _explain(self, event: GameEvent) -> None:
+        """``--learn``: each resolving card's one-line reason under its log line; the first
+        time strongest/favored, scoring, a kill or a claim comes up, its lesson, and the
+        reveal waits until the player has read it."""
+        assert self.game is not None
+        why = reason(event)
+        if why is not None:
+            self.game.add_log("   ↳ " + why, "italic #9ecbff")
+        found = event_lesson(event)
+        if found is None or found[0] in self.taught \
+                or not isinstance(self.screen, GameScreen | LessonScreen):
+            return
+        key, title, text = found
+        self.taught.add(key)
+        self.pacer.hold()
+        self.push_screen(LessonScreen(title, text), lambda _result: self.pacer.resume())
+
     def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
         """The header said "Game over" while the last round was still being revealed: until
         the reveal is done the board shows that round's Resolve phase."""
@@ -219,10 +240,16 @@ class SolsticeApp(App[int]):
         return view
 
     def _own_clock(self, board: BoardChanged) -> None:
-        """Our seat's decision clock, shown on an open round summary (it keeps running)."""
+        """Our seat's decision clock, shown on an open round summary (it keeps running); with
+        ``YIELDS_AT`` seconds or fewer left the summary closes, back to the decision."""
         seat = board.view["seat"]
         self.own_clock = board.clocks[seat] if seat < len(board.clocks) else None
         if isinstance(self.screen, RoundSummaryScreen):
+            if self.own_clock is not None and self.own_clock <= YIELDS_AT:
+                self.screen.dismiss(None)
+                self.notify("Your decision: the clock is running out (the round's summary is "
+                            "in the log)", severity="warning", timeout=6)
+                return
             self.screen.show_clock(self.own_clock)
 
     def _game_screen(self) -> GameScreen:
@@ -270,6 +297,8 @@ class SolsticeApp(App[int]):
             self.game.add_log(text, NOTE_STYLES.get(note.kind, ""))
             if isinstance(event, ResolveStarted) and self._paced() and self.view is not None:
                 self.game.add_log("(space: the whole resolution at once)", "dim")
+            if event is not None and self._learning():
+                self._explain(event)
         else:
             self.lobby.show_status(text)
         if note.kind == "aborted":
@@ -289,6 +318,9 @@ class SolsticeApp(App[int]):
             pace = 0.0 if self._paced() else self.summary_pace  # watched in the pane already
             summary = RoundSummaryScreen(round_number, lines, scores, pace)
             summary.clock = self.own_clock
+            if self.own_clock is not None and self.own_clock <= YIELDS_AT:
+                self._summary_closed()  # no time to read it: the decision comes first
+                return
             self.push_screen(summary, self._summary_closed)
 
     def _chat(self, shown: ChatShown) -> None:

@@ -49,20 +49,33 @@ class Pacer(Generic[T]):
         self.queue: deque[tuple[T, Event | None]] = deque()
         self.resolving = False   # the last line shown was inside a resolution
         self.skipped = False     # space pressed: the rest of this resolution at once
+        self.held = False        # ``hold``: nothing more is shown until ``resume``
         self._timer: Any = None
 
     @property
     def busy(self) -> bool:
         """Items are held back (the reveal is still running)."""
-        return bool(self.queue) or self._timer is not None
+        return bool(self.queue) or self._timer is not None or self.held
 
     def push(self, item: T, event: Event | None = None) -> None:
         """``event``: the engine event ``item`` shows (None: not a line of the game's own)."""
         self.queue.append((item, event))
         self._release()
 
+    def hold(self) -> None:
+        """Show nothing more until ``resume`` (a lesson explains what was just shown)."""
+        self.held = True
+
+    def resume(self) -> None:
+        self.held = False
+        if self.queue:
+            self._release()
+        elif self._timer is None:
+            self.on_idle()  # the hold was all that kept the reveal busy
+
     def skip(self) -> None:
-        """Show everything held back now."""
+        """Show everything held back now (a hold too: a stop is news now)."""
+        self.held = False
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -71,7 +84,7 @@ class Pacer(Generic[T]):
 
     def _release(self) -> None:
         was_busy = self.busy
-        while self.queue and self._timer is None:
+        while self.queue and self._timer is None and not self.held:
             item, event = self.queue.popleft()
             if isinstance(event, ResolveStarted):
                 self.resolving, self.skipped = True, False

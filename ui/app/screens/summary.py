@@ -64,6 +64,9 @@ def resolution_text(events: Sequence[Event]) -> Text:
     return text
 
 
+# Seconds left on our decision's clock at which an open round summary gives way to the game.
+YIELDS_AT = 20
+
 SCORING_NOTE = ("A card's VP go to the player of its faction (its colour), not to the "
                 "player who played it.")
 
@@ -89,7 +92,9 @@ class RoundSummaryScreen(ModalScreen[None]):
 
     def show_clock(self, left: float | None) -> None:
         """The table's clock does not stop for one player reading the summary: while our
-        next decision's clock runs, the summary says so and counts it down."""
+        next decision's clock runs, the summary says so and counts it down; with
+        ``YIELDS_AT`` seconds left it closes itself (the app does that), so the player is back
+        at the decision before the clock can run out on them."""
         self.clock = left
         if self.is_mounted:
             self._render_clock()
@@ -98,7 +103,8 @@ class RoundSummaryScreen(ModalScreen[None]):
         left, text = self.clock, Text()
         if left is not None:
             text.append(f"⏱ Your next decision's clock is running: {int(left) // 60}:"
-                        f"{int(left) % 60:02d} left. Enter goes back to the game.",
+                        f"{int(left) % 60:02d} left. Enter goes back to the game (this "
+                        f"summary closes itself at {YIELDS_AT // 60}:{YIELDS_AT % 60:02d}).",
                         style="bold #e3b341")
         clock = self.query_one("#summary-clock", Static)
         clock.update(text)
