@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_ui_feedback import _app, _state, run
+from test_ui_feedback import _app, _state, _text, run
 from test_ui_round3 import _two_card_pick
 from test_ui_snapshots import SMALL, STANDARD, ScreenFixture, _advance, _game
 from textual.widgets import Static
@@ -93,6 +93,35 @@ def test_the_resolution_stops_on_each_new_idea_and_gives_each_card_its_reason(
     assert f"scores {scored.vp} VP with its {scored.card}" in scoring
     assert "Claim: place the card face up" in claims and claimed.card in claims
     assert "takes a casualty token" in casualties and killed.casualty in casualties
+
+
+def test_a_narrow_learning_game_gives_the_reasons_in_the_round_summary(tmp_path: Path) -> None:
+    """Below 110 columns the log pane is hidden: the summary reveals the resolution, so the
+    reasons are there."""
+    s, events = round_one()
+    scored = first(events, ev.Scored)
+
+    async def scenario() -> str:
+        app = _app("play", tmp_path, learn=True, players=2)
+        app.taught.update({"draft", "dispatch", "resolve"})
+        async with app.run_test(size=(60, 20)) as pilot:
+            app.deliver(BoardChanged(view(s, 0)))
+            await pilot.pause()
+            for event in events:
+                app.deliver(game_note(event))
+            for _ in range(10):
+                await pilot.pause()
+                if not isinstance(app.screen, LessonScreen):
+                    break
+                await pilot.press("enter")
+            summary = app.screen
+            assert isinstance(summary, RoundSummaryScreen)
+            await pilot.press("space")  # the whole resolution at once
+            await pilot.pause()
+            return _text(summary)
+
+    text = run_and_return(scenario)
+    assert "↳ " + reason(scored) in " ".join(text.split())
 
 
 def run_and_return(scenario: Any) -> Any:

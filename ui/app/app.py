@@ -316,7 +316,10 @@ class SolsticeApp(App[int]):
             scores = scores_line(self.view, self.names)
             self._close_modals()
             pace = 0.0 if self._paced() else self.summary_pace  # watched in the pane already
-            summary = RoundSummaryScreen(round_number, lines, scores, pace)
+            # A learning game explains each card in the summary too (where the log pane is
+            # hidden, it is where the resolution is revealed).
+            summary = RoundSummaryScreen(round_number, lines, scores, pace,
+                                         reason if self._learning() else None)
             summary.clock = self.own_clock
             if self.own_clock is not None and self.own_clock <= YIELDS_AT:
                 self._summary_closed()  # no time to read it: the decision comes first

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -46,10 +46,13 @@ def resolution_lines(events: Sequence[Event]) -> list[Event]:
     return out
 
 
-def resolution_text(events: Sequence[Event]) -> Text:
-    """Planet headers stand out; each score or kill is indented under its planet."""
+def resolution_text(events: Sequence[Event],
+                    reason: Callable[[Event], str | None] | None = None) -> Text:
+    """Planet headers stand out; each score or kill is indented under its planet. ``reason``
+    (a ``--learn`` game): a line under each event saying why it happened."""
     text = Text()
     for event in events:
+        why = reason(event) if reason is not None else None
         line = describe(event)
         if isinstance(event, PlanetOpened):
             text.append("\n" + event.planet, style="bold underline")
@@ -61,6 +64,8 @@ def resolution_text(events: Sequence[Event]) -> Text:
             elif isinstance(event, Scored):
                 style = "#7ee787"
             text.append("   " + line + "\n", style=style)
+        if why is not None:
+            text.append("     ↳ " + why + "\n", style="italic #9ecbff")
     return text
 
 
@@ -81,8 +86,10 @@ class RoundSummaryScreen(ModalScreen[None]):
     ]
 
     def __init__(self, round_number: int, lines: list[Event], scores: Text | None,
-                 pace: float = 0.0) -> None:
+                 pace: float = 0.0,
+                 reason: Callable[[Event], str | None] | None = None) -> None:
         super().__init__()
+        self.reason = reason
         self.round_number = round_number
         self.lines = lines
         self.scores = scores
@@ -131,7 +138,7 @@ class RoundSummaryScreen(ModalScreen[None]):
 
     def _render_lines(self) -> None:
         done = self.shown >= len(self.lines)
-        body = (resolution_text(self.lines[:self.shown]) if self.lines else
+        body = (resolution_text(self.lines[:self.shown], self.reason) if self.lines else
                 Text("Nothing was resolved this round."))
         if not done:
             body.append("… (space: show all)", style="dim")
