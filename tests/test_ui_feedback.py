@@ -17,7 +17,15 @@ from ui_helpers import game_note, game_over, round_end
 
 from engine import GameState, RandomStream, apply, legal_actions, new_game, random_config, to_move
 from engine.cards import CARD_BY_LABEL
-from engine.events import PlanetOpened, ResolveStarted, RoundStarted, Scored
+from engine.events import (
+    DealtFaceUp,
+    DispatchedFaceDown,
+    Killed,
+    PlanetOpened,
+    ResolveStarted,
+    RoundStarted,
+    Scored,
+)
 from engine.view import view
 from p2p.net.games import PeerOptions
 from p2p.net.notices import GameEvent, RosterKnown
@@ -30,7 +38,7 @@ from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen, copy_to_tmux, paste_lines
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen, short_path
 from ui.app.widgets import PlanetBoard, StatusLine
-from ui.app.wording import readable
+from ui.app.wording import describe, readable
 
 CODE = "sol1-" + "atakqzgiwjxkvkvkvkvkvkvkvkvkvkvkvkvkvo53xo53xo53xo53xo53xo53xo53x" + "o" * 30
 
@@ -467,18 +475,24 @@ def test_help_does_not_promise_a_resume_for_a_game_against_local_bots(tmp_path: 
 
 # -- item 13: wording ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("line", "shown"), [
-    ("white:Elder is killed; white takes a casualty", "white Elder is killed; white takes a "
-                                                       "casualty"),
-    ("event:Famine is dealt face up to Desert", "Famine is dealt face up to Desert"),
-    ("event:Honor Guards is dealt face up to Capital", "Honor Guards is dealt face up to Capital"),
-    ("Desert: ; strongest none, favored none", "Desert: no cards"),
-    ("audit passed: 1 rounds; white 3", "audit passed: 1 round; white 3"),
-    ("blue dispatches a card face down to Water, disclosed as Elder",
+@pytest.mark.parametrize(("event", "shown"), [
+    (Killed("white:Elder", "white"), "white Elder is killed; white takes a casualty"),
+    (DealtFaceUp("event:Famine", "Desert"), "Famine is dealt face up to Desert"),
+    (DealtFaceUp("event:Honor Guards", "Capital"), "Honor Guards is dealt face up to Capital"),
+    (PlanetOpened("Desert", (), None, None), "Desert: no cards"),
+    (DispatchedFaceDown("blue", "Water", "Elder"),
      "blue dispatches a card face down to Water, disclosing an Elder"),
+    (Scored("white", 3, "Elder", "Elder, favored"),
+     "the white player scores 3 VP (Elder, favored)"),
 ])
-def test_log_lines_read_as_plain_words(line: str, shown: str) -> None:
-    assert readable(line) == shown
+def test_game_events_read_as_plain_words(event: Any, shown: str) -> None:
+    assert describe(event) == shown
+
+
+def test_other_lines_name_cards_and_rounds_plainly() -> None:
+    assert readable("audit passed: 1 rounds; white 3") == "audit passed: 1 round; white 3"
+    assert readable("Mercenaries: kill white:Duchess for 2 VP?") == \
+        "Mercenaries: kill white Duchess for 2 VP?"
 
 
 def test_a_claim_says_when_it_works_not_acts_now() -> None:

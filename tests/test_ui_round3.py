@@ -192,8 +192,8 @@ def test_headless_logs_and_replay_text_use_the_players_words(tmp_path: Path, pla
     printer = LogPrinter(out)
     engine_lines = list(game.steps[-1].state.log)  # the engine's own log, as peers emit it
     assert any(INTERNAL.search(line) for line in engine_lines)  # the engine does log labels
-    for line in engine_lines:
-        printer(LogLine(line))
+    for event in game.steps[-1].state.events:
+        printer(LogLine(event.text, event))  # as the session hands them on
     for peers in ((0, 1, 2, 3), (2,)):  # one per decision stage: said once at the start
         printer(DecisionClock("pick/commit", peers, 120, None, 1))
     printed = out.getvalue().splitlines()
@@ -368,10 +368,11 @@ def test_the_end_screen_shows_the_reason(tmp_path: Path) -> None:
 
 
 def test_a_face_up_card_shows_who_played_it_and_a_score_line_names_the_player() -> None:
+    from engine.events import Scored
     from engine.view import view as seat_view
     from ui.app.render import planet_cards
     from ui.app.screens.summary import SCORING_NOTE
-    from ui.app.wording import readable
+    from ui.app.wording import describe
 
     s = _state(players=3)
     board = seat_view(s, 0)
@@ -388,8 +389,8 @@ def test_a_face_up_card_shows_who_played_it_and_a_score_line_names_the_player() 
     third = board["factions"][2]
     assert f"by {third}]" in text
     assert "by you]" in text and text.count(" by ") == 2
-    assert readable("white scores 3 VP (white:Elder, favored)") == \
-        "the white player scores 3 VP (white Elder, favored)"
+    assert describe(Scored("white", 3, "Elder", "Elder, favored")) == \
+        "the white player scores 3 VP (Elder, favored)"
     assert "faction" in SCORING_NOTE and "not to the player who played it" in SCORING_NOTE
 
 

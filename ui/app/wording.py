@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import events as ev
-from engine.cards import CARDS, FACTIONS
+from engine.cards import CARDS
 from engine.disclosure import describe_claim
 
 # Longest labels first, so that no label is replaced inside a longer one.
@@ -22,13 +22,8 @@ _LABELS = sorted(((c.label, c.name if c.is_event else f"{c.faction} {c.name}") f
                  key=lambda pair: -len(pair[0]))
 _LABEL_RE = re.compile("|".join(re.escape(label) for label, _ in _LABELS))
 _NAME_OF = dict(_LABELS)
-_EMPTY_PLANET = re.compile(r"^([A-Z][\w' ]*): ; strongest none, favored none$")
 _ONE_ROUNDS = re.compile(r"\b1 rounds\b")
 _A_VOWEL = re.compile(r"\ba ([AEIOU])")
-_DISCLOSED = re.compile(r", disclosed as (\w+)$")
-# "white scores 3 VP (Elder, favored)" read like "the white Elder scored": the faction as the
-# player it is ("the white player scores").
-_SCORER = re.compile(rf"^({'|'.join(FACTIONS)}) scores ")
 
 
 def card_name(label: str) -> str:
@@ -55,18 +50,16 @@ def option_words(option: str) -> str:
 
 
 def readable(line: str) -> str:
-    """One log line with card labels as names and the template seams smoothed."""
-    empty = _EMPTY_PLANET.match(line)
-    if empty:
-        return f"{empty.group(1)}: no cards"
+    """A line that is no engine event (a decision's prompt, the audit's summary, the
+    session's notes) with card labels as names and "1 rounds" as "1 round"."""
     line = _LABEL_RE.sub(lambda m: _NAME_OF[m.group(0)], line)
-    line = _SCORER.sub(r"the \1 player scores ", line)
     line = _ONE_ROUNDS.sub("1 round", line)
-    line = _DISCLOSED.sub(lambda m: ", disclosing " + disclosed(m.group(1)), line)
     return _A_VOWEL.sub(r"an \1", line)
 
 
 def _scorer(faction: str) -> str:
+    # "white scores 3 VP (Elder, favored)" read like "the white Elder scored": the faction as
+    # the player it is.
     return f"the {faction} player"
 
 
