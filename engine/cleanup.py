@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from engine.actions import Shuffle
 from engine.cards import HAND_SIZE, MAX_CASUALTIES, WIN_VP
+from engine.events import GameOver, RoundScores
 from engine.flow import seat_name, step
 from engine.state import GameState, Phase
 
 
 @step("end_round")
 def end_round(s: GameState) -> None:
+    factions = tuple(s.config.factions)
     if s.keep_log:
-        s.add_log(f"Scores after round {s.round}: " + ", ".join(
-            f"{seat_name(s, seat)} {s.vp[seat]} VP"
-            + (f" ({s.casualties[seat]} casualt{'y' if s.casualties[seat] == 1 else 'ies'})"
-               if s.casualties[seat] else "") for seat in range(s.n)))
+        s.emit(RoundScores(s.round, factions, tuple(s.vp), tuple(s.casualties)))
     if max(s.vp) >= WIN_VP or max(s.casualties) >= MAX_CASUALTIES:
         s.phase = Phase.OVER
         final = final_scores(s)
-        s.add_log("Game over: " + ", ".join(
-            f"{seat_name(s, seat)} {final[seat]}" for seat in range(s.n))
-            + f"; {seat_name(s, winner(s))} wins")
+        s.emit(GameOver(factions, tuple(final), seat_name(s, winner(s)),
+                        tuple(f for f, vp in zip(factions, s.vp, strict=True) if vp >= WIN_VP),
+                        tuple(f for f, c in zip(factions, s.casualties, strict=True)
+                              if c >= MAX_CASUALTIES)))
         return
     # Claims that acted this round are discarded; this round's claims stay in front of their
     # holders. Everything played or discarded goes under the deck, shuffled.

@@ -6,6 +6,16 @@ from engine.actions import Capture, Discard, Dispatch
 from engine.cards import CARDS, PLANET_LIMIT
 from engine.disclosure import claims_by_card, describe_claim, plausible_claims
 from engine.errors import IllegalActionError, RuleViolationError
+from engine.events import (
+    Captured,
+    DiscardedForRoom,
+    DispatchedFaceDown,
+    DispatchedFaceUp,
+    DispatchStarted,
+    Revealed,
+    SecretsScored,
+    VisionFaceUp,
+)
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
@@ -37,7 +47,7 @@ def start_dispatch(s: GameState) -> None:
     s.captured = [False] * s.n
     s.turn = s.first_player
     if s.keep_log:
-        s.add_log(f"Dispatch: {seat_name(s, s.turn)} plays first")
+        s.emit(DispatchStarted(seat_name(s, s.turn)))
     if not s.hands[s.turn]:
         next_turn(s)
 
@@ -106,9 +116,7 @@ def place_dispatch(s: GameState, action: Dispatch) -> None:
         s.step = ("face_up_dispatch", slot, p)
     else:
         if s.keep_log:
-            shown = "" if claim == "none" else f", disclosed as {claim}"
-            s.add_log(f"{seat_name(s, seat)} dispatches a card face down to "
-                      f"{s.config.planets[p]}{shown}")
+            s.emit(DispatchedFaceDown(seat_name(s, seat), s.config.planets[p], claim))
         next_turn(s)
 
 
@@ -134,11 +142,11 @@ def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
     seat = s.dispatcher[slot]
     card = CARDS[s.card_of[slot]]
     s.controller[slot] = s.owner(slot)
-    s.add_log(f"{seat_name(s, seat)} dispatches {card.label} face up to {s.planet_name(p)}")
+    s.emit(DispatchedFaceUp(seat_name(s, seat), card.label, s.planet_name(p)))
     face_down = [x for x in s.planets[p] if not s.face_up[x]]
     if card.name == "Whispered Secrets":
         s.vp[seat] += 1
-        s.add_log(f"Whispered Secrets: {seat_name(s, seat)} scores 1 VP")
+        s.emit(SecretsScored(seat_name(s, seat), 1, card.name, card.name))
         if face_down:
             ask(s, seat, "whispered_secrets", map(str, face_down), str(face_down[0]),
                 f"Whispered Secrets: reveal one face-down card on {s.planet_name(p)}",
@@ -156,7 +164,7 @@ def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
 def vision(s: GameState, p: int, answer: str) -> None:
     if answer == "face_up":
         s.vision_up[p] = True
-        s.add_log(f"Vision: all future cards on {s.planet_name(p)} are played face up")
+        s.emit(VisionFaceUp(s.planet_name(p)))
         s.step = ("end_turn",)
         return
     face_down = [x for x in s.planets[p] if not s.face_up[x]]
@@ -173,7 +181,7 @@ def reveal_cards(s: GameState, p: int, slots: str) -> None:
         verify_claim(s, slot, p)
         s.face_up[slot] = True
         s.controller[slot] = s.owner(slot)
-        s.add_log(f"Revealed on {s.planet_name(p)}: {s.label(slot)}")
+        s.emit(Revealed(s.planet_name(p), s.label(slot) or "?"))
     s.step = ("end_turn",)
 
 
@@ -195,7 +203,7 @@ def take_prisoner(s: GameState, action: Capture) -> None:
     s.prisoner[action.seat] = action.slot
     s.captured[action.seat] = True
     if s.keep_log:
-        s.add_log(f"{seat_name(s, action.seat)} captures a prisoner")
+        s.emit(Captured(seat_name(s, action.seat)))
     next_turn(s)
 
 
@@ -206,5 +214,5 @@ def apply_discard(s: GameState, action: Discard) -> None:
                                               "it has already captured a prisoner")
     s.hands[action.seat].remove(action.slot)
     s.discard.append(action.slot)
-    s.add_log(f"{seat_name(s, action.seat)} cannot play and discards a card")
+    s.emit(DiscardedForRoom(seat_name(s, action.seat)))
     next_turn(s)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.actions import Pick
 from engine.cards import CARDS, DRAFT_QUOTA
 from engine.errors import IllegalActionError
+from engine.events import DealtFaceUp, DraftOver, LeftoversPlaced, RoundStarted
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
@@ -26,7 +27,7 @@ def start_round(s: GameState) -> None:
     s.quota = round_quotas(s)
     s.first_pick = s.n == 2
     if s.keep_log:
-        s.add_log(f"Round {s.round}: draft passes {'left' if s.direction == 1 else 'right'}")
+        s.emit(RoundStarted(s.round, "left" if s.direction == 1 else "right"))
     s.step = ("pick_round",)
 
 
@@ -146,7 +147,7 @@ def end_draft(s: GameState) -> None:
         s.drafted[seat] = []
     s.leftovers = leftovers
     if s.keep_log:
-        s.add_log(f"Draft over: {len(leftovers)} card(s) left over")
+        s.emit(DraftOver(len(leftovers)))
     if len(leftovers) > 1:  # one card or none needs no shuffle
         s.chance = ("leftovers", len(leftovers))
     s.step = ("deal_leftovers",)
@@ -172,7 +173,7 @@ def deal_leftovers(s: GameState) -> None:
     prophet = active_claim(s, "Prophecy")
     if prophet >= 0:
         s.step = ("prophecy_next",)
-        s.add_log(f"{seat_name(s, prophet)} places the leftovers (Prophecy)")
+        s.emit(LeftoversPlaced(seat_name(s, prophet)))
         return
     for p, slot in zip(targets, s.leftovers, strict=False):
         place_leftover(s, slot, p)
@@ -189,7 +190,7 @@ def place_leftover(s: GameState, slot: int, p: int) -> None:
     if card.name == "Vision":
         s.vision_up[p] = True
     if s.keep_log:
-        s.add_log(f"{card.label} is dealt face up to {s.planet_name(p)}")
+        s.emit(DealtFaceUp(card.label, s.planet_name(p)))
 
 
 @step("prophecy_next")

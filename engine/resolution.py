@@ -9,6 +9,25 @@ from __future__ import annotations
 from engine.cards import CARDS
 from engine.dispatch import verify_claim
 from engine.errors import RuleViolationError
+from engine.events import (
+    AssassinsTie,
+    Bombarded,
+    Claimed,
+    Healed,
+    KillAbsorbed,
+    Killed,
+    LostVP,
+    MartyrKilled,
+    MercenariesUsed,
+    PlanetOpened,
+    PrisonerAdded,
+    ResolveStarted,
+    Sacrificed,
+    Scored,
+    SentryPlaced,
+    SiegeStopsDuchess,
+    Transported,
+)
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import Decision, GameState, Phase, StepCall
 from engine.strength import favored, sentry_holder, strongest, strongest_and_favored, totals
@@ -28,7 +47,7 @@ def _alive_named(s: GameState, p: int, name: str) -> bool:
 @step("start_resolve")
 def start_resolve(s: GameState) -> None:
     s.phase = Phase.RESOLVE
-    s.add_log("Resolve planets")
+    s.emit(ResolveStarted())
     holder = sentry_holder(s)
     if holder >= 0:
         names = list(s.config.planets)
@@ -42,7 +61,7 @@ def start_resolve(s: GameState) -> None:
 @step("place_sentry")
 def place_sentry(s: GameState, answer: str) -> None:
     s.sentry_planet = s.config.planets.index(answer)
-    s.add_log(f"{seat_name(s, sentry_holder(s))} places the Sentry on {answer}")
+    s.emit(SentryPlaced(seat_name(s, sentry_holder(s)), answer))
     s.step = ("resolve", 0)
 
 
@@ -88,7 +107,7 @@ def next_card(s: GameState, p: int) -> int:
     if len(top) != 1:
         for x in assassins:
             s.resolved[x] = True
-        s.add_log("Assassins tie for strongest: no more Assassins resolve")
+        s.emit(AssassinsTie())
         return next_card(s, p)
     return next(x for x in assassins if s.controller[x] == top[0])
 
@@ -114,10 +133,9 @@ def resolve(s: GameState, p: int) -> None:
         s.initial_sf[p] = strongest_and_favored(s, p)
         if s.keep_log:
             st, fv = s.initial_sf[p]
-            s.add_log(f"{s.planet_name(p)}: "
-                      + ", ".join(s.label(x) or "?" for x in s.planets[p])
-                      + f"; strongest {seat_name(s, st) if st >= 0 else 'none'}, favored "
-                      f"{seat_name(s, fv) if fv >= 0 else 'none'}")
+            s.emit(PlanetOpened(s.planet_name(p), tuple(s.label(x) for x in s.planets[p]),
+                                seat_name(s, st) if st >= 0 else None,
+                                seat_name(s, fv) if fv >= 0 else None))
     # Card after card while no effect stops the loop (a decision, a kill's follow-up step, a
     # reveal): what the step loop would do by running this step again, without its overhead.
     # ``StepCall``, not ``tuple[str, int]``: a compiled build (mypyc) keeps a typed tuple unboxed,
@@ -144,15 +162,25 @@ def finish_planet(s: GameState, p: int) -> None:
         if s.claimer[slot] >= 0:
             s.planets[p].remove(slot)
             s.claims.append((slot, s.claimer[slot], s.round))
-            s.add_log(f"{seat_name(s, s.claimer[slot])} claims {_name(s, slot)}")
+            s.emit(Claimed(seat_name(s, s.claimer[slot]), _name(s, slot)))
             s.claimer[slot] = -1
     s.step = ("resolve", p + 1)
 
 
 def score(s: GameState, seat: int, vp: int, why: str) -> None:
+    """``why``: the log's words, the scoring card's name first ("Elder, strongest")."""
     s.vp[seat] += vp
     if s.keep_log:
-        s.add_log(f"{seat_name(s, seat)} scores {vp} VP ({why})")
+        s.emit(Scored(seat_name(s, seat), vp, _scoring_card(why), why))
+
+
+# Longest first: "Medical Team, no casualties" names Medical Team, not a shorter name.
+_NAMES_LONGEST_FIRST = sorted({card.name for card in CARDS}, key=lambda name: -len(name))
+
+
+def _scoring_card(why: str) -> str:
+    """The card's name a scoring reason starts with (every ``score`` call names it first)."""
+    return next((name for name in _NAMES_LONGEST_FIRST if why.startswith(name)), why)
 
 
 def remove_from_planet(s: GameState, p: int, slot: int) -> None:
@@ -169,9 +197,9 @@ def kill(s: GameState, p: int, slot: int) -> None:
     if owner >= 0:
         s.casualties[owner] += 1
         if s.keep_log:
-            s.add_log(f"{s.label(slot)} is killed; {seat_name(s, owner)} takes a casualty")
+            s.emit(Killed(s.label(slot) or "?", seat_name(s, owner)))
     elif s.keep_log:
-        s.add_log(f"{s.label(slot)} is killed")
+        s.emit(Killed(s.label(slot) or "?", None))
 
 
 # -- targeted kills: Honor Guards absorbs, Legions may be sacrificed ------------------------
@@ -180,7 +208,7 @@ def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) ->
     guards = [x for x in s.planets[p] if _name(s, x) == "Honor Guards" and x != target]
     if guards:
         kill(s, p, guards[0])
-        s.add_log("Honor Guards absorbs the kill")
+        s.emit(KillAbsorbed())
         s.step = ("after_kill", p, killer, cause, "absorbed")
         return
     if _name(s, target) == "Honor Guards":
@@ -206,7 +234,7 @@ def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) ->
 def sacrifice(s: GameState, p: int, target: int, legions: int, killer: int, cause: str,
               answer: str) -> None:
     if answer == "yes":
-        s.add_log(f"{seat_name(s, s.controller[legions])} sacrifices its Legions")
+        s.emit(Sacrificed(seat_name(s, s.controller[legions])))
         kill(s, p, legions)
     else:
         kill(s, p, target)
@@ -254,7 +282,7 @@ def _duchess(s: GameState, p: int, slot: int) -> None:
     if len(duchesses) > 1 and fv != k:
         return
     if _alive_named(s, p, "Planetary Siege"):
-        s.add_log("Planetary Siege: the Duchess cannot score")
+        s.emit(SiegeStopsDuchess())
         return
     vp = s.planet_vp(p) + (2 if _alive_named(s, p, "Hidden Base") else 0)
     if fv == k:
@@ -321,7 +349,7 @@ def mercenaries(s: GameState, p: int, slot: int, answer: str) -> None:
         return
     target = _slot_by_label(s, p, answer)
     s.resolved[_unspent_mercenaries(s, p)] = True  # spent: no later Assassin uses it
-    s.add_log(f"{seat_name(s, s.controller[slot])} uses Mercenaries on {answer}")
+    s.emit(MercenariesUsed(seat_name(s, s.controller[slot]), answer))
     targeted_kill(s, p, target, s.controller[slot], "mercenaries")
 
 
@@ -402,13 +430,13 @@ def transport_card(s: GameState, p: int, k: int, dest: str, answer: str) -> None
     slot = _slot_by_label(s, p, answer)
     if dest == "discard":
         remove_from_planet(s, p, slot)
-        s.add_log(f"Transport discards {answer}")
+        s.emit(Transported(answer, None))
     else:
         q = s.config.planets.index(dest)
         s.planets[p].remove(slot)
         s.planets[q].append(slot)
         s.controller[slot] = s.owner(slot)
-        s.add_log(f"Transport moves {answer} to {dest}")
+        s.emit(Transported(answer, dest))
     _transport_ask(s, p, k, dest)
 
 
@@ -427,7 +455,7 @@ def _honor_guards(s: GameState, p: int, slot: int) -> None:
     k = favored(s, p)
     if k >= 0 and s.casualties[k] > 0:
         s.casualties[k] -= 1
-        s.add_log(f"Honor Guards: {seat_name(s, k)} heals a casualty")
+        s.emit(Healed(seat_name(s, k), "Honor Guards"))
 
 
 def _medical_team(s: GameState, p: int, slot: int) -> None:
@@ -436,7 +464,7 @@ def _medical_team(s: GameState, p: int, slot: int) -> None:
         return
     if s.casualties[k] > 0:
         s.casualties[k] -= 1
-        s.add_log(f"Medical Team: {seat_name(s, k)} heals a casualty")
+        s.emit(Healed(seat_name(s, k), "Medical Team"))
     else:
         score(s, k, 2, "Medical Team, no casualties")
 
@@ -451,7 +479,7 @@ def _imposter(s: GameState, p: int, slot: int) -> None:
 
 def _orbital_bombardment(s: GameState, p: int, slot: int) -> None:
     s.stopped[p] = True
-    s.add_log("Orbital Bombardment: no more cards resolve here")
+    s.emit(Bombarded())
 
 
 def _famine(s: GameState, p: int, slot: int) -> None:
@@ -459,7 +487,7 @@ def _famine(s: GameState, p: int, slot: int) -> None:
     if k >= 0:
         loss = min(2, s.vp[k])
         s.vp[k] -= loss
-        s.add_log(f"Famine: {seat_name(s, k)} loses {loss} VP")
+        s.emit(LostVP(seat_name(s, k), loss))
 
 
 def _quagmire(s: GameState, p: int, slot: int) -> None:
@@ -511,14 +539,12 @@ def use_prisoner(s: GameState, p: int, k: int, event: str, answer: str) -> None:
         s.discard.append(prisoner)
         owner = s.owner(prisoner)
         s.casualties[owner] += 1
-        s.add_log(f"Martyr: {seat_name(s, k)} kills its prisoner {card.label}; "
-                  f"{seat_name(s, owner)} takes a casualty")
+        s.emit(MartyrKilled(seat_name(s, k), card.label, seat_name(s, owner)))
         score(s, k, 1, "Martyr")
     else:
         s.planets[p].append(prisoner)
         s.controller[prisoner] = k if event == "Mimic" else s.owner(prisoner)
-        s.add_log(f"{event}: {seat_name(s, k)} adds its prisoner {card.label} to "
-                  f"{s.planet_name(p)}")
+        s.emit(PrisonerAdded(event, seat_name(s, k), card.label, s.planet_name(p)))
     s.step = ("resolve", p)
 
 

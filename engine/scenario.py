@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.cards import CARD_BY_LABEL, CARDS, FACTIONS, PLANETS
 from engine.config import ConfigError, GameConfig
+from engine.events import ScriptedChoice
 from engine.flow import STEPS
 from engine.resolution import decision_options
 from engine.state import GameState, Phase
@@ -174,7 +175,7 @@ def run(s: GameState, choices: list[str]) -> None:
                 used += 1
             else:
                 answer = d.default
-            s.add_log(f"{s.config.factions[d.seat]} chooses {answer} ({d.kind})")
+            s.emit(ScriptedChoice(s.config.factions[d.seat], answer, d.kind))
             s.decision = None
             s.step = (*d.then, answer)
             continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.cards import CARDS, PLANETS, Card
 from engine.config import GameConfig
+from engine.events import Event
 
 # A step to run: its name, then its arguments (slots, seats, option strings: they vary by step,
 # hence Any); a plain tuple so that a state clones and serializes as is.
@@ -63,6 +64,7 @@ class GameState:
         "dispatcher",
         "drafted",
         "duchess_scored",
+        "events",
         "face_up",
         "first_pick",
         "first_player",
@@ -143,6 +145,7 @@ class GameState:
     chance: tuple[str, int] | None
     awaiting: list[int]
     log: list[str]
+    events: list[Event]  # what ``log`` says, as typed values (one per line)
     seat_of_faction: dict[str, int]
     all_mask: int
 
@@ -177,7 +180,7 @@ class GameState:
         self.quota, self.picks, self.first_pick = [0] * n, [None] * n, False
         self.turn = -1
         self.step, self.decision, self.chance = None, None, None
-        self.awaiting, self.log = [], []
+        self.awaiting, self.log, self.events = [], [], []
         self.reset_round()
 
     def reset_round(self) -> None:
@@ -228,7 +231,7 @@ class GameState:
             self.vision_up[:]
         new.planet_started, new.stopped = self.planet_started[:], self.stopped[:]
         new.duchess_scored, new.initial_sf = self.duchess_scored[:], self.initial_sf[:]
-        new.awaiting, new.log = self.awaiting[:], self.log[:]
+        new.awaiting, new.log, new.events = self.awaiting[:], self.log[:], self.events[:]
         copy = list.copy
         new.hands = list(map(copy, self.hands))
         new.drafted = list(map(copy, self.drafted))
@@ -287,6 +290,8 @@ class GameState:
         faction = CARDS[self.card_of[slot]].faction
         return -1 if faction is None else self.seat_of_faction[faction]
 
-    def add_log(self, message: str) -> None:
+    def emit(self, event: Event) -> None:
+        """Record ``event``; the log gets its sentence (both only while the log is kept)."""
         if self.keep_log:
-            self.log.append(message)
+            self.events.append(event)
+            self.log.append(event.text)

@@ -217,11 +217,11 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
     free = [x for x in unknown if not (dispatcher[x] >= 0 and claim[x])]
     # each constrained slot's claim, and the claims every card could truthfully make there
     checks = [(claim[x], _claims_here(r, x)) for x in constrained]
-    log, r.log = r.log, []  # a search never reads the log: do not copy it
+    log, events, r.log, r.events = r.log, r.events, [], []  # a search never reads the log
     try:
         d = r.clone()
     finally:
-        r.log = log
+        r.log, r.events = log, events
     assignment: dict[int, int] | None = None
     for _ in range(tries):
         # Quick and nearly always enough: each disclosure in turn takes a random card that fits.

@@ -13,9 +13,19 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.widgets import Static
+from ui_helpers import game_note, game_over, round_end
 
 from engine import GameState, RandomStream, apply, legal_actions, new_game, random_config, to_move
 from engine.cards import CARD_BY_LABEL
+from engine.events import (
+    DealtFaceUp,
+    DispatchedFaceDown,
+    Killed,
+    PlanetOpened,
+    ResolveStarted,
+    RoundStarted,
+    Scored,
+)
 from engine.view import view
 from p2p.net.games import PeerOptions
 from p2p.net.notices import GameEvent, RosterKnown
@@ -28,7 +38,7 @@ from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen, copy_to_tmux, paste_lines
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen, short_path
 from ui.app.widgets import PlanetBoard, StatusLine
-from ui.app.wording import readable
+from ui.app.wording import describe, readable
 
 CODE = "sol1-" + "atakqzgiwjxkvkvkvkvkvkvkvkvkvkvkvkvkvo53xo53xo53xo53xo53xo53xo53x" + "o" * 30
 
@@ -127,9 +137,10 @@ def test_joiner_leaving_in_the_lobby_is_told_to_join_again(tmp_path: Path) -> No
 
 # -- items 2, 8, 13: round summaries ------------------------------------------------------------
 
-RESOLVE = ["Resolve planets", "Desert: ; strongest none, favored none",
-           "Capital: white:Elder, event:Famine; strongest white, favored white",
-           "white scores 3 VP (Elder, favored)"]
+# A resolution as the engine emits it (the UI reads these events, not their log sentences).
+RESOLVE = [ResolveStarted(), PlanetOpened("Desert", (), None, None),
+           PlanetOpened("Capital", ("white:Elder", "event:Famine"), "white", "white"),
+           Scored("white", 3, "Elder", "Elder, favored")]
 
 
 def _result(s: GameState) -> dict[str, Any]:
@@ -147,11 +158,11 @@ def test_the_final_round_is_summarised_before_the_end_screen(tmp_path: Path) -> 
         app.summary_pace = 0
         async with app.run_test(size=(80, 24)) as pilot:
             app.deliver(BoardChanged(view(s, 0)))
-            for line in RESOLVE:
-                app.deliver(NetNote("log", line))
+            for event in RESOLVE:
+                app.deliver(game_note(event))
             app.deliver(NetNote("waiting", "waiting for random-1"))  # not part of the summary
-            app.deliver(NetNote("log", "Scores after round 5: white 16 VP"))
-            app.deliver(NetNote("log", "Game over: white 16; white wins"))
+            app.deliver(game_note(round_end(5)))
+            app.deliver(game_note(game_over()))
             app.deliver(GameEnded(_result(s), transcript=None))
             await pilot.pause()
             assert isinstance(app.screen, RoundSummaryScreen)
@@ -174,8 +185,8 @@ def test_a_resumed_game_does_not_summarise_rounds_played_before(tmp_path: Path) 
     async def scenario() -> None:
         app = _app("resume", tmp_path, game="g1")
         async with app.run_test(size=(80, 24)) as pilot:
-            for line in [*RESOLVE, "Scores after round 1: white 3 VP", "Round 2: draft passes"]:
-                app.deliver(NetNote("log", line))  # the stored game, replayed on resume
+            for event in [*RESOLVE, round_end(1), RoundStarted(2, "right")]:
+                app.deliver(game_note(event))  # the stored game, replayed on resume
             app.deliver(BoardChanged(view(s, 0)))
             await pilot.pause()
             assert isinstance(app.screen, GameScreen)
@@ -198,7 +209,7 @@ def test_the_resume_lobby_offers_no_join_code_to_copy(tmp_path: Path) -> None:
 
 
 def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
-    lines = [readable(x) for x in RESOLVE[1:]] + ["white scores 1 VP (Sentry)"]
+    lines = [*RESOLVE[1:], Scored("white", 1, "Sentry", "Sentry")]
 
     class Host(App[None]):
         CSS_PATH = SolsticeApp.CSS_PATH
@@ -464,18 +475,24 @@ def test_help_does_not_promise_a_resume_for_a_game_against_local_bots(tmp_path: 
 
 # -- item 13: wording ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("line", "shown"), [
-    ("white:Elder is killed; white takes a casualty", "white Elder is killed; white takes a "
-                                                       "casualty"),
-    ("event:Famine is dealt face up to Desert", "Famine is dealt face up to Desert"),
-    ("event:Honor Guards is dealt face up to Capital", "Honor Guards is dealt face up to Capital"),
-    ("Desert: ; strongest none, favored none", "Desert: no cards"),
-    ("audit passed: 1 rounds; white 3", "audit passed: 1 round; white 3"),
-    ("blue dispatches a card face down to Water, disclosed as Elder",
+@pytest.mark.parametrize(("event", "shown"), [
+    (Killed("white:Elder", "white"), "white Elder is killed; white takes a casualty"),
+    (DealtFaceUp("event:Famine", "Desert"), "Famine is dealt face up to Desert"),
+    (DealtFaceUp("event:Honor Guards", "Capital"), "Honor Guards is dealt face up to Capital"),
+    (PlanetOpened("Desert", (), None, None), "Desert: no cards"),
+    (DispatchedFaceDown("blue", "Water", "Elder"),
      "blue dispatches a card face down to Water, disclosing an Elder"),
+    (Scored("white", 3, "Elder", "Elder, favored"),
+     "the white player scores 3 VP (Elder, favored)"),
 ])
-def test_log_lines_read_as_plain_words(line: str, shown: str) -> None:
-    assert readable(line) == shown
+def test_game_events_read_as_plain_words(event: Any, shown: str) -> None:
+    assert describe(event) == shown
+
+
+def test_other_lines_name_cards_and_rounds_plainly() -> None:
+    assert readable("audit passed: 1 rounds; white 3") == "audit passed: 1 round; white 3"
+    assert readable("Mercenaries: kill white:Duchess for 2 VP?") == \
+        "Mercenaries: kill white Duchess for 2 VP?"
 
 
 def test_a_claim_says_when_it_works_not_acts_now() -> None:

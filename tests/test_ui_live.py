@@ -17,6 +17,7 @@ from textual.widgets import Static
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from engine import Action
+from engine.events import RoundScores
 from engine.view import view
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.notices import RosterKnown, SeatsDrawn
@@ -93,7 +94,8 @@ def test_a_resumed_game_shows_the_board_once_replayed_not_at_the_first_decision(
     game.now = lambda: 0.0
     game._open(session)  # what PeerOptions.on_session hands over once the log is replayed
     game.on_event(RosterKnown("Players: a, b", ("a", "b")))
-    game.on_event(LogLine("Scores after round 1: white 3 VP"))  # a replayed old round
+    old = RoundScores(1, ("white", "black"), (3, 0), (0, 0))
+    game.on_event(LogLine(old.text, old))  # a replayed old round
     assert not [x for x in side.items if isinstance(x, BoardChanged)]  # no summary of it
     game.on_event(SeatsDrawn("Seats: ...", {"a": "white", "b": "black"}))
     boards = [x for x in side.items if isinstance(x, BoardChanged)]

@@ -7,14 +7,21 @@ from pathlib import Path
 from typing import Any
 
 from test_ui_feedback import RESOLVE, _app, _result, _state, run
+from ui_helpers import game_note, game_over, round_end
 
+from engine.events import DispatchedFaceDown, RoundStarted, SiegeStopsDuchess
 from engine.view import view
-from ui.app.messages import BoardChanged, GameEnded, NetNote
+from ui.app.messages import BoardChanged, GameEnded
 from ui.app.pacing import PACE_ENV, Pacer, pace_from_env
 from ui.app.screens.game import GameScreen
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen
 
-SCORES = "Scores after round 1: white 3 VP"
+SCORES = round_end(1)
+NEXT_ROUND = RoundStarted(2, "right")
+
+
+def texts(events: list[Any]) -> list[str]:
+    return [e.text for e in events]
 
 
 class Clock:
@@ -48,46 +55,46 @@ def pacer(pace: float = 0.5) -> tuple[Pacer[str], list[str], Clock, list[bool]]:
 
 def test_lines_outside_a_resolution_pass_at_once() -> None:
     p, shown, clock, _ = pacer()
-    for line in ["Round 1: draft passes left", "black dispatches a card"]:
-        p.push(line, line)
-    assert shown == ["Round 1: draft passes left", "black dispatches a card"]
+    lines = [RoundStarted(1, "left"), DispatchedFaceDown("black", "Water", "none")]
+    for event in lines:
+        p.push(event.text, event)
+    assert shown == [e.text for e in lines]
     assert not clock.pending and not p.busy
 
 
 def test_each_step_of_a_resolution_waits_for_the_pace() -> None:
     p, shown, clock, idle = pacer()
-    for line in [*RESOLVE, SCORES, "Round 2: draft passes right"]:
-        p.push(line, line)
-    assert shown == RESOLVE[:1] and p.busy
+    for event in [*RESOLVE, SCORES, NEXT_ROUND]:
+        p.push(event.text, event)
+    assert shown == texts(RESOLVE[:1]) and p.busy
     assert clock.pending[0][0] == 0.5
     clock.fire()
-    assert shown == RESOLVE[:2]
+    assert shown == texts(RESOLVE[:2])
     for _ in range(3):
         clock.fire()
     # The scores end the resolution: they and what follows pass without a wait.
-    assert shown == [*RESOLVE, SCORES, "Round 2: draft passes right"]
+    assert shown == texts([*RESOLVE, SCORES, NEXT_ROUND])
     assert not p.busy and idle == [True]
 
 
 def test_skip_shows_the_rest_of_the_resolution_at_once() -> None:
     p, shown, clock, idle = pacer()
-    for line in RESOLVE:
-        p.push(line, line)
+    for event in RESOLVE:
+        p.push(event.text, event)
     p.skip()
-    assert shown == RESOLVE and not clock.pending and idle == [True]
-    p.push("Planetary Siege: the Duchess cannot score", "Planetary Siege: the Duchess cannot "
-                                                        "score")
+    assert shown == texts(RESOLVE) and not clock.pending and idle == [True]
+    p.push(SiegeStopsDuchess().text, SiegeStopsDuchess())
     assert not clock.pending  # still the skipped resolution
-    p.push(SCORES, SCORES)
-    p.push(RESOLVE[0], RESOLVE[0])  # the next round's resolution is paced again
+    p.push(SCORES.text, SCORES)
+    p.push(RESOLVE[0].text, RESOLVE[0])  # the next round's resolution is paced again
     assert clock.pending
 
 
 def test_no_pace_and_notes_that_are_no_log_line_are_never_held() -> None:
     p, shown, clock, _ = pacer(pace=0)
-    for line in RESOLVE:
-        p.push(line, line)
-    assert shown == RESOLVE and not clock.pending
+    for event in RESOLVE:
+        p.push(event.text, event)
+    assert shown == texts(RESOLVE) and not clock.pending
     p, shown, clock, _ = pacer()
     p.push("waiting for white", None)
     assert shown == ["waiting for white"] and not clock.pending
@@ -118,8 +125,8 @@ def test_the_log_pane_shows_the_first_effect_before_the_later_ones_and_space_sho
         app.reveal_pace = 1.0
         async with app.run_test(size=(140, 40)) as pilot:
             game = await board_shown(app, pilot, s)
-            for line in [*RESOLVE, SCORES]:
-                app.deliver(NetNote("log", line))
+            for event in [*RESOLVE, SCORES]:
+                app.deliver(game_note(event))
             await pilot.pause()
             assert "Resolve planets" in game.log_lines
             assert not any("scores 3 VP" in line for line in game.log_lines)
@@ -144,8 +151,8 @@ def test_the_end_screen_waits_for_the_last_reveal_and_its_summary(tmp_path: Path
         app.reveal_pace = 1.0
         async with app.run_test(size=(140, 40)) as pilot:
             await board_shown(app, pilot, s)
-            for line in [*RESOLVE, "Scores after round 5: white 16 VP", "Game over: white"]:
-                app.deliver(NetNote("log", line))
+            for event in [*RESOLVE, round_end(5), game_over()]:
+                app.deliver(game_note(event))
             app.deliver(GameEnded(_result(s), transcript=None))
             await pilot.pause()
             assert isinstance(app.screen, GameScreen)

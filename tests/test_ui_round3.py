@@ -138,7 +138,8 @@ def test_the_chat_input_stays_open_after_a_line_so_the_next_words_are_chat(
 # -- item 7: the clock behind the round summary --------------------------------------------------
 
 def test_the_round_summary_shows_our_next_decisions_clock_counting_down(tmp_path: Path) -> None:
-    from ui.app.messages import NetNote
+    from ui_helpers import game_note, round_end
+
     from ui.app.screens.summary import RoundSummaryScreen
 
     app, (s, seat, _legal), _ = _two_card_pick(tmp_path)
@@ -148,7 +149,7 @@ def test_the_round_summary_shows_our_next_decisions_clock_counting_down(tmp_path
         seen = []
         async with app.run_test(size=(80, 24)) as pilot:
             app.deliver(BoardChanged(view(s, seat), (), (), on_clock))
-            app.deliver(NetNote("log", "Scores after round 1: white 0, black 0"))
+            app.deliver(game_note(round_end(1, vp=(0, 0))))
             await pilot.pause()
             assert isinstance(app.screen, RoundSummaryScreen)
             seen.append(str(app.screen.query_one("#summary-clock", Static).render()))
@@ -191,8 +192,8 @@ def test_headless_logs_and_replay_text_use_the_players_words(tmp_path: Path, pla
     printer = LogPrinter(out)
     engine_lines = list(game.steps[-1].state.log)  # the engine's own log, as peers emit it
     assert any(INTERNAL.search(line) for line in engine_lines)  # the engine does log labels
-    for line in engine_lines:
-        printer(LogLine(line))
+    for event in game.steps[-1].state.events:
+        printer(LogLine(event.text, event))  # as the session hands them on
     for peers in ((0, 1, 2, 3), (2,)):  # one per decision stage: said once at the start
         printer(DecisionClock("pick/commit", peers, 120, None, 1))
     printed = out.getvalue().splitlines()
@@ -367,10 +368,11 @@ def test_the_end_screen_shows_the_reason(tmp_path: Path) -> None:
 
 
 def test_a_face_up_card_shows_who_played_it_and_a_score_line_names_the_player() -> None:
+    from engine.events import Scored
     from engine.view import view as seat_view
     from ui.app.render import planet_cards
     from ui.app.screens.summary import SCORING_NOTE
-    from ui.app.wording import readable
+    from ui.app.wording import describe
 
     s = _state(players=3)
     board = seat_view(s, 0)
@@ -387,8 +389,8 @@ def test_a_face_up_card_shows_who_played_it_and_a_score_line_names_the_player() 
     third = board["factions"][2]
     assert f"by {third}]" in text
     assert "by you]" in text and text.count(" by ") == 2
-    assert readable("white scores 3 VP (white:Elder, favored)") == \
-        "the white player scores 3 VP (white Elder, favored)"
+    assert describe(Scored("white", 3, "Elder", "Elder, favored")) == \
+        "the white player scores 3 VP (Elder, favored)"
     assert "faction" in SCORING_NOTE and "not to the player who played it" in SCORING_NOTE
 
 
@@ -499,8 +501,8 @@ def test_a_planets_cards_break_between_chips_never_inside_one(width: int) -> Non
 
 def test_the_header_says_game_over_only_once_the_last_round_is_revealed(tmp_path: Path) -> None:
     from test_ui_pacing import RESOLVE
+    from ui_helpers import game_note
 
-    from ui.app.messages import NetNote
     from ui.app.widgets import PhaseBar
 
     s = _state()
@@ -513,8 +515,8 @@ def test_the_header_says_game_over_only_once_the_last_round_is_revealed(tmp_path
         async with app.run_test(size=(140, 40)) as pilot:
             app.deliver(BoardChanged(view(s, 0)))
             await pilot.pause()
-            for line in RESOLVE:
-                app.deliver(NetNote("log", line))
+            for event in RESOLVE:
+                app.deliver(game_note(event))
             app.deliver(BoardChanged(over))
             await pilot.pause()
             during = str(app.screen.query_one(PhaseBar).render())

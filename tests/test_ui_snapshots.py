@@ -35,6 +35,7 @@ from ui.app.replay_data import Replay, build_steps
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
+from ui.app.wording import describe
 
 CSS = "../ui/app/solstice.tcss"
 NAMES3 = ("", "greedy-1", "random-2")
@@ -85,8 +86,8 @@ class GameFixture(App[None]):
         self.push_screen(screen)
         v = view(self.state, self.seat)
         screen.show_board(v, NAMES3[: self.state.n], ("random-2",) if not self.ask else ())
-        for line in self.state.log[-12:]:
-            screen.add_log(line)
+        for event in self.state.events[-12:]:
+            screen.add_log(describe(event))
         if self.ask:
             legal = tuple(legal_actions(self.state, self.seat))
             screen.ask_human(AskHuman(1, v, legal, NAMES3[: self.state.n]))
@@ -180,7 +181,7 @@ def test_resolution_summary(snap_compare, size: tuple[int, int]) -> None:
     s, stream = _game(3, b"snapshot-resolution")
     s = _advance(s, stream, lambda s: s.round == 2)
     v = view(s, 0)
-    lines = resolution_lines(s.log)
+    lines = resolution_lines(s.events)
     assert lines, "round 1 resolved nothing"
     assert snap_compare(ScreenFixture(lambda: RoundSummaryScreen(1, lines, scores_line(
         v, NAMES3))), terminal_size=size)

@@ -30,3 +30,25 @@ async def choose_highlighted(screen: Any, pilot: Any) -> None:
         for _ in range(abs(free - here)):
             await pilot.press("down" if free > here else "up")
     await pilot.press("enter")
+
+
+def game_note(event: Any) -> Any:
+    """The log pane's note for one engine event, as the network side posts it."""
+    from ui.app.messages import NetNote
+
+    return NetNote("log", event.text, event)
+
+
+def round_end(round_number: int, factions: tuple[str, ...] = ("white", "black"),
+              vp: tuple[int, ...] = (3, 0)) -> Any:
+    """A round's end as the engine says it (``RoundScores``)."""
+    from engine.events import RoundScores
+
+    return RoundScores(round_number, factions, vp, (0,) * len(factions))
+
+
+def game_over(factions: tuple[str, ...] = ("white", "black")) -> Any:
+    from engine.events import GameOver
+
+    return GameOver(factions, (16,) + (0,) * (len(factions) - 1), factions[0], (factions[0],),
+                    ())

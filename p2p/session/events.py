@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, NewType
 
 from engine import Action
+from engine.events import Event as GameEvent
 from p2p.session.timing import clock_text
 
 Peer = NewType("Peer", int)  # a peer's index in the lobby's roster (who signs messages)
@@ -23,9 +24,12 @@ STOPPED = "stopped"        # the game cannot go on, and nobody in particular is 
 
 @dataclass(frozen=True)
 class LogLine:
-    """A line of the game's log (the engine's, or the session's setup)."""
+    """A line of the game's log (the engine's, or the session's setup). ``game``: the engine
+    event the line says (None for the session's own lines), which readers match on instead of
+    the line's words."""
 
     text: str
+    game: GameEvent | None = None
 
 
 @dataclass(frozen=True)

@@ -319,6 +319,6 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
     def _flush_engine_log(self) -> None:
         if self.engine is None:
             return
-        for line in self.engine.log[self.log_base:]:
-            self.events.append(LogLine(line))
-        self.log_base = len(self.engine.log)
+        for event in self.engine.events[self.log_base:]:
+            self.events.append(LogLine(event.text, event))
+        self.log_base = len(self.engine.events)

@@ -19,6 +19,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 
 from engine import Action
+from engine.events import Event as GameEvent
+from engine.events import ResolveStarted, RoundScores
 from p2p.net.chatlink import ChatShown
 from p2p.net.games import PeerOptions, unfinished_games
 from p2p.net.joincode import JoinCode
@@ -27,7 +29,7 @@ from p2p.net.roster import MAX_NAME_LEN
 from p2p.text import printable
 from ui.app.bridge import BridgeFinished, TrioBridge
 from ui.app.chat import ChatInput, chat_line
-from ui.app.lessons import lesson
+from ui.app.lessons import event_lesson, lesson, reason
 from ui.app.messages import (
     AskHuman,
     BoardChanged,
@@ -41,14 +43,14 @@ from ui.app.messages import (
     RosterLine,
 )
 from ui.app.netgame import NetSetup, run_network
-from ui.app.pacing import RESOLVE_START, Pacer, pace_from_env
+from ui.app.pacing import Pacer, pace_from_env
 from ui.app.render import scores_line
 from ui.app.screens.dialogs import HelpScreen, LeaveScreen, LessonScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.start import LanStart, StartScreen
-from ui.app.screens.summary import EndScreen, RoundSummaryScreen, resolution_lines
-from ui.app.wording import readable
+from ui.app.screens.summary import YIELDS_AT, EndScreen, RoundSummaryScreen, resolution_lines
+from ui.app.wording import describe, readable
 
 EXIT_FINISHED, EXIT_STOPPED, EXIT_LEFT = 0, 1, 130
 EXIT_QUIT = 0  # quitting the start screen is a choice, not a failure (make play stays quiet)
@@ -111,7 +113,7 @@ class SolsticeApp(App[int]):
         self.ended: GameEnded | None = None
         self.left = False
         self.log_lines: list[str] = []  # every note, as shown
-        self.game_log: list[str] = []   # the game's own log lines only (for round summaries)
+        self.game_log: list[GameEvent] = []  # the game's own events (for round summaries)
         self.view: dict[str, Any] | None = None
         self.names: tuple[str, ...] = ()
         self.game_id: str | None = None
@@ -209,6 +211,27 @@ class SolsticeApp(App[int]):
             self.taught.add(view["phase"])
             self.push_screen(LessonScreen(*found))
 
+    def _learning(self) -> bool:
+        """A live ``--learn`` game (a resumed game's replayed rounds teach nothing)."""
+        return self.setup is not None and self.setup.learn and self.view is not None
+
+    def _explain(self, event: GameEvent) -> None:
+        """``--learn``: each resolving card's one-line reason under its log line; the first
+        time strongest/favored, scoring, a kill or a claim comes up, its lesson, and the
+        reveal waits until the player has read it."""
+        assert self.game is not None
+        why = reason(event)
+        if why is not None:
+            self.game.add_log("   ↳ " + why, "italic #9ecbff")
+        found = event_lesson(event)
+        if found is None or found[0] in self.taught \
+                or not isinstance(self.screen, GameScreen | LessonScreen):
+            return
+        key, title, text = found
+        self.taught.add(key)
+        self.pacer.hold()
+        self.push_screen(LessonScreen(title, text), lambda _result: self.pacer.resume())
+
     def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
         """The header said "Game over" while the last round was still being revealed: until
         the reveal is done the board shows that round's Resolve phase."""
@@ -217,10 +240,16 @@ class SolsticeApp(App[int]):
         return view
 
     def _own_clock(self, board: BoardChanged) -> None:
-        """Our seat's decision clock, shown on an open round summary (it keeps running)."""
+        """Our seat's decision clock, shown on an open round summary (it keeps running); with
+        ``YIELDS_AT`` seconds or fewer left the summary closes, back to the decision."""
         seat = board.view["seat"]
         self.own_clock = board.clocks[seat] if seat < len(board.clocks) else None
         if isinstance(self.screen, RoundSummaryScreen):
+            if self.own_clock is not None and self.own_clock <= YIELDS_AT:
+                self.screen.dismiss(None)
+                self.notify("Your decision: the clock is running out (the round's summary is "
+                            "in the log)", severity="warning", timeout=6)
+                return
             self.screen.show_clock(self.own_clock)
 
     def _game_screen(self) -> GameScreen:
@@ -241,9 +270,9 @@ class SolsticeApp(App[int]):
             self.pacer.skip()  # a stop is news now
         # Only the game's own lines, once a board is shown (a resumed game's old rounds are
         # not paced), mark where a resolution starts and ends.
-        line = readable(note.text) if note.kind == "log" and self.view is not None else None
+        event = note.event if self.view is not None else None
         self.pacer.pace = self.reveal_pace if self._paced() else 0.0
-        self.pacer.push(note, line)
+        self.pacer.push(note, event)
 
     def _paced(self) -> bool:
         """Resolutions are paced in the log pane (shown only in wide terminals)."""
@@ -261,31 +290,40 @@ class SolsticeApp(App[int]):
             self._push_end()
 
     def _show_note(self, note: NetNote) -> None:
-        text = readable(note.text)
+        event = note.event
+        text = describe(event) if event is not None else readable(note.text)
         self.log_lines.append(text)
         if self.game is not None:
             self.game.add_log(text, NOTE_STYLES.get(note.kind, ""))
-            if text == RESOLVE_START and self._paced() and self.view is not None:
+            if isinstance(event, ResolveStarted) and self._paced() and self.view is not None:
                 self.game.add_log("(space: the whole resolution at once)", "dim")
+            if event is not None and self._learning():
+                self._explain(event)
         else:
             self.lobby.show_status(text)
         if note.kind == "aborted":
             self.notify(text, severity="error", timeout=10)
         if note.kind == "watchers":  # the host's signed notice of who watches us play
             self.notify(text, timeout=8)
-        if note.kind != "log":
+        if event is None:
             return
-        self.game_log.append(text)
-        if text.startswith("Scores after round ") and self.view is not None:
+        self.game_log.append(event)
+        if isinstance(event, RoundScores) and self.view is not None:
             # A round ended (the last one too): show how it resolved before going on. Only
             # once a board was shown, so a resumed game does not summarise old rounds.
-            round_number = int(text.split()[3].rstrip(":"))
+            round_number = event.round
             lines = resolution_lines(self.game_log)
             scores = scores_line(self.view, self.names)
             self._close_modals()
             pace = 0.0 if self._paced() else self.summary_pace  # watched in the pane already
-            summary = RoundSummaryScreen(round_number, lines, scores, pace)
+            # A learning game explains each card in the summary too (where the log pane is
+            # hidden, it is where the resolution is revealed).
+            summary = RoundSummaryScreen(round_number, lines, scores, pace,
+                                         reason if self._learning() else None)
             summary.clock = self.own_clock
+            if self.own_clock is not None and self.own_clock <= YIELDS_AT:
+                self._summary_closed()  # no time to read it: the decision comes first
+                return
             self.push_screen(summary, self._summary_closed)
 
     def _chat(self, shown: ChatShown) -> None:
@@ -351,7 +389,7 @@ class SolsticeApp(App[int]):
         # From now on the new game is the one to resume (or not: it may never start).
         self.game_id, self.started = rematch_game_id(ended.game_id), False
         self.ended, self.game, self.view, self.names = None, None, None, ()
-        self.log_lines, self.in_resolution = [], False
+        self.log_lines, self.game_log, self.in_resolution = [], [], False
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.lobby = LobbyScreen("Solstice — rematch with the same table")

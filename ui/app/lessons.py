@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import events as ev
 from ui.app.wording import card_name
 
 # phase -> (title, rule text); "{example}" is filled in from the view.
@@ -52,3 +53,107 @@ def lesson(phase: str, view: dict[str, Any]) -> tuple[str, str] | None:
     else:
         example = " → ".join(p["name"] for p in view["planets"])
     return title, text.format(example=example, direction=view.get("direction", "left"))
+
+
+# -- lessons the resolution's events open, the first time each comes up ------------------------
+
+# lesson key -> (title, rule text in the rulebook's terms); "{example}" comes from the event.
+EVENT_LESSONS: dict[str, tuple[str, str]] = {
+    "strongest": (
+        "Strongest and favored",
+        "The faction with the most strength on the planet is strongest, and the one with "
+        "the most favor on the planet is favored. These values are summed from all of a "
+        "faction's cards, regardless of initiative. If tied, no faction claims either "
+        "title. Many cards and events score or act only for the strongest or the favored "
+        "faction, and this can change as cards are killed.\n\nHere: {example}",
+    ),
+    "scoring": (
+        "Scoring",
+        "If a card's scoring condition is met, the player to whom the card belongs scores "
+        "the VPs, not the player who played it: a card's colour is its faction. Diplomats "
+        "score if their faction is favored, the Marshal if strongest, the Elder for each "
+        "of the two it meets; the Duchess scores the planet's VP.\n\nHere: {example}",
+    ),
+    "casualties": (
+        "Kills and casualties",
+        "Kill: discard the indicated card. If it was a non-event card, the owning player "
+        "takes a casualty token. Each casualty costs 1 VP at the end of the game, and the "
+        "game ends after a round in which a player has three casualties. Heal: return one "
+        "of your casualties to the supply.\n\nHere: {example}",
+    ),
+    "claims": (
+        "Claims",
+        "Claim: place the card face up in front of you once the planet is fully resolved. "
+        "Next round, adhere to the bonus or penalty indicated, then discard the claimed "
+        "card (Messenger: draft one more card; Poison: one fewer; Prophecy: place the "
+        "leftover cards; Sentry: add its strength and favor to one planet).\n\nHere: "
+        "{example}",
+    ),
+}
+
+
+def _cards(cards: tuple[str | None, ...]) -> str:
+    return ", ".join(card_name(c) if c else "a hidden card" for c in cards) or "no cards"
+
+
+def event_lesson(event: ev.Event) -> tuple[str, str, str] | None:
+    """(key, title, text) of the lesson ``event`` opens the first time its kind comes up,
+    with the event itself as the example (None: this event teaches nothing new)."""
+    if isinstance(event, ev.PlanetOpened) and event.cards:
+        key = "strongest"
+        example = (f"{event.planet} holds {_cards(event.cards)}; strongest: "
+                   f"{event.strongest or 'nobody (a tie, or no strength)'}, favored: "
+                   f"{event.favored or 'nobody (a tie, or no favor)'}.")
+    elif isinstance(event, ev.Scored):
+        key = "scoring"
+        example = f"the {event.faction} player scores {event.vp} VP with its {event.card}."
+    elif isinstance(event, ev.Killed):
+        key = "casualties"
+        example = f"{card_name(event.card)} is killed; " + (
+            f"the {event.casualty} player takes a casualty." if event.casualty
+            else "it is an event, so nobody takes a casualty.")
+    elif isinstance(event, ev.Claimed):
+        key = "claims"
+        example = f"the {event.faction} player claims {event.card}."
+    else:
+        return None
+    title, text = EVENT_LESSONS[key]
+    return key, title, text.format(example=example)
+
+
+# What makes each card score, in the rulebook's terms (for the one-line reasons).
+SCORES_WHEN = {
+    "Diplomat": "favored", "Marshal": "strongest", "Elder": "strongest or favored",
+    "Duchess": "scores the planet", "Assassin": "killed an enemy Duchess",
+    "Mercenaries": "killed with Mercenaries", "Peace Accords": "favored",
+    "Transport": "favored", "Prophecy": "favored", "Messenger": "favored",
+    "Sentry": "strongest", "Medical Team": "favored, no casualties to heal",
+    "Imposter": "favored, no Duchess scored", "Martyr": "strongest, killed its prisoner",
+    "Whispered Secrets": "played it face up",
+}
+
+
+def reason(event: ev.Event) -> str | None:
+    """One line for what a resolving card did and why ("Marshal: black strongest, +2 VP"),
+    from the event's fields; None for an event that needs no reason."""
+    if isinstance(event, ev.Scored):
+        why = SCORES_WHEN.get(event.card, "its condition is met")
+        return f"{event.card}: {event.faction} {why}, +{event.vp} VP"
+    if isinstance(event, ev.PlanetOpened) and event.cards:
+        return (f"{event.planet}: strongest {event.strongest or 'nobody'}, favored "
+                f"{event.favored or 'nobody'}; its cards now resolve from the lowest "
+                "initiative up")
+    if isinstance(event, ev.Killed):
+        return f"{card_name(event.card)}: killed, " + (
+            f"{event.casualty} takes a casualty (−1 VP at the end)" if event.casualty
+            else "an event: no casualty")
+    if isinstance(event, ev.MartyrKilled):
+        return f"Martyr: {event.faction} strongest, kills its prisoner; {event.casualty} " \
+               "takes a casualty"
+    if isinstance(event, ev.Healed):
+        return f"{event.card}: {event.faction} favored, heals a casualty"
+    if isinstance(event, ev.LostVP):
+        return f"Famine: {event.faction} favored, −{event.vp} VP"
+    if isinstance(event, ev.Claimed):
+        return f"{event.card}: {event.faction} claims it; it acts next round"
+    return None

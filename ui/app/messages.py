@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Action
+from engine.events import Event
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,13 @@ class ChatSay:
 @dataclass(frozen=True)
 class NetNote:
     """A line for the log pane; ``kind`` says how it is shown (log, waiting, rejected, aborted,
-    over, transcript, roster, seats, clock, timeout, audit, bot): see ``netgame.note_of``."""
+    over, transcript, roster, seats, clock, timeout, audit, bot): see ``netgame.note_of``.
+    ``event``: the engine event a game log line says (None for any other line); the UI reads
+    what happened from it, never from ``text``."""
 
     kind: str
     text: str
+    event: Event | None = None
 
 
 @dataclass(frozen=True)

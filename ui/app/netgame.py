@@ -451,7 +451,8 @@ NOTE_KINDS: dict[type, str] = {
 
 def note_of(event: GameEvent) -> NetNote:
     """The log pane's note for ``event`` (plain text only: it crosses to the UI thread)."""
-    return NetNote(NOTE_KINDS.get(type(event), "log"), event.text)
+    game = event.game if isinstance(event, LogLine) else None  # frozen values: safe to pass
+    return NetNote(NOTE_KINDS.get(type(event), "log"), event.text, game)
 
 
 async def run_network(setup: NetSetup, side: TrioSide) -> GameEnded:

@@ -25,6 +25,7 @@ from engine import (
     new_game,
 )
 from engine.canonical import canonical_json
+from engine.events import Captured, DiscardedForRoom, DispatchedFaceDown, DispatchedFaceUp, Event
 from engine.relabel import Relabel
 from engine.view import view
 from p2p.deck.audit import audit_deck, open_seats
@@ -33,7 +34,7 @@ from p2p.session.envelope import SignedMessage
 from p2p.session.machine import GameSession
 from p2p.storage.transcript import load_transcript, verify_transcript
 from p2p.text import printable
-from ui.app.wording import card_name, disclosed, option_words, readable
+from ui.app.wording import card_name, describe, disclosed, option_words, readable
 
 
 class ReplayRefused(Exception):
@@ -49,7 +50,8 @@ class Step:
     seat: int | None    # who moved (None for the start)
     disclosed: str = ""  # for a face-down dispatch: what was disclosed ...
     truth: str = ""      # ... and what the card really was
-    log: tuple[str, ...] = ()  # the engine's log lines this move produced, in words
+    log: tuple[str, ...] = ()  # the engine's events this move produced, in words ...
+    events: tuple[Event, ...] = ()  # ... and as events
 
 
 @dataclass(frozen=True)
@@ -136,14 +138,16 @@ def build_steps(state: GameState, actions: Iterable[Action | Relabel],
 
     def flush() -> None:
         nonlocal logged
-        lines = tuple(readable(x) for x in state.log[logged:])
-        logged = len(state.log)
+        events = tuple(state.events[logged:])
+        lines = tuple(map(describe, events))
+        logged = len(state.events)
         if not steps:
-            steps.append(Step(state.clone(), "The game begins", None, log=lines))
+            steps.append(Step(state.clone(), "The game begins", None, log=lines,
+                              events=events))
         elif lines:
             last = steps[-1]
             steps[-1] = Step(last.state, last.move, last.seat, last.disclosed, last.truth,
-                             last.log + lines)
+                             last.log + lines, last.events + events)
 
     for action in actions:
         if isinstance(action, Relabel):  # a re-mask: bookkeeping, not a move
@@ -193,6 +197,10 @@ def describe_move(s: GameState, action: Action) -> tuple[str, str, str]:
     return action.text(), "", ""
 
 
+# The engine's events for a player's own move (said better by ``describe_move``).
+RESTATES = (DispatchedFaceDown, DispatchedFaceUp, Captured, DiscardedForRoom)
+
+
 def text_log(replay: Replay) -> list[str]:
     """The whole game as plain lines, for ``solstice replay --text``."""
     lines = [f"Game {replay.game_id}: " + ", ".join(
@@ -205,10 +213,9 @@ def text_log(replay: Replay) -> list[str]:
         log = step.log
         if step.seat is not None:
             lines.append(f"* {step.move}")
-            # The engine's own line for this move says less than the move line above.
-            restates = (" dispatches ", " captures a prisoner", " cannot play and discards")
-            if log and log[0].startswith(replay.factions[step.seat]) and any(
-                    r in log[0] for r in restates):
+            # The engine's own event for this move says less than the move line above.
+            first = step.events[0] if step.events else None
+            if isinstance(first, RESTATES) and first.faction == replay.factions[step.seat]:
                 log = log[1:]
         lines.extend(f"    {line}" for line in log)
     scores = final_scores(replay.steps[-1].state)

@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
+from engine.events import Event
 from p2p.net.games import PeerOptions
 from p2p.net.joincode import JoinCode
 from p2p.text import printable
@@ -28,7 +29,7 @@ from ui.app.bridge import BridgeFinished, TrioBridge
 from ui.app.messages import BoardChanged, GameEnded, NetNote
 from ui.app.watchgame import run_watch
 from ui.app.widgets import PhaseBar, PlanetBoard, ScoreBar, show_view
-from ui.app.wording import readable
+from ui.app.wording import describe, readable
 
 EXIT_FAIR, EXIT_NOT_FAIR, EXIT_LEFT = 0, 1, 130
 NARROW = 110  # below this width the log goes under the board
@@ -99,8 +100,9 @@ class SpectateScreen(Screen[None]):
         show_view((self.query_one(PhaseBar), self.query_one("#scores", ScoreBar),
                    self.query_one(PlanetBoard)), board, names)
 
-    def add_log(self, line: str, style: str = "") -> None:
-        line = readable(line)
+    def add_log(self, line: str, style: str = "", event: Event | None = None) -> None:
+        """``event``: the engine event the line says, worded from its fields."""
+        line = describe(event) if event is not None else readable(line)
         self.log_lines.append(line)
         self.query_one("#log", RichLog).write(Text(line, style=style))
 
@@ -158,7 +160,7 @@ class SpectateApp(App[int]):
             screen.show_board(item.view, item.names)
         elif isinstance(item, NetNote):
             if item.kind != "input":
-                screen.add_log(item.text, NOTE_STYLES.get(item.kind, ""))
+                screen.add_log(item.text, NOTE_STYLES.get(item.kind, ""), item.event)
         elif isinstance(item, GameEnded):
             self._end(item)
         elif isinstance(item, BridgeFinished) and self.ended is None:

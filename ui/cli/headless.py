@@ -20,11 +20,12 @@ from p2p.session.events import (
     DecisionClock,
     GameAborted,
     InputWanted,
+    LogLine,
     Rejected,
     TableClock,
 )
 from p2p.text import printable
-from ui.app.wording import readable
+from ui.app.wording import describe, readable
 
 log = logging.getLogger("solstice.headless")
 
@@ -69,5 +70,6 @@ class LogPrinter:
         # Event texts carry peer-supplied names and reasons: never raw to the terminal. The
         # engine's card labels (white:Legions, event:Sentry) are shown as the players'
         # names for the cards, as on screen.
-        text = readable(printable(event.text, 2000))
+        game = event.game if isinstance(event, LogLine) else None
+        text = describe(game) if game is not None else readable(printable(event.text, 2000))
         print(f"{stamp} {prefix}{text}", file=self.out, flush=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -13,41 +14,63 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from engine.cards import MAX_CASUALTIES, PLANETS, WIN_VP
+from engine.cards import MAX_CASUALTIES, WIN_VP
+from engine.events import (
+    Event,
+    GameOver,
+    Killed,
+    MartyrKilled,
+    PlanetOpened,
+    ResolveStarted,
+    RoundScores,
+    RoundStarted,
+    Scored,
+)
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
-from ui.app.wording import readable
+from ui.app.wording import describe, readable
 
 
-def resolution_lines(log: list[str]) -> list[str]:
-    """The log lines of the last Resolve phase (from "Resolve planets" to the next round)."""
-    start = max((i for i, line in enumerate(log) if line == "Resolve planets"), default=-1)
+def resolution_lines(events: Sequence[Event]) -> list[Event]:
+    """The events of the last Resolve phase (after its ``ResolveStarted``, up to the round's
+    scores, the game's end or the next round)."""
+    start = max((i for i, e in enumerate(events) if isinstance(e, ResolveStarted)),
+                default=-1)
     if start < 0:
         return []
     out = []
-    for line in log[start + 1:]:
-        if line.startswith(("Scores after round ", "Game over")) or (
-                line.startswith("Round ") and ": draft passes" in line):
+    for event in events[start + 1:]:
+        if isinstance(event, RoundScores | GameOver | RoundStarted):
             break
-        out.append(line)
+        out.append(event)
     return out
 
 
-def resolution_text(lines: list[str]) -> Text:
-    """Planet headers stand out; each score or kill is indented under its planet."""
+def resolution_text(events: Sequence[Event],
+                    reason: Callable[[Event], str | None] | None = None) -> Text:
+    """Planet headers stand out; each score or kill is indented under its planet. ``reason``
+    (a ``--learn`` game): a line under each event saying why it happened."""
     text = Text()
-    for line in map(readable, lines):
-        head = line.split(":", 1)[0]
-        if head in PLANETS:
-            text.append("\n" + head, style="bold underline")
-            text.append(":" + line.split(":", 1)[1] + "\n")
+    for event in events:
+        why = reason(event) if reason is not None else None
+        line = describe(event)
+        if isinstance(event, PlanetOpened):
+            text.append("\n" + event.planet, style="bold underline")
+            text.append(line.removeprefix(event.planet) + "\n")
         else:
-            style = "red" if "killed" in line or "casualty" in line else ""
-            if " scores " in line:
+            style = ""
+            if isinstance(event, Killed | MartyrKilled):
+                style = "red"
+            elif isinstance(event, Scored):
                 style = "#7ee787"
             text.append("   " + line + "\n", style=style)
+        if why is not None:
+            text.append("     ↳ " + why + "\n", style="italic #9ecbff")
     return text
 
+
+# Seconds left on our decision's clock at which an open round summary gives way to the game.
+YIELDS_AT = 20
 
 SCORING_NOTE = ("A card's VP go to the player of its faction (its colour), not to the "
                 "player who played it.")
@@ -62,9 +85,11 @@ class RoundSummaryScreen(ModalScreen[None]):
         Binding("enter,escape", "close", "Continue"),
     ]
 
-    def __init__(self, round_number: int, lines: list[str], scores: Text | None,
-                 pace: float = 0.0) -> None:
+    def __init__(self, round_number: int, lines: list[Event], scores: Text | None,
+                 pace: float = 0.0,
+                 reason: Callable[[Event], str | None] | None = None) -> None:
         super().__init__()
+        self.reason = reason
         self.round_number = round_number
         self.lines = lines
         self.scores = scores
@@ -74,7 +99,9 @@ class RoundSummaryScreen(ModalScreen[None]):
 
     def show_clock(self, left: float | None) -> None:
         """The table's clock does not stop for one player reading the summary: while our
-        next decision's clock runs, the summary says so and counts it down."""
+        next decision's clock runs, the summary says so and counts it down; with
+        ``YIELDS_AT`` seconds left it closes itself (the app does that), so the player is back
+        at the decision before the clock can run out on them."""
         self.clock = left
         if self.is_mounted:
             self._render_clock()
@@ -83,7 +110,8 @@ class RoundSummaryScreen(ModalScreen[None]):
         left, text = self.clock, Text()
         if left is not None:
             text.append(f"⏱ Your next decision's clock is running: {int(left) // 60}:"
-                        f"{int(left) % 60:02d} left. Enter goes back to the game.",
+                        f"{int(left) % 60:02d} left. Enter goes back to the game (this "
+                        f"summary closes itself at {YIELDS_AT // 60}:{YIELDS_AT % 60:02d}).",
                         style="bold #e3b341")
         clock = self.query_one("#summary-clock", Static)
         clock.update(text)
@@ -110,7 +138,7 @@ class RoundSummaryScreen(ModalScreen[None]):
 
     def _render_lines(self) -> None:
         done = self.shown >= len(self.lines)
-        body = (resolution_text(self.lines[:self.shown]) if self.lines else
+        body = (resolution_text(self.lines[:self.shown], self.reason) if self.lines else
                 Text("Nothing was resolved this round."))
         if not done:
             body.append("… (space: show all)", style="dim")
