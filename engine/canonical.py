@@ -36,6 +36,11 @@ class JSONLimits:
     max_values: int = 200_000
     max_digits: int = 40
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # A compiled (mypyc) frozen dataclass cannot be rebuilt field by field, as copy,
+        # deepcopy and pickle rebuild a slots dataclass: rebuild it by its constructor.
+        return (type(self), (self.max_bytes, self.max_depth, self.max_values, self.max_digits))
+
 
 # The limits of each kind of input (protocol.md, "Parser limits"): a mesh frame is at most
 # 1 MiB (``p2p.net.framing``), a lobby or spectator control message far less.

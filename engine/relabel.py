@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine.actions import Pick
 from engine.errors import IllegalActionError
@@ -31,6 +32,11 @@ class Relabel:
 
     def text(self) -> str:
         return f"{self.seat} relabel " + " ".join(map(str, self.old))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # A compiled (mypyc) frozen dataclass cannot be rebuilt field by field, as copy,
+        # deepcopy and pickle rebuild a slots dataclass: rebuild it by its constructor.
+        return (type(self), (self.seat, self.old, self.order))
 
 
 def relabel_in_place(s: GameState, action: Relabel) -> list[int]:

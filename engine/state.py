@@ -42,6 +42,12 @@ class Decision:
     prompt: str
     then: StepCall = field(repr=False, default=())
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # A compiled (mypyc) frozen dataclass cannot be rebuilt field by field, as copy,
+        # deepcopy and pickle rebuild a slots dataclass: rebuild it by its constructor.
+        return (type(self),
+                (self.seat, self.kind, self.options, self.default, self.prompt, self.then))
+
 
 class GameState:
     __slots__ = (

@@ -149,3 +149,48 @@ def test_a_match_result_survives_pickling() -> None:
     again = pickle.loads(pickle.dumps(result))
     assert again == result
     assert again.config == result.config
+
+
+# One value of each dataclass the compiled build compiles. A compiled frozen dataclass cannot be
+# rebuilt field by field (as copy, deepcopy and pickle rebuild one), so each says how to rebuild
+# it; a new one must be listed here to be checked.
+def _compiled_dataclass_samples() -> dict[str, object]:
+    from engine.canonical import JSONLimits
+    from engine.relabel import Relabel
+    from engine.state import Decision
+
+    return {"Relabel": Relabel(1, (4, 5), (1, 0)),
+            "Decision": Decision(0, "pick", ("1", "2"), "1", "Pick a card", ("draft", 3)),
+            "JSONLimits": JSONLimits(100, max_depth=4)}
+
+
+def _compiled_dataclasses() -> set[str]:
+    import dataclasses
+    import inspect
+
+    build_fast = _build_fast()
+    found = set()
+    for path in (ROOT / "engine").glob("*.py"):
+        if path.name in build_fast.INTERPRETED:
+            continue
+        module = importlib.import_module(f"engine.{path.stem}")
+        found |= {name for name, value in vars(module).items()
+                  if inspect.isclass(value) and value.__module__ == module.__name__
+                  and dataclasses.is_dataclass(value)}
+    return found
+
+
+def test_every_compiled_dataclass_has_a_sample_below() -> None:
+    assert _compiled_dataclasses() <= set(_compiled_dataclass_samples())
+
+
+@pytest.mark.parametrize("name", sorted(_compiled_dataclass_samples()))
+def test_a_compiled_value_survives_copy_deepcopy_and_pickling(name: str) -> None:
+    """The network fuzzers deep-copy whole sessions (relabels and decisions inside); a
+    tournament worker pickles what it sends back."""
+    import copy
+
+    value = _compiled_dataclass_samples()[name]
+    for again in (copy.copy(value), copy.deepcopy(value), pickle.loads(pickle.dumps(value))):
+        assert again == value
+        assert type(again) is type(value)
