@@ -28,32 +28,35 @@ engine fast: $(STAMP)
 # Everything: lint, types, the whole suite (slow simulations and real-process crash tests too);
 # of the seeded sweeps (byzantine peers, fuzzers) a fixed sample: `make soak` runs the rest.
 # The suite tests the engine a user gets (compiled when it could be); then the engine tests run
-# on the other build too (the pure-Python sources).
+# on the other build too (the pure-Python sources). The suite runs on every core (pytest-xdist;
+# the LAN multicast tests stay together on one worker: their xdist_group).
+XDIST := -n auto --dist loadgroup
+
 test: engine
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -m "not soak"
+	$(BIN)/python -m pytest -m "not soak" $(XDIST)
 	$(MAKE) --no-print-directory test-other-engine
 
 # The long tail of the seeded sweeps: hundreds of byzantine strategies, thousands of fuzz inputs.
 soak: $(STAMP)
-	$(BIN)/python -m pytest -m soak
+	$(BIN)/python -m pytest -m soak $(XDIST)
 
 # The developer loop: lint, types and every test not marked slow, stopping at the first failure.
 test-fast: engine
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -m "not slow and not soak" -x
+	$(BIN)/python -m pytest -m "not slow and not soak" -x $(XDIST)
 
 # The engine tests (seeded-game pins included) and the scenarios on one build: test-compiled
 # fails unless the compiled one runs, test-pure runs the sources (SOLSTICE_PURE=1).
 ENGINE_TESTS := tests/test_engine_*.py tests/test_scenarios.py tests/test_play_scenarios.py
 
 test-compiled: engine
-	SOLSTICE_EXPECT_COMPILED=1 $(BIN)/python -m pytest -m "not slow" $(ENGINE_TESTS)
+	SOLSTICE_EXPECT_COMPILED=1 $(BIN)/python -m pytest -m "not slow" $(XDIST) $(ENGINE_TESTS)
 
 test-pure: $(STAMP)
-	SOLSTICE_PURE=1 $(BIN)/python -m pytest -m "not slow" $(ENGINE_TESTS)
+	SOLSTICE_PURE=1 $(BIN)/python -m pytest -m "not slow" $(XDIST) $(ENGINE_TESTS)
 
 # The build make test's suite did not run: the sources when the compiled engine ran, else none.
 test-other-engine: engine

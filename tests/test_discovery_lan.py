@@ -41,7 +41,8 @@ from p2p.net.transport import NetConfig
 from p2p.session.machine import GameSession
 from ui.cli import app
 
-pytestmark = pytest.mark.slow
+# xdist_group: make test's two workers keep the multicast tests on one of them.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mdns")]
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=10.0,
                 backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)

@@ -90,12 +90,25 @@ def test_a_restarted_peer_refetches_its_own_lost_messages_before_signing(kept: s
     assert resync.waiting_for() == [2]
     assert _answer(game.sessions[2], request, session, resync, 2)
     assert not resync.held
-    # it holds every message of its own the others hold, byte for byte
-    assert _own_seqs(session) == _own_seqs(game.sessions[0])
+    # it holds every message of its own the others hold, byte for byte (and, when its disk
+    # kept one that never went out before the crash, that one too: signed, stored, unsent)
+    held_by_others = _own_seqs(game.sessions[0])
+    assert _own_seqs(session)[:len(held_by_others)] == held_by_others
+    _others_ask(session, game)
     game.sessions[VICTIM] = session
     game.play(choose)
     assert all(s.aborted is None for s in game.sessions), [s.aborted for s in game.sessions]
     assert all(s.result is not None and s.result["ok"] for s in game.sessions)
+
+
+def _others_ask(session: GameSession, game: LoopbackGame) -> None:
+    """The others' side of the reconnection (the runner's ``PeerReconnected``): each asks the
+    restarted peer for what it lacks, which brings them what its disk kept but never sent."""
+    for peer in (0, 2):
+        other = game.sessions[peer]
+        for frame in Resync(session, [], held=False).reply(other.sync_request()):
+            if frame[:1] == FRAME_MESSAGE:
+                other.receive(VICTIM, frame)
 
 
 def test_without_the_hold_the_same_restart_would_sign_again() -> None:
