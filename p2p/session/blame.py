@@ -36,19 +36,60 @@ against its own signed log; the claim itself names nobody.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.crypto.sealed import box_key, parse_secret_key, unseal
 from p2p.deck.audit import audit_deck
+from p2p.deck.deck import Deck
 from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.session.bodies import deck_data
-from p2p.session.envelope import SignedMessage
-from p2p.session.events import ABANDONED, STOPPED, UNFAIR, DeckAudit, Peer
+from p2p.session.clock import StageClock
+from p2p.session.envelope import MessageLog, SignedMessage
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, DeckAudit, Peer, Seat, SessionEvent
+from p2p.session.opening import SealedKeys
+from p2p.session.stages import Stage
 
-if TYPE_CHECKING:
-    from p2p.session.machine import GameSession
+
+class RefereedSession(Protocol):
+    """What the referee reads and calls of the session it checks (``GameSession`` is one):
+    given this, not the session's class, so the referee does not import the session back."""
+
+    game_id: str
+    n: int
+    me: Peer | None
+    master: bytes
+    msglog: MessageLog
+    queues: list[deque[SignedMessage]]
+    future: list[dict[int, SignedMessage]]
+    events: list[SessionEvent]
+    stage_index: int
+    stage: Stage | None
+    replaying: bool
+    box_public: dict[int, Any]
+    seat_of_peer: list[Seat]
+    deck: Deck | None
+    card_ids: tuple[int, ...]
+    private_log: list[SealedKeys]
+    clock: StageClock
+
+    @property
+    def finished(self) -> bool: ...
+
+    def peer_of(self, seat: int | None) -> Peer | None: ...
+
+    def absorb(self, signed: SignedMessage, direct: bool = False, quiet: bool = False) -> bool:
+        ...
+
+    def due(self, peer: int, stage: int) -> bool: ...
+
+    def _send(self, kind: str, body: dict[str, Any]) -> None: ...
+
+    def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None: ...
+
 
 MAX_EVIDENCE = 8  # signed messages taken from one abort's evidence
 CORRUPT = "corrupt"  # the claim kind that opens the deck keys to find a wrong layer
@@ -71,7 +112,7 @@ class Claim:
     message: SignedMessage | None = None  # the abort itself
 
 
-def parse_claim(session: GameSession, signed: SignedMessage) -> Claim:
+def parse_claim(session: RefereedSession, signed: SignedMessage) -> Claim:
     body = signed.msg.body
     n = session.n
     blame = body.get("blame")
@@ -105,7 +146,7 @@ class Referee:
     """Re-checks every abort a session receives; decides when a claim is proven, agreed with,
     or false (then its sender has left)."""
 
-    def __init__(self, session: GameSession) -> None:
+    def __init__(self, session: RefereedSession) -> None:
         self.session = session
         self.claims: dict[int, Claim] = {}
         self.auditing = False  # the deck is corrupt: collecting every peer's deck opening
@@ -248,7 +289,7 @@ class Referee:
                 return False
             verdict = self._check_silence(claim, final)
             if verdict is True:
-                s.referee.abandoned([claim.blame], f"peer {peer} saw it silent too")
+                self.abandoned([claim.blame], f"peer {peer} saw it silent too")
                 return True
             if verdict is False:
                 self._left(claim, f"it declared peer {claim.blame} silent at stage "
