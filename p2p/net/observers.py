@@ -25,7 +25,7 @@ from p2p.net.roster import Roster, valid_name
 from p2p.net.transport import Connection
 from p2p.net.watchers import Watcher, by_name, watchers_frame
 from p2p.session.envelope import SignedMessage
-from p2p.session.machine import FRAME_MESSAGE
+from p2p.session.inbox import FRAME_MESSAGE
 
 log = logging.getLogger(__name__)
 MAX_OBSERVERS = 4

@@ -24,7 +24,8 @@ from p2p.net.runner import seats_event
 from p2p.net.transport import Connection, dial
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import LogLine
-from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.inbox import FRAME_MESSAGE
+from p2p.session.machine import GameSession
 from p2p.storage.transcript import outcome_of, write_transcript
 
 
