@@ -303,6 +303,10 @@ class Referee:
         elif (claim.box is not None and not claim.checked_private and s.deck is not None
               and self._check_private(claim)):
             return True
+        if claim.kind == CORRUPT and claim.answer and s.me is None and not final:
+            # An answer is judged by the alarm it answers, and in a file that alarm may come
+            # after it (only each author's order holds): an observer waits for the whole log.
+            return False
         if self._blocked_on(peer) or final:
             self._left(claim, "its accusation does not check against our log"
                        if claim.blame is not None else "it stopped the game")
