@@ -39,6 +39,10 @@ def _advance(game: LoopbackGame, choose, steps: int) -> None:
                 session.submit(choose(view))
 
 
+def _others(game: LoopbackGame) -> list[int]:
+    return [p for p in range(len(game.sessions)) if p != VICTIM]
+
+
 def _restart(game: LoopbackGame, stored: list[SignedMessage]) -> tuple[GameSession, Resync]:
     """The victim rebuilt from what its disk kept (as ``runner.open_session`` does)."""
     keys = [identity.public_bytes for identity in game.identities]
@@ -49,7 +53,7 @@ def _restart(game: LoopbackGame, stored: list[SignedMessage]) -> tuple[GameSessi
         session.accept(signed, direct=False)
     session.replaying = False
     session.outbox.clear()
-    resync = Resync(session, [p for p in range(game.sessions[0].n) if p != VICTIM], held=True)
+    resync = Resync(session, _others(game), held=True)
     session.start()
     return session, resync
 
@@ -104,7 +108,7 @@ def test_a_restarted_peer_refetches_its_own_lost_messages_before_signing(kept: s
 def _others_ask(session: GameSession, game: LoopbackGame) -> None:
     """The others' side of the reconnection (the runner's ``PeerReconnected``): each asks the
     restarted peer for what it lacks, which brings them what its disk kept but never sent."""
-    for peer in (0, 2):
+    for peer in _others(game):
         other = game.sessions[peer]
         for frame in Resync(session, [], held=False).reply(other.sync_request()):
             if frame[:1] == FRAME_MESSAGE:
