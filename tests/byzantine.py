@@ -31,7 +31,8 @@ from p2p.net.roster import Roster, RosterEntry
 from p2p.session.envelope import SignedMessage, sign_message
 from p2p.session.events import ABANDONED, STOPPED, UNFAIR, GameAborted, Rejected
 from p2p.session.machine import FRAME_MESSAGE, GameSession
-from p2p.session.timing import DECISIONS, Timing
+from p2p.session.stage_table import DECISIONS
+from p2p.session.timing import Timing
 from p2p.storage.transcript import outcome_of, verify_transcript, write_transcript
 
 FAST = Timing(decision=6, step=3, grace=1.0)

@@ -426,6 +426,38 @@ def test_a_false_alarm_of_a_corrupt_deck_names_the_alarmist() -> None:
     assert_named(game, 2, ABANDONED, "audit of every layer shows it is not")
 
 
+def test_an_alarm_sent_to_one_peer_only_names_the_alarmist_not_the_answerer(
+        tmp_path: Path) -> None:
+    """Peer 2 raises a false deck alarm, and everything it sends from then on reaches peer 0
+    alone. Peer 0 answers; peer 1 holds 2's alarm only as 0's relayed copy, which leaves
+    before 0's answer, so 1 answers too instead of naming 0: every honest peer names the
+    alarmist, and ``verify`` agrees on both honest transcripts."""
+    game = started(3)
+    run(game, until=lambda: len(game.sessions[0].msglog.messages) > 40)
+    alarmist, kept_out = 2, 1
+    game.sessions[alarmist].referee.open_deck("I say the deck is corrupt", None)
+
+    def deliver() -> bool:
+        moved = False
+        for sender, session in enumerate(game.sessions):
+            session.release_relays()
+            out, session.outbox = session.outbox, []
+            for data in out:
+                moved = True
+                for peer, other in enumerate(game.sessions):
+                    if peer != sender and (sender, peer) != (alarmist, kept_out):
+                        other.receive(sender, data)
+        return moved
+
+    for _ in range(1000):
+        if not deliver():
+            break
+    assert_named(game, alarmist, ABANDONED, "audit of every layer shows it is not")
+    for peer in (0, 1):
+        verdict = verify_transcript(transcript(game, peer, tmp_path))
+        assert (verdict.status, verdict.blame) == ("abandoned", alarmist), verdict.summary
+
+
 def test_a_peer_that_does_not_open_its_deck_keys_is_named() -> None:
     game = started(3)
     start_clocks(game)

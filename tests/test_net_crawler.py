@@ -22,6 +22,7 @@ from p2p.session.envelope import SignedMessage
 from p2p.session.events import ABANDONED, GameAborted
 from p2p.session.inbox import FRAME_MESSAGE
 from p2p.session.machine import GameSession
+from p2p.session.stage_table import STAGE_TABLE
 from p2p.session.timing import Timing
 from p2p.storage.transcript import verify_transcript
 
@@ -56,7 +57,7 @@ def crawling(monkeypatch: pytest.MonkeyPatch) -> list[GameSession]:
         if self.session in crawlers:
             kind = _own_kind(self.session, self.session.outbox)
             if kind is not None:
-                await trio.sleep(CLOCK.limit(kind) + CLOCK.grace - 0.4)
+                await trio.sleep(CLOCK.limit(STAGE_TABLE[kind].clock) + CLOCK.grace - 0.4)
         await honest_flush(self)
 
     monkeypatch.setattr(runner._GameRun, "_flush", flush)

@@ -32,6 +32,7 @@ from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import FRAME_MESSAGE, GameSession
 from p2p.session.seatview import SeatView
 from p2p.session.secrets import PICK_DOMAIN, pick_opening, pick_value
+from p2p.session.stages import PickReveal
 
 # The tests' own drivers (``step``, ``run``) hand a chooser the session itself: a cheater
 # needs it to forge its messages. ``LoopbackGame.play`` gives players a SeatView only.
@@ -485,7 +486,7 @@ def test_out_of_turn_action_stops_the_game() -> None:
             slot = s.hands[cheat.my_seat][0]
             action = Dispatch(cheat.my_seat, slot, 0, "none")
             body = {"action": action_to_dict(action), "stage": cheat.stage_index,
-                    "state": cheat.stage.info.get("state")}
+                    "state": cheat.stage.state}
             signed = cheat.msglog.create(cheat.identity, 1, "action", body)
             cheat.outbox.append(frame(signed))
             sent.append(signed)
@@ -548,7 +549,7 @@ def test_pick_of_a_slot_not_in_hand_stops_the_game() -> None:
         return legal[0]
 
     def own_opening(stage) -> Opening:
-        pick = stage.info["pick"]
+        pick = stage.param(PickReveal).pick
         return pick_opening(cheat.master, cheat.game_id, cheat.my_seat, done["pick"].slots, pick)
 
     cheat._pick_opening_from_commit = own_opening  # type: ignore[method-assign]
@@ -567,7 +568,8 @@ def test_pick_reveal_that_does_not_match_its_commitment_stops_the_game() -> None
         honest = original(stage)
         options = [a for a in legal_actions(cheat.engine, cheat.my_seat)
                    if list(a.slots) != list(honest.value["slots"])]
-        value = pick_value(cheat.game_id, cheat.my_seat, options[0].slots, stage.info["pick"])
+        value = pick_value(cheat.game_id, cheat.my_seat, options[0].slots,
+                           stage.param(PickReveal).pick)
         return Opening(PICK_DOMAIN, value, honest.salt)
 
     cheat._pick_opening_from_commit = other_opening  # type: ignore[method-assign]

@@ -24,7 +24,7 @@ from p2p.net.roster import Roster
 from p2p.session.envelope import GENESIS, SignedMessage
 from p2p.session.inbox import MAX_QUEUED
 from p2p.session.loopback import LoopbackGame
-from p2p.session.opening import slots_to_open
+from p2p.session.opening import Opens, slots_to_open
 from p2p.session.secrets import PICK_DOMAIN, master_of, pick_value
 from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
 
@@ -166,8 +166,7 @@ def test_openings_compare_known_with_the_snapshot_taken_when_the_last_keys_were_
     config = random_config(3, RandomStream(b"known snapshot"))
     state = new_game(config, None)  # a network engine: no card is known
     opens, base = slots_to_open(state, [])
-    assert opens == {"public": [], "private": {str(seat): state.hands[seat]
-                                               for seat in range(3)}}
+    assert opens == Opens((), {str(seat): tuple(state.hands[seat]) for seat in range(3)})
     assert base == state.known
     assert slots_to_open(state, base) == (None, state.known)  # nothing new since the snapshot
 
@@ -289,17 +288,21 @@ def test_a_snapshot_taken_after_the_reveal_would_leave_cards_unopened(monkeypatc
     steps after a reveal make more cards public; that reading never opens them and the game
     stalls, so every implementation must snapshot when the keys stage is decided (the
     stages of ``tests/vectors/transcript.json`` pin the real rule)."""
+    import dataclasses
+
     from p2p.errors import LocalProtocolError
     from p2p.session.machine import GameSession
+    from p2p.session.stage_table import STAGE_TABLE
 
-    done_keys = GameSession._done_keys
+    keys = STAGE_TABLE["keys"]
 
-    def snapshot_after_reveal(self: GameSession, stage: Any) -> None:
-        done_keys(self, stage)
+    def snapshot_after_reveal(self: GameSession, stage: Any, bodies: Any) -> None:
+        keys.complete(self, stage, bodies)
         assert self.engine is not None
         self.known_base = self.engine.known[:]
 
-    monkeypatch.setattr(GameSession, "_done_keys", snapshot_after_reveal)
+    monkeypatch.setattr(GameSession, "STAGES", {
+        **STAGE_TABLE, "keys": dataclasses.replace(keys, complete=snapshot_after_reveal)})
     with pytest.raises(LocalProtocolError, match="nobody opened"):
         for _ in range(5):  # a game in which no reveal makes further cards public is rare
             run(started(2))

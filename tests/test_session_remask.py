@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from p2p.session.events import GameAborted
 from p2p.session.loopback import LoopbackGame
+from p2p.session.stages import PickReveal, PickRound
 from tests.test_net_session import (
     assert_stopped,
     decode,
@@ -32,16 +33,17 @@ def test_picks_and_dispatches_come_from_hands_no_other_seat_can_link() -> None:
         stage, engine, deck = observer.stage, observer.engine, observer.deck
         if stage is not None and engine is not None and deck is not None:
             if stage.kind == "pick/reveal":  # the commitments and re-masks are applied
-                for seat in stage.info["pickers"]:
+                reveal = stage.param(PickReveal)
+                for seat in reveal.pickers:
                     for slot in engine.hands[seat]:
                         assert engine.known[slot] == 1 << seat
                         assert deck.remask_owner(slot) in (None, seat)
                     if any(deck.remask_owner(x) == seat for x in engine.hands[seat]):
                         # re-masked with this very commitment
-                        assert min(engine.hands[seat]) >= slots_at_commit[stage.info["pick"]]
+                        assert min(engine.hands[seat]) >= slots_at_commit[reveal.pick]
                     checked["pick"] += 1
             if stage.kind == "pick/commit":
-                slots_at_commit.setdefault(stage.info["pick"], len(engine.card_of))
+                slots_at_commit.setdefault(stage.param(PickRound).pick, len(engine.card_of))
             if stage.kind == "action" and engine.phase.value == "dispatch" and \
                     observer.remasked_round != engine.round:
                 raise AssertionError("a dispatch phase began without its re-mask")

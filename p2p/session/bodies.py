@@ -1,9 +1,18 @@
-"""Checks on the bodies of stage messages: a field of the wrong shape blames its author."""
+"""The bodies of stage messages, one frozen class per shape, each parsed in one place
+(``parse``): a field of the wrong shape blames its author. What a body means for the game (is
+the deck message the one due, does the opening match its commitment) is checked when the
+stage completes."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Self
 
+from nacl.public import PublicKey
+
+from engine import Action, MalformedActionError, action_from_dict, action_to_dict
+from p2p.crypto.sealed import parse_public_key
 from p2p.errors import RemoteProtocolError
 
 
@@ -20,3 +29,153 @@ def deck_data(seat: int, data: Any) -> Any:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise RemoteProtocolError(seat, "deck message must be an object with a string 'type'")
     return data
+
+
+def _hex(seat: int, text: Any, what: str, size: int | None = None) -> bytes:
+    if not isinstance(text, str) or (size is not None and len(text) != 2 * size):
+        raise RemoteProtocolError(seat, f"{what} must be {size} bytes of hex" if size
+                                  else f"{what} must be a hex string")
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise RemoteProtocolError(seat, f"{what} is not hex") from None
+
+
+@dataclass(frozen=True)
+class SetupCommitBody:
+    """``setup/commit``: a seed commitment and the author's box public key; the host's also
+    the table's clock (checked when the stage completes: only the host's counts)."""
+
+    seed: dict[str, Any]
+    box: PublicKey
+    clock: Any = None
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        return cls(field_of(author, raw, "seed", dict), parse_public_key(author, raw.get("box")),
+                   raw.get("clock"))
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"seed": self.seed, "box": bytes(self.box).hex()}
+        if self.clock is not None:
+            body["clock"] = self.clock
+        return body
+
+
+@dataclass(frozen=True)
+class SeedBody:
+    """``setup/reveal``, ``chance/commit``, ``chance/reveal``: a seed commit or reveal."""
+
+    seed: dict[str, Any]
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        return cls(field_of(author, raw, "seed", dict))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seed": self.seed}
+
+
+@dataclass(frozen=True)
+class DeckBody:
+    """``deck/commit``, ``deck/step``, ``remask``: one ``deck/*`` message."""
+
+    deck: dict[str, Any]
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        return cls(deck_data(author, field_of(author, raw, "deck", dict)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deck": self.deck}
+
+
+@dataclass(frozen=True)
+class KeysBody:
+    """``keys``: the author's public reveals and unmasks, and its keys for single seats, each
+    sealed to that seat's box key (by seat, as text)."""
+
+    public: tuple[Any, ...]
+    private: Mapping[str, Any]
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        return cls(tuple(field_of(author, raw, "public", list)),
+                   field_of(author, raw, "private", dict))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"public": list(self.public), "private": dict(self.private)}
+
+
+@dataclass(frozen=True)
+class AuditBody:
+    """``audit``: the author's ``deck/open-keys`` message and its box secret key (which the
+    audit checks against the author's ``setup/commit`` box key)."""
+
+    deck: dict[str, Any]
+    box: Any
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        return cls(deck_data(author, field_of(author, raw, "deck", dict)), raw.get("box"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deck": self.deck, "box": self.box}
+
+
+@dataclass(frozen=True)
+class PickCommitBody:
+    """``pick/commit``: the commitment to a pick, and the hand's re-mask when the pick round
+    has the author re-mask (``remask``, else absent)."""
+
+    commitment: bytes
+    remask: dict[str, Any] | None = None
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        commitment = _hex(author, raw.get("commitment"), "pick commitment", 32)
+        if "remask" not in raw:
+            return cls(commitment)
+        return cls(commitment, field_of(author, raw, "remask", dict))
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"commitment": self.commitment.hex()}
+        if self.remask is not None:
+            body["remask"] = self.remask
+        return body
+
+
+@dataclass(frozen=True)
+class PickRevealBody:
+    """``pick/reveal``: the picked slots and the commitment's salt."""
+
+    slots: tuple[int, ...]
+    salt: bytes
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        slots = field_of(author, raw, "slots", list)
+        salt = _hex(author, field_of(author, raw, "salt", str), "pick salt")
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in slots):
+            raise RemoteProtocolError(author, "pick slots must be integers")
+        return cls(tuple(slots), salt)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"slots": list(self.slots), "salt": self.salt.hex()}
+
+
+@dataclass(frozen=True)
+class ActionBody:
+    """``action``: the engine action, as ``action_to_dict`` writes it."""
+
+    action: Action
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        try:
+            return cls(action_from_dict(raw.get("action")))
+        except MalformedActionError as exc:
+            raise RemoteProtocolError(author, f"malformed action: {exc}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": action_to_dict(self.action)}

@@ -35,8 +35,8 @@ from p2p.session.events import (
     SessionEvent,
     TableClock,
 )
-from p2p.session.stages import Stage
-from p2p.session.timing import DECISIONS, Timing, clock_of
+from p2p.session.stages import Stage, StageSpec
+from p2p.session.timing import DECISION, STEP, Timing
 
 OWN_MARGIN = 1.0  # our own default is played this many seconds before our bank runs out
 
@@ -72,51 +72,53 @@ class StageClock:
             self.waited[peer] = self.waited.get(peer, 0.0) + elapsed
         self.now = max(self.now, now)
 
-    def answered(self, peer: int, kind: str) -> None:
-        """``peer``'s message for the current stage (of ``kind``) is in: charge its wait."""
+    def answered(self, peer: int, clock: str) -> None:
+        """``peer``'s message for the current stage (on game clock ``clock``) is in: charge
+        its wait."""
         if not self.adopted:
             return
-        _, increment = self.timing.bank(kind)
-        key = (peer, clock_of(kind))
+        _, increment = self.timing.bank(clock)
+        key = (peer, clock)
         # Never above the full bank: what a peer saves by playing fast early cannot be spent
         # crawling later, so the bank bounds the table's wait.
         self.used[key] = max(0.0, self.used.get(key, 0.0) + self.waited.get(peer, 0.0)
                              - increment)
 
-    def bank_left(self, peer: int, kind: str) -> float | None:
-        """Seconds left on ``peer``'s game clock for ``kind`` now (None: no game clock)."""
-        bank, _ = self.timing.bank(kind)
+    def bank_left(self, peer: int, clock: str) -> float | None:
+        """Seconds left on ``peer``'s game clock ``clock`` now (None: no game clock)."""
+        bank, _ = self.timing.bank(clock)
         if not bank or not self.adopted:
             return None
-        return bank - self.used.get((peer, clock_of(kind)), 0.0) - self.waited.get(peer, 0.0)
+        return bank - self.used.get((peer, clock), 0.0) - self.waited.get(peer, 0.0)
 
-    def input_deadline(self, peer: int | None = None, kind: str = "action") -> float:
+    def input_deadline(self, peer: int | None = None) -> float:
         """When our own client plays its default: after ``decision`` seconds, or just before
         our game clock runs out."""
         deadline = self.started + self.timing.decision
-        left = self.bank_left(peer, kind) if peer is not None else None
+        left = self.bank_left(peer, DECISION) if peer is not None else None
         if left is not None:
             deadline = min(deadline, self.now + left - OWN_MARGIN)
         return deadline
 
-    def late(self, peer: int, kind: str) -> str | None:
-        """Why ``peer`` is declared silent now (None: it is not): its stage deadline plus the
-        grace passed, or its game clock ran out beyond the tolerance."""
-        limit = self.timing.limit(kind)
+    def late(self, peer: int, spec: StageSpec) -> str | None:
+        """Why ``peer`` is declared silent now in a stage of ``spec`` (None: it is not): its
+        stage deadline plus the grace passed, or its game clock ran out beyond the
+        tolerance."""
+        limit = self.timing.limit(spec.clock)
         if self.running and self.waited.get(peer, 0.0) > limit + self.timing.grace:
-            return f"no {kind} message within {limit:g} s"
-        left = self.bank_left(peer, kind)
-        if left is not None and left < -self.timing.tolerance(kind):
-            return f"its game clock for {clock_of(kind)}s ran out"
+            return f"no {spec.kind} message within {limit:g} s"
+        left = self.bank_left(peer, spec.clock)
+        if left is not None and left < -self.timing.tolerance(spec.clock):
+            return f"its game clock for {spec.clock}s ran out"
         return None
 
-    def due(self, peer: int, kind: str) -> bool:
+    def due(self, peer: int, clock: str) -> bool:
         """Has ``peer``'s own deadline for the current stage passed, as this peer measures it
         (the stage's time, or its game clock)? A claim that it is silent is agreed to only
         then: the claimant waited the grace on top, which covers the peers' differences."""
-        if self.waited.get(peer, 0.0) > self.timing.limit(kind):
+        if self.waited.get(peer, 0.0) > self.timing.limit(clock):
             return True
-        left = self.bank_left(peer, kind)
+        left = self.bank_left(peer, clock)
         return left is not None and left < 0
 
 
@@ -153,7 +155,7 @@ class Deadlines:
         if self.referee.auditing:
             late = [p for p in self.referee.unopened() if p != self.me and p not in self.away]
             if late and self.clock.running and self.clock.now > (
-                    self.clock.started + self.timing.limit("audit") + self.timing.grace):
+                    self.clock.started + self.timing.limit(STEP) + self.timing.grace):
                 self.referee.abandoned(late, "did not open its deck keys in time")
             return
         if self.referee.claims and self.referee.settle():
@@ -162,12 +164,12 @@ class Deadlines:
             return
         stage = self.stage
         if (self.pending_input and self.me in stage.missing
-                and now > self.clock.input_deadline(self.me, stage.kind)):
+                and now > self.clock.input_deadline(self.me)):
             action = self.pending_input[0]
             self.events.append(ClockRanOut(action))
             self.submit(action)
             return
-        why = {p: self.clock.late(p, stage.kind) for p in stage.missing
+        why = {p: self.clock.late(p, stage.spec) for p in stage.missing
                if p != self.me and p not in self.away and not self._has_news(p)}
         late = [p for p, reason in why.items() if reason is not None]
         if late:
@@ -177,7 +179,7 @@ class Deadlines:
         """``peer``'s message for ``stage`` was taken: charge its wait to its game clock (not
         while replaying: that wait was measured, or not, before the restart)."""
         if not self.replaying and self.clock.running:
-            self.clock.answered(peer, stage.kind)
+            self.clock.answered(peer, stage.spec.clock)
 
     def due(self, peer: int, stage: int) -> bool:
         """Is ``peer``'s deadline for stage number ``stage`` (the current one) past, so that a
@@ -187,10 +189,10 @@ class Deadlines:
         if self.replaying or not self.clock.running:
             return self._we_said_silent(peer, stage)
         assert self.stage is not None
-        return self.clock.due(peer, self.stage.kind)
+        return self.clock.due(peer, self.stage.spec.clock)
 
-    def bank_left(self, peer: int, kind: str) -> float | None:
-        return self.clock.bank_left(peer, kind) if self.clock.running else None
+    def bank_left(self, peer: int, clock: str) -> float | None:
+        return self.clock.bank_left(peer, clock) if self.clock.running else None
 
     def _timed(self) -> list[int]:
         """The peers whose time is running now: those the current stage still needs that
@@ -216,10 +218,10 @@ class Deadlines:
     def _entered(self, stage: Stage) -> None:
         """A new stage began: its deadlines run from now; a decision's clock is announced."""
         self.clock.enter_stage()
-        if stage.kind in DECISIONS and self.seat_of_peer:
+        if stage.spec.clock == DECISION and self.seat_of_peer:
             peers = tuple(sorted(stage.peers))
             mine = self.me if self.me in stage.peers else None
             self.events.append(DecisionClock(
                 stage.kind, peers, self.timing.decision,
-                self.clock.input_deadline(mine, stage.kind) if self.clock.running else None,
-                stage.index, tuple(self.bank_left(p, stage.kind) for p in peers)))
+                self.clock.input_deadline(mine) if self.clock.running else None,
+                stage.index, tuple(self.bank_left(p, DECISION) for p in peers)))

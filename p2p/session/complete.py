@@ -1,34 +1,46 @@
-"""Completing a stage: every contribution is in, applied in seat order to the setup, the
-deck and the engine (one ``_done_<kind>`` per stage kind). A fault raises an error naming the
-seat at fault; ``GameSession._pump`` turns it into an abort that names the peer."""
+"""Completing a stage: every contribution is in; the bodies are parsed (in seat order) and
+applied to the setup, the deck and the engine, one ``_done_<kind>`` per stage kind, named in
+the stage table (``stage_table``). A fault raises an error naming the seat at fault;
+``GameSession._pump`` turns it into an abort that names the peer."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from engine import (
     Action,
     IllegalActionError,
-    MalformedActionError,
     Pick,
     Shuffle,
-    action_from_dict,
     apply_in_place,
     new_game,
     random_config,
     reveal_in_place,
 )
 from p2p.crypto.commitments import Opening, check_opening
-from p2p.crypto.sealed import box_key, parse_public_key
+from p2p.crypto.sealed import box_key
 from p2p.deck.deck import Deck
 from p2p.errors import RemoteProtocolError
 from p2p.session.audit import AuditRecord, audit_game
-from p2p.session.bodies import deck_data, field_of
+from p2p.session.bodies import (
+    ActionBody,
+    AuditBody,
+    DeckBody,
+    KeysBody,
+    PickCommitBody,
+    PickRevealBody,
+    SeedBody,
+    SetupCommitBody,
+    deck_data,
+)
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import GameOver, LogLine, Peer, Seat
 from p2p.session.fields import SessionFields
-from p2p.session.opening import take_keys
+from p2p.session.opening import Opens, take_keys
 from p2p.session.remask import apply_remasks
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, pick_value
-from p2p.session.stages import Stage
+from p2p.session.stages import PickReveal, PickRound, Stage, StageKind, ToAct
+from p2p.session.timing import parse_clock
 
 
 class Completions(SessionFields):
@@ -42,18 +54,24 @@ class Completions(SessionFields):
                       key=lambda x: x[0])
 
     def _complete(self, stage: Stage) -> None:
-        handler = getattr(self, "_done_" + stage.kind.replace("/", "_"))
-        handler(stage)
+        """Parse every body (the one place a stage body is parsed, in seat order, so the
+        first bad one blames the same seat in every peer) and apply the stage."""
+        spec = stage.spec
+        bodies = [(seat, spec.body.parse(seat, signed.msg.body))
+                  for seat, signed in self._seat_order(stage)]
+        spec.complete(self, stage, bodies)
 
-    def _done_setup_commit(self, stage: Stage) -> None:
-        for peer, signed in sorted(stage.collected.items()):
-            body = signed.msg.body
-            self.setup.receive(peer, field_of(peer, body, "seed", dict))
-            self.box_public[peer] = parse_public_key(peer, body.get("box"))
+    def _done_setup_commit(self, stage: Stage,
+                           bodies: Sequence[tuple[int, SetupCommitBody]]) -> None:
+        for peer, body in bodies:
+            self.setup.receive(peer, body.seed)
+            self.box_public[peer] = body.box
+        # The host (peer 0) sets the table's clock; anyone else's is ignored.
+        self._set_timing(parse_clock(0, bodies[0][1].clock, self.timing))
 
-    def _done_setup_reveal(self, stage: Stage) -> None:
-        for peer, signed in sorted(stage.collected.items()):
-            self.setup.receive(peer, field_of(peer, signed.msg.body, "seed", dict))
+    def _done_setup_reveal(self, stage: Stage, bodies: Sequence[tuple[int, SeedBody]]) -> None:
+        for peer, body in bodies:
+            self.setup.receive(peer, body.seed)
         stream = self.setup.stream()
         order = stream.permutation(self.n)
         self.seat_of_peer = [Seat(seat) for seat in order]
@@ -69,16 +87,16 @@ class Completions(SessionFields):
         self.events.append(LogLine(f"Planets: {', '.join(self.config.planets)}; events: "
                                           f"{', '.join(self.config.events)}"))
 
-    def _done_deck_commit(self, stage: Stage) -> None:
+    def _done_deck_commit(self, stage: Stage, bodies: Sequence[tuple[int, DeckBody]]) -> None:
         assert self.deck is not None
-        for seat, signed in self._seat_order(stage):
-            self.deck.receive(seat, deck_data(seat, field_of(seat, signed.msg.body, "deck", dict)))
+        for seat, body in bodies:
+            self.deck.receive(seat, body.deck)
 
-    def _done_deck_step(self, stage: Stage) -> None:
+    def _done_deck_step(self, stage: Stage, bodies: Sequence[tuple[int, DeckBody]]) -> None:
         deck = self.deck
         assert deck is not None and self.config is not None
-        for seat, signed in self._seat_order(stage):
-            deck.receive(seat, deck_data(seat, field_of(seat, signed.msg.body, "deck", dict)))
+        for seat, body in bodies:
+            deck.receive(seat, body.deck)
         if deck.turn is not None:
             return
         if self.engine is None:
@@ -87,94 +105,77 @@ class Completions(SessionFields):
         else:
             self._apply(Shuffle(None), None)
 
-    def _done_keys(self, stage: Stage) -> None:
+    def _done_keys(self, stage: Stage, bodies: Sequence[tuple[int, KeysBody]]) -> None:
         assert self.deck is not None and self.engine is not None
         my_box = box_key(self.master, self.game_id) if self.me is not None else None
-        seen = take_keys(self.deck, stage.info["opens"], self._seat_order(stage), self.my_seat,
-                         my_box, self.private_log)
+        seen = take_keys(self.deck, stage.param(Opens), bodies, self.my_seat, my_box,
+                         self.private_log)
         reveal_in_place(self.engine, {slot: self.card_ids[card] for slot, card in seen.items()})
 
-    def _done_remask(self, stage: Stage) -> None:
+    def _done_remask(self, stage: Stage, bodies: Sequence[tuple[int, DeckBody]]) -> None:
         assert self.deck is not None and self.engine is not None
         self.actions += apply_remasks(self.deck, self.engine, self.my_seat,
-                                      self._seat_order(stage))
+                                      [(seat, body.deck) for seat, body in bodies])
         self.known_base = self.engine.known[:]  # fresh slots are known to their holder only
         self.remasked_round = self.engine.round
 
-    def _done_chance_commit(self, stage: Stage) -> None:
+    def _done_chance_commit(self, stage: Stage, bodies: Sequence[tuple[int, SeedBody]]) -> None:
         assert self.chance_exchange is not None
-        for seat, signed in self._seat_order(stage):
-            self.chance_exchange.receive(seat, field_of(seat, signed.msg.body, "seed", dict))
+        for seat, body in bodies:
+            self.chance_exchange.receive(seat, body.seed)
 
-    def _done_chance_reveal(self, stage: Stage) -> None:
+    def _done_chance_reveal(self, stage: Stage, bodies: Sequence[tuple[int, SeedBody]]) -> None:
         exchange = self.chance_exchange
         assert exchange is not None and self.engine is not None and self.engine.chance
-        for seat, signed in self._seat_order(stage):
-            exchange.receive(seat, field_of(seat, signed.msg.body, "seed", dict))
+        for seat, body in bodies:
+            exchange.receive(seat, body.seed)
         _, k = self.engine.chance
         self.chance_exchange = None
         self._apply(Shuffle(tuple(exchange.stream().permutation(k))), None)
 
-    def _done_pick_commit(self, stage: Stage) -> None:
-        commitments = {}
-        for peer, signed in stage.collected.items():
-            seat: int = self.seat_of_peer[peer]  # errors name seats; _pump maps them to peers
-            text = signed.msg.body.get("commitment")
-            if not isinstance(text, str) or len(text) != 64:
-                raise RemoteProtocolError(seat, "pick commitment must be 32 bytes of hex")
-            try:
-                commitments[peer] = bytes.fromhex(text)
-            except ValueError:
-                raise RemoteProtocolError(seat, "pick commitment is not hex") from None
+    def _done_pick_commit(self, stage: Stage,
+                          bodies: Sequence[tuple[int, PickCommitBody]]) -> None:
         assert self.deck is not None and self.engine is not None
-        remaskers = []
-        for seat, signed in self._seat_order(stage):
-            if seat in stage.info["seats"]:
-                remaskers.append((seat, signed))
-            elif "remask" in signed.msg.body:
+        pick = stage.param(PickRound)
+        remasks = []
+        for seat, body in bodies:
+            if seat in pick.seats:
+                if body.remask is None:
+                    raise RemoteProtocolError(seat, "field 'remask' must be a dict")
+                remasks.append((seat, deck_data(seat, body.remask)))
+            elif body.remask is not None:
                 raise RemoteProtocolError(seat, "re-masked a hand nobody else could link")
-        self.actions += apply_remasks(self.deck, self.engine, self.my_seat, remaskers, "remask")
+        self.actions += apply_remasks(self.deck, self.engine, self.my_seat, remasks)
         self.known_base = self.engine.known[:]
         # The reveal stage follows at once for the same pickers.
-        self.follow_up = self._stage("pick/reveal", list(stage.peers), commitments=commitments,
-                                     pick=stage.info["pick"], pickers=stage.info["pickers"])
+        commitments = {self.peer_of_seat[seat]: body.commitment for seat, body in bodies}
+        self.follow_up = self._stage(StageKind.PICK_REVEAL, list(stage.peers),
+                                     PickReveal(pick.pickers, pick.pick, commitments))
 
-    def _done_pick_reveal(self, stage: Stage) -> None:
+    def _done_pick_reveal(self, stage: Stage,
+                          bodies: Sequence[tuple[int, PickRevealBody]]) -> None:
         assert self.engine is not None
+        reveal = stage.param(PickReveal)
         picks = []
-        for seat, signed in self._seat_order(stage):
-            peer = self.peer_of_seat[seat]
-            body = signed.msg.body
-            slots = field_of(seat, body, "slots", list)
-            salt_text = field_of(seat, body, "salt", str)
-            try:
-                salt = bytes.fromhex(salt_text)
-            except ValueError:
-                raise RemoteProtocolError(seat, "pick salt is not hex") from None
-            value = pick_value(self.game_id, seat, slots, stage.info["pick"])
-            opening = Opening(PICK_DOMAIN, value, salt)
-            check_opening(seat, stage.info["commitments"][peer], opening, PICK_DOMAIN)
-            if not all(isinstance(x, int) and not isinstance(x, bool) for x in slots):
-                raise RemoteProtocolError(seat, "pick slots must be integers")
-            picks.append(Pick(seat, tuple(slots)))
+        for seat, body in bodies:
+            value = pick_value(self.game_id, seat, body.slots, reveal.pick)
+            opening = Opening(PICK_DOMAIN, value, body.salt)
+            check_opening(seat, reveal.commitments[self.peer_of_seat[seat]], opening,
+                          PICK_DOMAIN)
+            picks.append(Pick(seat, body.slots))
         for pick in picks:
             self._apply(pick, pick.seat)
 
-    def _done_action(self, stage: Stage) -> None:
-        seat = stage.info["seat"]
-        (signed,) = stage.collected.values()
-        try:
-            action = action_from_dict(signed.msg.body.get("action"))
-        except MalformedActionError as exc:
-            raise RemoteProtocolError(seat, f"malformed action: {exc}") from None
-        if action.seat != seat:
-            raise RemoteProtocolError(seat, f"acted for seat {action.seat}")
-        self._apply(action, seat)
+    def _done_action(self, stage: Stage, bodies: Sequence[tuple[int, ActionBody]]) -> None:
+        seat = stage.param(ToAct).seat
+        ((_, body),) = bodies
+        if body.action.seat != seat:
+            raise RemoteProtocolError(seat, f"acted for seat {body.action.seat}")
+        self._apply(body.action, seat)
 
-    def _done_audit(self, stage: Stage) -> None:
-        for seat, signed in self._seat_order(stage):
-            deck_data(seat, field_of(seat, signed.msg.body, "deck", dict))
-            self.openings[seat] = dict(signed.msg.body)
+    def _done_audit(self, stage: Stage, bodies: Sequence[tuple[int, AuditBody]]) -> None:
+        for seat, body in bodies:
+            self.openings[seat] = body.to_json()
         self.result = audit_game(self.audit_record())
         self.events.append(GameOver(self.result))
 

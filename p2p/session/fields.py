@@ -10,8 +10,8 @@ them, and the stubs below are the methods one part calls in another.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine import Action, GameConfig, GameState
 from engine.relabel import Relabel
@@ -22,7 +22,7 @@ from p2p.session.clock import StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import UNFAIR, Aborted, Peer, Seat, SessionEvent
 from p2p.session.opening import SealedKeys
-from p2p.session.stages import Stage
+from p2p.session.stages import Stage, StageSpec
 from p2p.session.timing import Timing
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 class SessionFields:
     """The fields of ``GameSession`` (see its ``__init__`` for what each holds)."""
+
+    STAGES: ClassVar[Mapping[str, StageSpec]]  # the stage kinds (``stage_table``)
 
     game_id: str
     n: int
@@ -85,8 +87,12 @@ class SessionFields:
                kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
         raise NotImplementedError  # provided by GameSession
 
-    def _stage(self, kind: str, peers: Sequence[int] | None = None, **info: Any) -> Stage:
+    def _stage(self, kind: str, peers: Sequence[int] | None = None,
+               params: object = None) -> Stage:
         raise NotImplementedError  # provided by Lockstep
+
+    def _set_timing(self, timing: Timing) -> None:
+        raise NotImplementedError  # provided by Deadlines
 
     def _apply(self, action: Action, seat: int | None) -> None:
         raise NotImplementedError  # provided by Completions

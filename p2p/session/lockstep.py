@@ -7,20 +7,26 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.serialize import public_hash
+from p2p.errors import LocalProtocolError
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import Peer
 from p2p.session.fields import SessionFields
-from p2p.session.stages import STATEFUL, Stage
+from p2p.session.stages import EVERYONE, Stage
 
 
 class Lockstep(SessionFields):
     """Building a stage (with the state hash it expects) and checking a message against it."""
 
-    def _stage(self, kind: str, peers: Sequence[int] | None = None, **info: Any) -> Stage:
+    def _stage(self, kind: str, peers: Sequence[int] | None = None,
+               params: object = None) -> Stage:
+        """A stage of ``kind`` (from the session's stage table) for ``peers`` (default:
+        every peer), with what the schedule decided for it."""
+        spec = self.STAGES[kind]
+        if (peers is None) != (spec.contributors == EVERYONE):
+            raise LocalProtocolError(f"stage {kind} is for {spec.contributors}, not {peers}")
         chosen = frozenset(map(Peer, range(self.n) if peers is None else peers))
-        if self.engine is not None and kind in STATEFUL:
-            info.setdefault("state", public_hash(self.engine))
-        return Stage(kind, chosen, 0, info=info)
+        state = public_hash(self.engine) if self.engine is not None and spec.stateful else None
+        return Stage(spec, chosen, 0, params=params, state=state)
 
     def _evidence(self, stage: Stage, peer: Peer | None) -> Any:
         if peer is not None and peer in stage.collected:
@@ -33,7 +39,7 @@ class Lockstep(SessionFields):
             self._abort(peer, f"sent {msg.type!r} for stage {msg.body.get('stage')} while "
                               f"stage {stage.index} expects {stage.kind!r}", [signed.to_json()])
             return False
-        expected = stage.info.get("state")
+        expected = stage.state
         if expected is not None and msg.body.get("state") != expected:
             self._abort(peer, "state hash differs from ours: the engines are out of step",
                         [signed.to_json()])

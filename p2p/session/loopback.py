@@ -23,16 +23,18 @@ Tamper = Callable[[int, bytes], bytes | None]
 class LoopbackGame:
     """``network``: as the network runner does, relays wait for their session's next message
     (released when nothing else moves) and the frames a session has ready go bundled; by
-    default every frame goes alone and at once (tests tamper with single messages)."""
+    default every frame goes alone and at once (tests tamper with single messages).
+    ``session``: the session class every peer runs (a test may extend the stage table)."""
 
-    def __init__(self, n: int, game_id: str | None = None, network: bool = False) -> None:
+    def __init__(self, n: int, game_id: str | None = None, network: bool = False,
+                 session: type[GameSession] = GameSession) -> None:
         self.network = network
         self.game_id = game_id or secrets.token_hex(16)
         self.identities = [Identity.generate() for _ in range(n)]
         self.masters = [secrets.token_bytes(32) for _ in range(n)]
         keys = [identity.public_bytes for identity in self.identities]
-        self.sessions = [GameSession(self.game_id, keys, me, self.identities[me],
-                                     self.masters[me]) for me in range(n)]
+        self.sessions = [session(self.game_id, keys, me, self.identities[me], self.masters[me])
+                         for me in range(n)]
         self.frames = 0
         self.bytes = 0
 

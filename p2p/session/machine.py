@@ -16,8 +16,8 @@ the game id, so a restarted peer rebuilds its session by replaying its stored lo
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from engine import (
     Action,
@@ -25,14 +25,11 @@ from engine import (
     GameState,
     IllegalActionError,
     MalformedActionError,
-    Pick,
     RuleViolationError,
-    action_to_dict,
 )
 from engine.canonical import CanonicalEncodingError
 from engine.errors import NotWaitingError
 from engine.relabel import Relabel
-from p2p.crypto.commitments import commitment_of
 from p2p.crypto.sealed import box_key
 from p2p.crypto.seeds import SeedExchange
 from p2p.deck.deck import Deck
@@ -56,11 +53,11 @@ from p2p.session.events import (
 from p2p.session.inbox import FRAME_MESSAGE, Inbox
 from p2p.session.lockstep import Lockstep
 from p2p.session.opening import SealedKeys
-from p2p.session.remask import own_remask
 from p2p.session.schedule import Schedule
 from p2p.session.seatview import SeatView
-from p2p.session.stages import Stage
-from p2p.session.timing import Timing, parse_clock
+from p2p.session.stage_table import STAGE_TABLE
+from p2p.session.stages import Stage, StageKind, StageSpec
+from p2p.session.timing import Timing
 
 
 class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockstep):
@@ -69,6 +66,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
     ``keys``: the Ed25519 public keys of the peers in lobby order (peer index = position).
     ``me``: this peer's index, or None for an observer that re-checks a transcript.
     """
+
+    STAGES: ClassVar[Mapping[str, StageSpec]] = STAGE_TABLE
 
     def __init__(self, game_id: str, keys: Sequence[bytes], me: int | None = None,
                  identity: Identity | None = None, master: bytes | None = None,
@@ -167,7 +166,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         picked: tuple[bool, ...] | None = None
         if stage is not None and not self.finished:
             waiting = tuple(sorted(self.seat_of_peer[p] for p in stage.missing))
-            if stage.kind == "pick/commit":
+            if stage.kind == StageKind.PICK_COMMIT:
                 picked = tuple(self.peer_of_seat[x] in stage.collected for x in range(self.n))
         legal = tuple(self.pending_input or ())
         deadline = self.clock.input_deadline() if legal and self.clock.running else None
@@ -189,23 +188,10 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
             raise LocalProtocolError(f"the choice was asked for stage {stage}, which is over")
         if action not in self.pending_input:
             raise LocalProtocolError(f"{action.text()} is not a legal choice now")
-        assert self.engine is not None and self.my_seat is not None
+        answer = self.stage.spec.answer
+        assert answer is not None  # only a decision asks for input
         self.pending_input = None
-        if self.stage.kind == "pick/commit":
-            assert isinstance(action, Pick) and self.deck is not None
-            assert self.engine is not None and self.my_seat is not None
-            body: dict[str, Any] = {}
-            slots = action.slots
-            if self.my_seat in self.stage.info["seats"]:
-                # We re-mask our hand with the commitment, and pick among the fresh slots.
-                body["remask"], fresh = own_remask(self.deck, self.engine, self.my_seat,
-                                                   self.stage.info["seats"])
-                # (in hand order, which for fresh slots is slot order, as legal picks list it)
-                slots = tuple(sorted(fresh[slot] for slot in slots))
-            body["commitment"] = commitment_of(self._pick_opening(slots)).hex()
-            self._send("pick/commit", body)
-        else:
-            self._send("action", {"action": action_to_dict(action)})
+        self._send(self.stage.kind, answer(self, self.stage, action).to_json())
         self._pump()
 
     def end_of_log(self) -> None:
@@ -222,10 +208,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         if self.me is None or self.identity is None:
             raise LocalProtocolError("an observer sends nothing")
         body = {**body, "stage": self.stage_index}
-        if self.stage is not None and "state" in self.stage.info:
-            body["state"] = self.stage.info["state"]
-        if kind == "setup/commit" and self.me == 0:
-            body["clock"] = self.timing.to_json()  # the host sets the table's clock
+        if self.stage is not None and self.stage.state is not None:
+            body["state"] = self.stage.state
         signed = self.msglog.create(self.identity, self.me, kind, body)
         self._record(signed)
         self.release_relays()  # what we build on goes out before what we built
@@ -301,15 +285,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                         return
                     blamed = self.peer_of(getattr(exc, "seat", None))
                     self._abort(blamed, str(exc), evidence=self._evidence(stage, blamed),
-                                box=stage.kind == "keys")
+                                box=stage.spec.sealed)
                     return
-                if stage.kind == "setup/commit":
-                    host = stage.collected[Peer(0)].msg.body.get("clock")
-                    try:
-                        self._set_timing(parse_clock(0, host, self.timing))
-                    except RemoteProtocolError as exc:
-                        self._abort(Peer(0), str(exc), evidence=self._evidence(stage, Peer(0)))
-                        return
                 self._flush_engine_log()
                 continue
             if not progressed:

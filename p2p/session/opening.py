@@ -5,7 +5,7 @@ scalar. See protocol.md, "Opening cards"."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +17,15 @@ from p2p.crypto.sealed import seal, unseal
 from p2p.deck.deck import Deck
 from p2p.deck.messages import parse_deck_message
 from p2p.errors import LocalProtocolError, RemoteProtocolError
-from p2p.session.bodies import deck_data, field_of
-from p2p.session.envelope import SignedMessage
+from p2p.session.bodies import KeysBody, deck_data
+
+
+@dataclass(frozen=True)
+class Opens:
+    """What a ``keys`` stage opens: slots to everyone, and slots to single seats."""
+
+    public: tuple[int, ...]
+    private: Mapping[str, tuple[int, ...]]   # seat (as text, as on the wire) -> its slots
 
 
 @dataclass(frozen=True)
@@ -31,8 +38,7 @@ class SealedKeys:
     slots: list[int]  # the slots whose keys the box holds (those due from ``author``)
 
 
-def keys_due(deck: Deck, author: int, opens: dict[str, Any]
-             ) -> tuple[list[int], dict[str, list[int]]]:
+def keys_due(deck: Deck, author: int, opens: Opens) -> tuple[list[int], dict[str, list[int]]]:
     """The slots whose keys ``author`` must send: (public, {recipient: private}).
 
     A deck slot needs every seat's slot key (a recipient has its own); a re-masked slot needs
@@ -44,19 +50,19 @@ def keys_due(deck: Deck, author: int, opens: dict[str, Any]
             return to != author
         return owner == author and to != author
 
-    public = [slot for slot in opens["public"] if due(slot, None)]
+    public = [slot for slot in opens.public if due(slot, None)]
     private = {}
-    for to_text, slots in opens["private"].items():
+    for to_text, slots in opens.private.items():
         mine = [slot for slot in slots if due(slot, int(to_text))]
         if mine:
             private[to_text] = mine
     return public, private
 
 
-def slots_to_open(engine: GameState, base: list[int]) -> tuple[dict[str, Any] | None, list[int]]:
+def slots_to_open(engine: GameState, base: list[int]) -> tuple[Opens | None, list[int]]:
     """Slots whose card some seats have just come to know (``engine.known`` against its value
-    ``base`` at the previous opening): ``({"public": [...], "private": {seat: [...]}}, new
-    base)``, or ``None`` when nothing is to be opened."""
+    ``base`` at the previous opening), and the new base; ``None`` when nothing is to be
+    opened."""
     base = base + [0] * (len(engine.known) - len(base))
     public: list[int] = []
     private: dict[int, list[int]] = {}
@@ -73,12 +79,12 @@ def slots_to_open(engine: GameState, base: list[int]) -> tuple[dict[str, Any] | 
     new_base = engine.known[:]
     if not public and not private:
         return None, new_base
-    return ({"public": public, "private": {str(k): v for k, v in sorted(private.items())}},
+    return (Opens(tuple(public), {str(k): tuple(v) for k, v in sorted(private.items())}),
             new_base)
 
 
-def keys_body(deck: Deck, me: int, opens: dict[str, Any],
-              box_of_seat: Callable[[int], PublicKey]) -> dict[str, Any]:
+def keys_body(deck: Deck, me: int, opens: Opens,
+              box_of_seat: Callable[[int], PublicKey]) -> KeysBody:
     """Our ``keys`` stage body: our public reveals, and our keys for each other recipient
     sealed to its box key."""
     public, due = keys_due(deck, me, opens)
@@ -88,12 +94,12 @@ def keys_body(deck: Deck, me: int, opens: dict[str, Any],
         keys = [deck.unmask_key(slot, to) if deck.remask_owner(slot) == me
                 else deck.disclose(slot, to) for slot in slots]
         private[seat_text] = seal(box_of_seat(to), canonical_json(keys))
-    return {"public": [deck.unmask(slot) if deck.remask_owner(slot) == me
-                       else deck.reveal(slot) for slot in public], "private": private}
+    return KeysBody(tuple(deck.unmask(slot) if deck.remask_owner(slot) == me
+                          else deck.reveal(slot) for slot in public), private)
 
 
-def take_keys(deck: Deck, opens: dict[str, Any],
-              contributions: Sequence[tuple[int, SignedMessage]], me: int | None,
+def take_keys(deck: Deck, opens: Opens,
+              contributions: Sequence[tuple[int, KeysBody]], me: int | None,
               my_box: PrivateKey | None, sealed_log: list[SealedKeys]) -> dict[int, int]:
     """Apply every seat's ``keys`` message (in seat order): check each public key and, for
     us, each sealed one. Returns the deck card of every slot opened to us or to everyone."""
@@ -104,10 +110,9 @@ def take_keys(deck: Deck, opens: dict[str, Any],
         if event is not None:
             seen[event.slot] = event.card
 
-    for seat, signed in contributions:
-        body = signed.msg.body
+    for seat, body in contributions:
         public_due, private_due = keys_due(deck, seat, opens)
-        public = field_of(seat, body, "public", list)
+        public = body.public
         if len(public) != len(public_due):
             raise RemoteProtocolError(seat, f"sent {len(public)} public keys, "
                                             f"{len(public_due)} were due")
@@ -117,7 +122,7 @@ def take_keys(deck: Deck, opens: dict[str, Any],
                 raise RemoteProtocolError(seat, f"public key for the wrong slot "
                                                 f"(expected {slot})")
             receive(seat, reveal)
-        private = field_of(seat, body, "private", dict)
+        private = body.private
         if set(private) != set(private_due):
             raise RemoteProtocolError(seat, f"private keys for seats {sorted(private)}, "
                                             f"expected {sorted(private_due)}")
@@ -132,8 +137,8 @@ def take_keys(deck: Deck, opens: dict[str, Any],
                     raise RemoteProtocolError(seat, f"sealed key is not for slot {slot}")
                 receive(seat, data)
     # Our own newly dealt cards complete with the others' keys; the engine learns them.
-    mine = opens["private"].get(str(me), []) if me is not None else []
-    for slot in [*mine, *opens["public"]]:
+    mine = opens.private.get(str(me), ()) if me is not None else ()
+    for slot in [*mine, *opens.public]:
         if slot not in seen:
             card = deck.card_of(slot)
             if card is None:

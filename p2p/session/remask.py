@@ -25,8 +25,6 @@ from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, re
 from p2p.deck.deck import Deck
 from p2p.deck.messages import Remask, parse_deck_message
 from p2p.errors import LocalProtocolError, RemoteProtocolError
-from p2p.session.bodies import deck_data, field_of
-from p2p.session.envelope import SignedMessage
 
 
 def dispatch_remask_due(engine: GameState, done: int) -> list[int]:
@@ -52,14 +50,12 @@ def own_remask(deck: Deck, engine: GameState, seat: int, seats: Sequence[int]
 
 
 def apply_remasks(deck: Deck, engine: GameState, me: int | None,
-                  contributions: Sequence[tuple[int, SignedMessage]], name: str = "deck"
-                  ) -> list[Relabel]:
-    """Apply every seat's re-mask (field ``name`` of its message, in seat order) to the deck
+                  contributions: Sequence[tuple[int, dict[str, Any]]]) -> list[Relabel]:
+    """Apply every seat's re-mask (its ``deck/remask`` message, in seat order) to the deck
     and the engine; returns the relabels as the audit replays them (their order is
     recomputed from the opened seeds)."""
     done = []
-    for seat, signed in contributions:
-        data = deck_data(seat, field_of(seat, signed.msg.body, name, dict))
+    for seat, data in contributions:
         message = parse_deck_message(seat, data)
         if not isinstance(message, Remask):
             raise RemoteProtocolError(seat, "a remask stage needs a deck/remask message")

@@ -11,7 +11,7 @@ from p2p.errors import LocalProtocolError
 from p2p.session.fields import SessionFields
 from p2p.session.opening import keys_due, slots_to_open
 from p2p.session.remask import dispatch_remask_due, pick_remaskers
-from p2p.session.stages import Stage
+from p2p.session.stages import PickRound, Seats, Stage, StageKind, ToAct
 
 
 class Schedule(SessionFields):
@@ -23,17 +23,17 @@ class Schedule(SessionFields):
             return stage
         if not self.seat_of_peer:
             if not self.setup.all_committed:
-                return self._stage("setup/commit")
-            return self._stage("setup/reveal")
+                return self._stage(StageKind.SETUP_COMMIT)
+            return self._stage(StageKind.SETUP_REVEAL)
         deck = self.deck
         assert deck is not None
         if self.engine is None:
             turn = deck.turn
             if turn is not None and turn.step == "commit":
-                return self._stage("deck/commit")
+                return self._stage(StageKind.DECK_COMMIT)
             if turn is not None:
                 assert turn.seat is not None
-                return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
+                return self._stage(StageKind.DECK_STEP, [self.peer_of_seat[turn.seat]])
             return None  # unreachable: the engine is created when the deck is ready
         s = self.engine
         opens, self.known_base = slots_to_open(s, self.known_base)
@@ -41,10 +41,10 @@ class Schedule(SessionFields):
             # Only the seats with keys due contribute: a re-masked slot needs its holder alone.
             senders = [self.peer_of_seat[seat] for seat in range(self.n)
                        if any(keys_due(deck, seat, opens))]
-            return self._stage("keys", senders, opens=opens)
+            return self._stage(StageKind.KEYS, senders, opens)
         if s.phase is Phase.OVER:
             if self.result is None and len(self.openings) < self.n:
-                return self._stage("audit")
+                return self._stage(StageKind.AUDIT)
             return None
         if s.chance is not None:
             kind = s.chance[0]
@@ -53,27 +53,27 @@ class Schedule(SessionFields):
                     self.chance_exchange = SeedExchange(self.game_id,
                                                         f"leftovers/{s.round}", self.n)
                 if not self.chance_exchange.all_committed:
-                    return self._stage("chance/commit")
-                return self._stage("chance/reveal")
+                    return self._stage(StageKind.CHANCE_COMMIT)
+                return self._stage(StageKind.CHANCE_REVEAL)
             turn = deck.turn
             if turn is None:
                 deck.begin_batch(s.discard)  # hidden or not, as they are (ruling 23)
                 turn = deck.turn
             assert turn is not None and turn.seat is not None
-            return self._stage("deck/step", [self.peer_of_seat[turn.seat]])
+            return self._stage(StageKind.DECK_STEP, [self.peer_of_seat[turn.seat]])
         if s.awaiting:
             raise LocalProtocolError(f"engine waits for slots {s.awaiting} nobody opened")
         remaskers = dispatch_remask_due(s, self.remasked_round)
         if remaskers:
-            return self._stage("remask", [self.peer_of_seat[x] for x in remaskers],
-                               seats=remaskers)
+            return self._stage(StageKind.REMASK, [self.peer_of_seat[x] for x in remaskers],
+                               Seats(tuple(remaskers)))
         pickers = waiting_pickers(s)
         if pickers:
             self.pick_counter += 1
-            return self._stage("pick/commit", [self.peer_of_seat[x] for x in pickers],
-                               pickers=pickers, pick=self.pick_counter,
-                               seats=pick_remaskers(s, deck, pickers))
+            return self._stage(StageKind.PICK_COMMIT, [self.peer_of_seat[x] for x in pickers],
+                               PickRound(tuple(pickers), self.pick_counter,
+                                         tuple(pick_remaskers(s, deck, pickers))))
         movers = to_move(s)
         if movers:
-            return self._stage("action", [self.peer_of_seat[movers[0]]], seat=movers[0])
+            return self._stage(StageKind.ACTION, [self.peer_of_seat[movers[0]]], ToAct(movers[0]))
         return None

@@ -15,9 +15,8 @@ from typing import Any
 
 from p2p.errors import RemoteProtocolError
 
-# Stage kinds that wait for a human (or bot) decision.
-DECISIONS = ("action", "pick/commit")
-# The two game clocks a player has: one for its decisions, one for its automatic steps.
+# The two game clocks a player has: one for its decisions, one for its automatic steps (each
+# stage kind runs on one of them: its ``StageSpec.clock``).
 DECISION, STEP = "decision", "step"
 
 # Whole seconds on the wire (canonical JSON has no floats).
@@ -52,19 +51,19 @@ class Timing:
                 "decision_increment": self.decision_increment,
                 "step_bank": self.step_bank, "step_increment": self.step_increment}
 
-    def limit(self, kind: str) -> float:
-        """Seconds a peer has for a stage of ``kind`` before it is late."""
-        return self.decision + self.step if kind in DECISIONS else self.step
+    def limit(self, clock: str) -> float:
+        """Seconds a peer has for a stage on game clock ``clock`` before it is late."""
+        return self.decision + self.step if clock == DECISION else self.step
 
-    def bank(self, kind: str) -> tuple[int, int]:
-        """The game clock a stage of ``kind`` runs on: (bank, increment); bank 0: none."""
-        if clock_of(kind) == DECISION:
+    def bank(self, clock: str) -> tuple[int, int]:
+        """Game clock ``clock`` (DECISION or STEP): (bank, increment); bank 0: none."""
+        if clock == DECISION:
             return self.decision_bank, self.decision_increment
         return self.step_bank, self.step_increment
 
-    def tolerance(self, kind: str) -> float:
+    def tolerance(self, clock: str) -> float:
         """How far past zero a game clock must be before a peer declares it run out."""
-        return self.grace + BANK_TOLERANCE * self.bank(kind)[0]
+        return self.grace + BANK_TOLERANCE * self.bank(clock)[0]
 
     def describe(self) -> str:
         def bank(seconds: int, increment: int) -> str:
@@ -72,11 +71,6 @@ class Timing:
         return (f"{self.decision} s per decision, {self.step} s per automatic step; game "
                 f"clock per player: decisions {bank(self.decision_bank, self.decision_increment)}"
                 f", steps {bank(self.step_bank, self.step_increment)}")
-
-
-def clock_of(kind: str) -> str:
-    """Which of a player's two game clocks a stage of ``kind`` runs on."""
-    return DECISION if kind in DECISIONS else STEP
 
 
 def _minutes(seconds: float) -> str:

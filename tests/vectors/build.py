@@ -257,7 +257,7 @@ def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
 
     def record(stage: Any) -> None:
         stages.append({"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
-                       "state": stage.info.get("state")})
+                       "state": stage.state})
         entered(stage)
 
     observer._entered = record  # type: ignore[method-assign]
