@@ -53,6 +53,27 @@ def test_the_canonical_vectors_spell_what_the_spec_says() -> None:
                                sort_keys=True)] == '{"B":4,"Z":2,"a":3,"ä":6,"é":1,"😀":5}'
 
 
+def _escaped_as_the_spec_says(text: str) -> str:
+    """protocol.md, "Canonical encoding": the escapes, written from the text, not the code."""
+    short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
+             "\r": "\\r"}
+    return '"' + "".join(short.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 else c)
+                         for c in text) + '"'
+
+
+def test_the_canonical_escapes_are_the_ones_the_spec_lists() -> None:
+    cases = json.loads((VECTORS / "canonical.json").read_text(encoding="utf-8"))["cases"]
+    strings = [c for c in cases if isinstance(c["value"], str)]
+    covered = set("".join(c["value"] for c in strings))
+    assert {chr(c) for c in range(0x20)} | {'"', "\\", "\x7f", "\u2028", "/"} <= covered
+    for case in strings:
+        assert case["encoding_utf8"] == _escaped_as_the_spec_says(case["value"])
+    keyed = next(c for c in cases if isinstance(c["value"], dict) and "\ue000" in c["value"])
+    keys = sorted(keyed["value"], key=lambda k: [ord(c) for c in k])
+    assert keyed["encoding_utf8"] == "{" + ",".join(
+        f"{_escaped_as_the_spec_says(k)}:{keyed['value'][k]}" for k in keys) + "}"
+
+
 def test_the_stream_vectors_follow_the_spec_not_just_the_code() -> None:
     """Recompute the first words straight from protocol.md's definition of the stream."""
     import hashlib

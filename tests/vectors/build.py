@@ -61,6 +61,13 @@ CANONICAL_VALUES: list[Any] = [
     "quote \" backslash \\ slash / tab \t newline \n nul \u0000 del \u007f",
     "non-ASCII as itself: é € 😀",
     [[], [[]], {"x": {"y": {}}}],
+    # every character that is escaped (U+0000-U+001F, quote, backslash), then characters that
+    # are not: DEL, C1 controls, the line and paragraph separators, slash, a non-BMP character
+    "".join(chr(c) for c in range(0x20)) + "\"\\",
+    "\u007f\u0080\u0085\u009f\u2028\u2029/\U0010ffff",
+    # keys are escaped like strings and sorted by code point of their unescaped text
+    {"\U0001f600": 1, "\ue000": 2, "a\n": 3, "a\"": 4, "a": 5, "\u001f": 6},
+    [-12, 10**30, -(10**30)],
 ]
 
 
