@@ -35,7 +35,7 @@ def test_vector_file_matches_the_implementation(name: str) -> None:
 
 def test_every_vector_file_is_built_and_documented() -> None:
     on_disk = {p.name for p in VECTORS.glob("*.json")}
-    assert on_disk == set(BUILD.vector_files()) | {BUILD.TRANSCRIPT_FILE}
+    assert on_disk == set(BUILD.vector_files()) | {BUILD.TRANSCRIPT_FILE, BUILD.VERDICTS_FILE}
     protocol = (VECTORS.parent.parent / "protocol.md").read_text(encoding="utf-8")
     for name in on_disk:
         assert f"tests/vectors/{name}" in protocol, f"protocol.md does not describe {name}"
@@ -130,3 +130,26 @@ def test_the_transcript_vector_game_is_reproducible_from_its_seeds() -> None:
     """Everything but the sealed boxes (and so the signatures and prev hashes) is determined
     by the identities, master secrets and choices: a rebuild gives the same trace."""
     assert BUILD.transcript_vector()["trace"] == TRANSCRIPT["trace"]
+
+
+VERDICTS = json.loads((VECTORS / BUILD.VERDICTS_FILE).read_text(encoding="utf-8"))
+
+
+def test_the_verdict_vectors_are_the_edits_build_makes_of_the_transcript_vector() -> None:
+    """Every case is derived deterministically from transcript.json (re-signed by its
+    authors, the one sealed box with a derived ephemeral key): a rebuild gives the same files."""
+    built = BUILD.verdict_cases(TRANSCRIPT)
+    assert [c["name"] for c in built] == [c["name"] for c in VERDICTS["cases"]]
+    for case, stored in zip(built, VERDICTS["cases"], strict=True):
+        assert case["transcript"] == stored["transcript"], case["name"]
+    # every path of "Verifying a transcript": each exit status, and a peer of each index named
+    expected = [c["expected"] for c in VERDICTS["cases"]]
+    assert {e["verdict"] for e in expected} == {"fair", "unfair", "damaged", "unreadable",
+                                                "abandoned", "incomplete"}
+    assert {e["blame_peer"] for e in expected if e["verdict"] == "unfair"} == {0, 1}
+    assert {e["blame_peer"] for e in expected if e["verdict"] == "abandoned"} == {0, 1}
+
+
+@pytest.mark.parametrize("case", VERDICTS["cases"], ids=lambda c: c["name"])
+def test_a_verdict_vector_verifies_as_stated(case: dict) -> None:
+    assert BUILD.verdict_of(case["transcript"]) == case["expected"]

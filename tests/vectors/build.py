@@ -299,6 +299,64 @@ def transcript_vector() -> dict[str, Any]:
             "trace": transcript_trace(roster, messages)}
 
 
+# -- verdicts: tampered copies of that transcript and what `solstice verify` says -----------------
+
+VERDICTS_FILE = "verdicts.json"
+
+
+def verdict_of(transcript: dict[str, Any]) -> dict[str, Any]:
+    """What ``solstice verify --json`` prints for a file holding ``transcript`` (``json``;
+    null when the file is unreadable and it prints only an error) and its exit status."""
+    import tempfile
+
+    from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "transcript.json"
+        path.write_bytes(canonical_json(transcript))
+        try:
+            verdict = verify_transcript(path)
+        except TranscriptUnreadable:
+            return {"exit": 2, "verdict": "unreadable", "blame_peer": None, "message": None,
+                    "json": None}
+    data = verdict.to_json()
+    return {"exit": verdict.exit_status, "verdict": verdict.status,
+            "blame_peer": data.get("blame_peer"), "message": data.get("message"), "json": data}
+
+
+def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every verdict case derived from ``base`` (transcript.json's data), without verdicts."""
+    sys.path.insert(0, str(HERE))
+    from verdict_cases import cases
+
+    states = {stage["stage"]: stage["state"] for stage in base["trace"]["stages"]}
+    return cases(base["transcript"], states)
+
+
+def verdicts_vector() -> dict[str, Any]:
+    base = json.loads((HERE / TRANSCRIPT_FILE).read_text(encoding="utf-8"))
+    cases = [{**case, "expected": verdict_of(case["transcript"])} for case in verdict_cases(base)]
+    return {"name": "verdicts",
+            "description": "transcripts derived from transcript.json's game (peer 0 holds game "
+                           "seat 1, peer 1 seat 0), honest and tampered, each with the exit "
+                           "status of `solstice verify`, its verdict, the peer it names "
+                           "(blame_peer, a peer index), the message index it reports and the "
+                           "whole `--json` object (its texts are this implementation's "
+                           "wording); see 'Verifying a transcript'",
+            "identity_seeds": base["identity_seeds"], "masters": base["masters"],
+            "cases": cases}
+
+
+def render_verdicts(data: dict[str, Any]) -> str:
+    """One case per line (a transcript pretty-printed would triple the file)."""
+    def line(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    head = {k: v for k, v in data.items() if k != "cases"}
+    text = render(head)[:-3] + ',\n "cases": [\n'
+    return text + ",\n".join(line(case) for case in data["cases"]) + "\n ]\n}\n"
+
+
 def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
     """File name -> builder. The test imports this to recompute every file."""
     return {
@@ -365,6 +423,10 @@ def main() -> None:
     if "--transcript" in sys.argv:
         (HERE / TRANSCRIPT_FILE).write_text(render(transcript_vector()), encoding="utf-8")
         print(f"wrote {HERE / TRANSCRIPT_FILE}")
+    # Derived from the stored transcript.json (rebuild it after that one).
+    if "--transcript" in sys.argv or "--verdicts" in sys.argv:
+        (HERE / VERDICTS_FILE).write_text(render_verdicts(verdicts_vector()), encoding="utf-8")
+        print(f"wrote {HERE / VERDICTS_FILE}")
 
 
 if __name__ == "__main__":
