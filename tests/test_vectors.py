@@ -147,7 +147,7 @@ def test_the_verdict_vectors_are_the_edits_build_makes_of_the_transcript_vector(
     assert {e["verdict"] for e in expected} == {"fair", "unfair", "damaged", "unreadable",
                                                 "abandoned", "incomplete"}
     assert {e["blame_peer"] for e in expected if e["verdict"] == "unfair"} == {0, 1}
-    assert {e["blame_peer"] for e in expected if e["verdict"] == "abandoned"} == {0, 1}
+    assert {e["blame_peer"] for e in expected if e["verdict"] == "abandoned"} == {0, 1, 2}
 
 
 @pytest.mark.parametrize("case", VERDICTS["cases"], ids=lambda c: c["name"])

@@ -327,23 +327,30 @@ def verdict_of(transcript: dict[str, Any]) -> dict[str, Any]:
 def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
     """Every verdict case derived from ``base`` (transcript.json's data), without verdicts."""
     sys.path.insert(0, str(HERE))
-    from verdict_cases import cases
+    from verdict_cases import cases, three_peer_base, three_peer_cases
 
     states = {stage["stage"]: stage["state"] for stage in base["trace"]["stages"]}
-    return cases(base["transcript"], states)
+    return cases(base["transcript"], states) + three_peer_cases(three_peer_base())
 
 
 def verdicts_vector() -> dict[str, Any]:
+    sys.path.insert(0, str(HERE))
+    from verdict_cases import GAME3
+
     base = json.loads((HERE / TRANSCRIPT_FILE).read_text(encoding="utf-8"))
     cases = [{**case, "expected": verdict_of(case["transcript"])} for case in verdict_cases(base)]
     return {"name": "verdicts",
             "description": "transcripts derived from transcript.json's game (peer 0 holds game "
-                           "seat 1, peer 1 seat 0), honest and tampered, each with the exit "
+                           "seat 1, peer 1 seat 0) and from the start of a 3-peer game (seat "
+                           "order [2, 0, 1]), honest and tampered, each with the exit "
                            "status of `solstice verify`, its verdict, the peer it names "
                            "(blame_peer, a peer index), the message index it reports and the "
                            "whole `--json` object (its texts are this implementation's "
                            "wording); see 'Verifying a transcript'",
             "identity_seeds": base["identity_seeds"], "masters": base["masters"],
+            "three_peer_game": GAME3, "three_peer_identity_seeds": [
+                seed_bytes(f"verdict identity {i}").hex() for i in range(3)],
+            "three_peer_masters": [seed_bytes(f"verdict master {i}").hex() for i in range(3)],
             "cases": cases}
 
 

@@ -222,6 +222,11 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     case("unfair-false-sealed-key-claimed", "the same false sealed key, claimed at once by its "
          "recipient (peer 1), whose abort carries the keys message and its box secret: every "
          "verifier opens the box itself and names peer 0", [*head, claim])
+    wrong_box = abort(head, 1, 9, {"kind": "unfair", "blame": 0, "reason": "false sealed key",
+                                   "evidence": [false_deal], "box": box_secret(0, game)})
+    case("abandoned-claim-with-another-box", "the same claim, but the box secret it opens is "
+         "not the one peer 1 announced (it is peer 0's): the sealed keys cannot be checked, the "
+         "claim proves nothing and its sender is named", [*head, wrong_box])
     twin = with_body(m[commit9], lambda b: b.update(commitment=flip_hex(b["commitment"])))
     head = m[:commit9 + 2]
     claim = abort(head, 1, 10, {"kind": "unfair", "blame": 0, "reason": "equivocation",
@@ -295,4 +300,90 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
          "nobody: it is named as having left", [*head, stopped])
     case("incomplete-truncated", "the file ends at stage 24, nobody having claimed anything: "
          "incomplete, nobody named", head)
+    return out
+
+
+# -- a 3-peer game, for the rules a 2-peer table cannot show ---------------------------------------
+
+GAME3 = "5015ce0000000000000000000000003d"  # its setup seat order is [2, 0, 1]
+ROUNDS3 = 12  # loopback rounds played: the first 41 messages of peer 0's log
+
+
+def three_peer_base() -> Transcript:
+    """The start of an honest 3-peer game (every choice the first legal one), with sealed
+    boxes made with derived ephemeral keys so that it is the same on every build."""
+    from unittest import mock
+
+    from nacl.public import PublicKey
+
+    from p2p.net.roster import Roster, RosterEntry
+    from p2p.session.loopback import LoopbackGame
+    from p2p.session.machine import GameSession
+    from p2p.storage.transcript import FORMAT
+
+    identities = [Identity.from_private_bytes(seed_bytes(f"verdict identity {i}"))
+                  for i in range(3)]
+    masters = [seed_bytes(f"verdict master {i}") for i in range(3)]
+    keys = [identity.public_bytes for identity in identities]
+    loop = LoopbackGame(3, GAME3)
+    loop.identities, loop.masters = identities, masters
+    loop.sessions = [GameSession(GAME3, keys, me, identities[me], masters[me]) for me in range(3)]
+    sealed = [0]
+
+    def seal(recipient: PublicKey, data: bytes) -> str:
+        sealed[0] += 1
+        return seal_deterministically(bytes(recipient), data, f"verdict 3-peer box {sealed[0]}")
+
+    with mock.patch("p2p.session.opening.seal", seal):
+        loop.play(lambda view: view.legal[0], max_rounds=ROUNDS3)
+    entries = tuple(RosterEntry(i, f"peer{i}", key, "127.0.0.1", 4000 + i)
+                    for i, key in enumerate(keys))
+    roster = Roster(GAME3, entries).sign(identities[0])
+    return {"format": FORMAT, "roster": roster.signed_json(),
+            "messages": loop.sessions[0].transcript_messages(),
+            "outcome": {"ok": False, "verdict": "incomplete",
+                        "reason": "the game did not finish", "blame": None}}
+
+
+def three_peer_cases(base: Transcript) -> list[dict[str, Any]]:
+    m: Messages = base["messages"]
+    identities = [Identity.from_private_bytes(seed_bytes(f"verdict identity {i}"))
+                  for i in range(3)]
+    out: list[dict[str, Any]] = []
+
+    def claim(messages: Messages, peer: int, blame: int, silent_at: int) -> dict[str, Any]:
+        """``peer`` claims ``blame`` silent at stage ``silent_at`` (a claim of silence is
+        about the stage its `stage` names)."""
+        seq = 1 + max(x["msg"]["seq"] for x in messages if x["msg"]["seat"] == peer)
+        body = {"kind": "abandoned", "blame": blame, "reason": f"peer {blame} sent nothing for "
+                f"stage {silent_at}", "evidence": None, "stage": silent_at}
+        msg = Message(GAME3, peer, seq, signed(messages[-1]).hash, "abort", body)
+        return sign_message(identities[peer], msg).to_json()
+
+    def case(name: str, description: str, messages: Messages) -> None:
+        out.append({"name": name, "description": description,
+                    "transcript": {**copy.deepcopy(base), "messages": messages}})
+
+    commits = [find(m, p, "pick/commit", 11) for p in range(3)]
+    case("incomplete-3-peers-start", "the start of an honest 3-peer game (seat order [2, 0, 1]):"
+         " incomplete, nobody named", m)
+    head = m[:max(commits) + 1]
+    case("abandoned-3-peers-silence-refuted", "the pick commitments of stage 11 are all in, "
+         "and peer 0 then claims peer 1 silent at stage 11: peer 2 did not sign such a claim "
+         "(no unanimity) and peer 1's message is in the file: refuted, peer 0 is named",
+         [*head, claim(head, 0, 1, 11)])
+    missing = [x for i, x in enumerate(head) if i != commits[1]]
+    case("abandoned-3-peers-silence-agreed", "the same stage without peer 1's commitment, and "
+         "peer 0's claim that peer 1 is silent there: the replay stands at stage 11 with it "
+         "missing, so peer 1 is named", [*missing, claim(missing, 0, 1, 11)])
+    step = find(m, 2, "deck/step")  # a deck step of peer 2 alone
+    stage = m[step]["msg"]["body"]["stage"]
+    early = m[:step]
+    case("incomplete-3-peers-claim-about-a-later-stage", f"the file stops before peer 2's "
+         f"deck step (stage {stage}), with peer 0's claim that peer 1 was silent at stage 30, "
+         "which the replay never reached; the stage it stopped at does not need peer 0: "
+         "nobody is named", [*early, claim(early, 0, 1, 30)])
+    case("abandoned-3-peers-claim-about-a-later-stage", f"the same claim, sent by peer 2, "
+         f"which the stage the replay stopped at (stage {stage}) needs: peer 2 is named",
+         [*early, claim(early, 2, 1, 30)])
     return out
