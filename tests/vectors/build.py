@@ -251,6 +251,33 @@ def transcript_game() -> tuple[Any, Any]:
     return Roster(TRANSCRIPT_GAME, entries).sign(loop.identities[0]), loop.sessions[0]
 
 
+def decided(session: Any, stage: Any) -> dict[str, Any]:
+    """What the rules decided for a stage, beyond its kind, peers and state hash, in game
+    seats: the deck step due, the keys due from each seat, the pickers (and pick number k),
+    the seats that must re-mask and the hand each re-masks, the seat to act."""
+    from p2p.session.opening import keys_due
+
+    info, engine, deck = stage.info, session.engine, session.deck
+    if stage.kind == "deck/step":
+        turn = deck.turn
+        return {"deck_step": {"step": turn.step, "seat": turn.seat, "batch": turn.batch}}
+    if stage.kind == "keys":
+        due = {}
+        for seat in range(session.n):
+            public, private = keys_due(deck, seat, info["opens"])
+            if public or private:
+                due[str(seat)] = {"public": public, "private": private}
+        return {"opens": info["opens"], "keys_due": due}
+    if stage.kind == "pick/commit":
+        return {"pick": info["pick"], "pickers": list(info["pickers"]),
+                "remask": {str(seat): list(engine.hands[seat]) for seat in info["seats"]}}
+    if stage.kind == "remask":
+        return {"remask": {str(seat): list(engine.hands[seat]) for seat in info["seats"]}}
+    if stage.kind == "action":
+        return {"seat": info["seat"]}
+    return {}
+
+
 def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
     """Replay signed messages through a keyless observer and list what a verifier computes:
     every stage (number, kind, contributing peers, state hash), the joint seeds, the seat
@@ -263,8 +290,10 @@ def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
     entered = observer._entered
 
     def record(stage: Any) -> None:
-        stages.append({"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
-                       "state": stage.info.get("state")})
+        entry = {"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
+                 "state": stage.info.get("state")}
+        entry.update(decided(observer, stage))
+        stages.append(entry)
         entered(stage)
 
     observer._entered = record  # type: ignore[method-assign]
