@@ -153,3 +153,13 @@ def test_the_verdict_vectors_are_the_edits_build_makes_of_the_transcript_vector(
 @pytest.mark.parametrize("case", VERDICTS["cases"], ids=lambda c: c["name"])
 def test_a_verdict_vector_verifies_as_stated(case: dict) -> None:
     assert BUILD.verdict_of(case["transcript"]) == case["expected"]
+
+
+def test_the_verdict_cases_protocol_md_names_exist() -> None:
+    import re
+
+    protocol = (VECTORS.parent.parent / "protocol.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:fair|unfair|damaged|abandoned|incomplete)-[a-z0-9-]+)`",
+                           protocol))
+    assert named, "protocol.md names no verdict case"
+    assert named <= {c["name"] for c in VERDICTS["cases"]}
