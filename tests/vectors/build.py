@@ -278,10 +278,11 @@ def decided(session: Any, stage: Any) -> dict[str, Any]:
     return {}
 
 
-def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
+def transcript_trace(roster: Any, messages: list[Any], whole: bool = True) -> dict[str, Any]:
     """Replay signed messages through a keyless observer and list what a verifier computes:
     every stage (number, kind, contributing peers, state hash), the joint seeds, the seat
-    order, the game's cards, the cards seen and the result."""
+    order, the game's cards, the cards seen and the result. ``whole``: the messages are a
+    whole game (else the start of one: no result; the stage it stops at is the last one)."""
     from p2p.session.envelope import SignedMessage
     from p2p.session.machine import GameSession
 
@@ -300,15 +301,16 @@ def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
     order = sorted(messages, key=lambda m: (m["msg"]["body"]["stage"], m["msg"]["seat"]))
     for data in order:
         observer.accept(SignedMessage.decode(canonical_json(data)), direct=False)
-    assert observer.result is not None and observer.engine is not None
-    assert observer.config is not None
+    assert observer.engine is not None and observer.config is not None
+    assert observer.result is not None or not whole
     return {"setup_joint_seed": observer.setup.joint_seed().hex(),
             "seat_of_peer": observer.seat_of_peer, "config": observer.config.to_dict(),
             "card_ids": list(observer.card_ids), "stages": stages,
             "public_cards": {str(slot): card for slot, card in
                              enumerate(observer.engine.card_of) if card >= 0},
             "final_state": public_hash(observer.engine),
-            "result": {k: v for k, v in observer.result.items() if k != "summary"}}
+            "result": {k: v for k, v in observer.result.items() if k != "summary"}
+            if observer.result is not None else None}
 
 
 def transcript_vector() -> dict[str, Any]:
@@ -359,7 +361,13 @@ def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
     from verdict_cases import cases, three_peer_base, three_peer_cases
 
     states = {stage["stage"]: stage["state"] for stage in base["trace"]["stages"]}
-    return cases(base["transcript"], states) + three_peer_cases(three_peer_base())
+    def trace(transcript: dict[str, Any]) -> dict[str, Any]:
+        from p2p.net.roster import Roster
+
+        roster = Roster.from_signed_json(transcript["roster"])
+        return transcript_trace(roster, transcript["messages"], whole=False)
+
+    return cases(base["transcript"], states) + three_peer_cases(three_peer_base(), trace)
 
 
 def verdicts_vector() -> dict[str, Any]:

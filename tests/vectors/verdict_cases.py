@@ -345,7 +345,9 @@ def three_peer_base() -> Transcript:
                         "reason": "the game did not finish", "blame": None}}
 
 
-def three_peer_cases(base: Transcript) -> list[dict[str, Any]]:
+def three_peer_cases(base: Transcript, trace: Callable[[Transcript], dict[str, Any]]
+                     ) -> list[dict[str, Any]]:
+    """``trace``: what a verifier computes from a transcript (``build.transcript_trace``)."""
     m: Messages = base["messages"]
     identities = [Identity.from_private_bytes(seed_bytes(f"verdict identity {i}"))
                   for i in range(3)]
@@ -366,7 +368,9 @@ def three_peer_cases(base: Transcript) -> list[dict[str, Any]]:
 
     commits = [find(m, p, "pick/commit", 11) for p in range(3)]
     case("incomplete-3-peers-start", "the start of an honest 3-peer game (seat order [2, 0, 1]):"
-         " incomplete, nobody named", m)
+         " incomplete, nobody named; its 'trace' lists what the rules decided at every stage, "
+         "as transcript.json's does", m)
+    out[-1]["trace"] = trace(base)
     head = m[:max(commits) + 1]
     case("abandoned-3-peers-silence-refuted", "the pick commitments of stage 11 are all in, "
          "and peer 0 then claims peer 1 silent at stage 11: peer 2 did not sign such a claim "
