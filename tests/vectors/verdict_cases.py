@@ -177,6 +177,12 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     case("unfair-bad-seed-opening", "peer 0's setup reveal does not open its commitment: "
          "detected when the stage is complete, at message 3 (peer 1's reveal)",
          [*m[:2], reveal0, m[3]])
+    for name, key, why in (("unfair-low-order-box-key", "00" * 31 + "80", "32 zero bytes but "
+                            "bit 255, one of the 14 refused encodings"),
+                           ("unfair-upper-case-box-key", m[1]["msg"]["body"]["box"].upper(),
+                            "its true key in upper-case hex, a second encoding")):
+        case(name, f"peer 1's setup/commit announces a box key of {why}: peer 1 is named when "
+             "the stage is complete", [m[0], with_body(m[1], lambda b, k=key: b.update(box=k))])
     case("unfair-wrong-state-hash", "peer 0's first action carries another state hash",
          [*m[:action24], with_body(m[action24], lambda b: b.update(state=flip_hex(b["state"])))])
     case("unfair-illegal-action", "peer 1's first action dispatches to a planet that does "
