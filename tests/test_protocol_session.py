@@ -89,6 +89,31 @@ def test_an_author_more_than_64_messages_ahead_of_the_game_is_refused(game, tmp_
     assert verdict.message == MAX_QUEUED + 1
 
 
+def test_messages_released_when_a_gap_fills_are_not_bounded_by_64(game, tmp_path):
+    """The same padded file with peer 0's seq 1 moved after its others: those wait ahead of
+    the gap (up to 256 may), and when seq 1 fills it they all join the queue at once, beyond
+    the 64 the in-sequence bound allows. The game verifies (the padding follows the audit)."""
+    loop, path = game
+    data = json.loads(path.read_text())
+    own = [SignedMessage.decode(canonical_json(m)) for m in data["messages"]
+           if m["msg"]["seat"] == 0]
+    last = own[-1]
+    extra = [resign(loop, last, seq=last.msg.seq + 1 + i, type="noise").to_json()
+             for i in range(MAX_QUEUED)]
+    mine = [m.to_json() for m in own] + extra
+    gapped = [mine[0], *mine[2:], mine[1]] + [m for m in data["messages"]
+                                              if m["msg"]["seat"] == 1]
+    verdict = verify_transcript(with_messages(path, tmp_path / "t.json", gapped))
+    assert verdict.ok, verdict.summary
+    # ahead of a gap, a copy with a bad signature or another game's id is dropped silently:
+    # the gap stays, and the file is damaged at its end (no message is reported as refused)
+    for name, change in (("signature", {"sig": "00" * 64}),
+                         ("game", {"msg": {**mine[3]["msg"], "game": "ff" * 16}})):
+        bad = [mine[0], *mine[2:3], {**mine[3], **change}]
+        verdict = verify_transcript(with_messages(path, tmp_path / "t.json", bad))
+        assert verdict.status == "damaged" and "follows a gap" in verdict.summary, name
+
+
 # -- 2. peer index versus game seat ------------------------------------------------------------
 
 def test_envelope_seat_is_the_peer_and_deck_seat_is_the_game_seat(game):

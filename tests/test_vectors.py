@@ -35,7 +35,7 @@ def test_vector_file_matches_the_implementation(name: str) -> None:
 
 def test_every_vector_file_is_built_and_documented() -> None:
     on_disk = {p.name for p in VECTORS.glob("*.json")}
-    assert on_disk == set(BUILD.vector_files()) | {BUILD.TRANSCRIPT_FILE}
+    assert on_disk == set(BUILD.vector_files()) | {BUILD.TRANSCRIPT_FILE, BUILD.VERDICTS_FILE}
     protocol = (VECTORS.parent.parent / "protocol.md").read_text(encoding="utf-8")
     for name in on_disk:
         assert f"tests/vectors/{name}" in protocol, f"protocol.md does not describe {name}"
@@ -51,6 +51,27 @@ def test_the_canonical_vectors_spell_what_the_spec_says() -> None:
     # keys sorted by code point: upper case before lower case, then non-ASCII
     assert by_value[json.dumps({"é": 1, "Z": 2, "a": 3, "B": 4, "😀": 5, "ä": 6},
                                sort_keys=True)] == '{"B":4,"Z":2,"a":3,"ä":6,"é":1,"😀":5}'
+
+
+def _escaped_as_the_spec_says(text: str) -> str:
+    """protocol.md, "Canonical encoding": the escapes, written from the text, not the code."""
+    short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
+             "\r": "\\r"}
+    return '"' + "".join(short.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 else c)
+                         for c in text) + '"'
+
+
+def test_the_canonical_escapes_are_the_ones_the_spec_lists() -> None:
+    cases = json.loads((VECTORS / "canonical.json").read_text(encoding="utf-8"))["cases"]
+    strings = [c for c in cases if isinstance(c["value"], str)]
+    covered = set("".join(c["value"] for c in strings))
+    assert {chr(c) for c in range(0x20)} | {'"', "\\", "\x7f", "\u2028", "/"} <= covered
+    for case in strings:
+        assert case["encoding_utf8"] == _escaped_as_the_spec_says(case["value"])
+    keyed = next(c for c in cases if isinstance(c["value"], dict) and "\ue000" in c["value"])
+    keys = sorted(keyed["value"], key=lambda k: [ord(c) for c in k])
+    assert keyed["encoding_utf8"] == "{" + ",".join(
+        f"{_escaped_as_the_spec_says(k)}:{keyed['value'][k]}" for k in keys) + "}"
 
 
 def test_the_stream_vectors_follow_the_spec_not_just_the_code() -> None:
@@ -109,3 +130,36 @@ def test_the_transcript_vector_game_is_reproducible_from_its_seeds() -> None:
     """Everything but the sealed boxes (and so the signatures and prev hashes) is determined
     by the identities, master secrets and choices: a rebuild gives the same trace."""
     assert BUILD.transcript_vector()["trace"] == TRANSCRIPT["trace"]
+
+
+VERDICTS = json.loads((VECTORS / BUILD.VERDICTS_FILE).read_text(encoding="utf-8"))
+
+
+def test_the_verdict_vectors_are_the_edits_build_makes_of_the_transcript_vector() -> None:
+    """Every case is derived deterministically from transcript.json (re-signed by its
+    authors, the one sealed box with a derived ephemeral key): a rebuild gives the same files."""
+    built = BUILD.verdict_cases(TRANSCRIPT)
+    assert [c["name"] for c in built] == [c["name"] for c in VERDICTS["cases"]]
+    for case, stored in zip(built, VERDICTS["cases"], strict=True):
+        assert case == {k: v for k, v in stored.items() if k != "expected"}, case["name"]
+    # every path of "Verifying a transcript": each exit status, and a peer of each index named
+    expected = [c["expected"] for c in VERDICTS["cases"]]
+    assert {e["verdict"] for e in expected} == {"fair", "unfair", "damaged", "unreadable",
+                                                "abandoned", "incomplete"}
+    assert {e["blame_peer"] for e in expected if e["verdict"] == "unfair"} == {0, 1}
+    assert {e["blame_peer"] for e in expected if e["verdict"] == "abandoned"} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("case", VERDICTS["cases"], ids=lambda c: c["name"])
+def test_a_verdict_vector_verifies_as_stated(case: dict) -> None:
+    assert BUILD.verdict_of(case["transcript"]) == case["expected"]
+
+
+def test_the_verdict_cases_protocol_md_names_exist() -> None:
+    import re
+
+    protocol = (VECTORS.parent.parent / "protocol.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:fair|unfair|damaged|abandoned|incomplete)-[a-z0-9-]+)`",
+                           protocol))
+    assert named, "protocol.md names no verdict case"
+    assert named <= {c["name"] for c in VERDICTS["cases"]}

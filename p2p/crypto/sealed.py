@@ -9,6 +9,7 @@ disclosure afterwards.
 from __future__ import annotations
 
 import hashlib
+import re
 
 from nacl.exceptions import CryptoError
 from nacl.public import PrivateKey, PublicKey, SealedBox
@@ -16,6 +17,9 @@ from nacl.public import PrivateKey, PublicKey, SealedBox
 from p2p.errors import RemoteProtocolError
 
 BOX_KEY_DOMAIN = b"solstice/box-key/v1\x00"
+# Keys travel as 64 lowercase hex digits; upper case would be a second encoding of the same
+# bytes (protocol.md, "Canonical encoding").
+_HEX32 = re.compile(r"[0-9a-f]{64}")
 
 
 def box_key(master: bytes, game_id: str) -> PrivateKey:
@@ -24,8 +28,8 @@ def box_key(master: bytes, game_id: str) -> PrivateKey:
 
 
 def parse_public_key(seat: int, value: object) -> PublicKey:
-    if not isinstance(value, str) or len(value) != 64:
-        raise RemoteProtocolError(seat, "box key must be 32 bytes of hex")
+    if not isinstance(value, str) or not _HEX32.fullmatch(value):
+        raise RemoteProtocolError(seat, "box key must be 32 bytes of lowercase hex")
     try:
         key = PublicKey(bytes.fromhex(value))
     except (ValueError, CryptoError) as exc:
@@ -42,8 +46,8 @@ def parse_public_key(seat: int, value: object) -> PublicKey:
 
 def parse_secret_key(seat: int, value: object, public: PublicKey) -> PrivateKey:
     """An opened box secret key, checked against the public key the seat announced."""
-    if not isinstance(value, str) or len(value) != 64:
-        raise RemoteProtocolError(seat, "opened box key must be 32 bytes of hex")
+    if not isinstance(value, str) or not _HEX32.fullmatch(value):
+        raise RemoteProtocolError(seat, "opened box key must be 32 bytes of lowercase hex")
     try:
         key = PrivateKey(bytes.fromhex(value))
     except (ValueError, CryptoError) as exc:

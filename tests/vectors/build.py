@@ -61,6 +61,13 @@ CANONICAL_VALUES: list[Any] = [
     "quote \" backslash \\ slash / tab \t newline \n nul \u0000 del \u007f",
     "non-ASCII as itself: é € 😀",
     [[], [[]], {"x": {"y": {}}}],
+    # every character that is escaped (U+0000-U+001F, quote, backslash), then characters that
+    # are not: DEL, C1 controls, the line and paragraph separators, slash, a non-BMP character
+    "".join(chr(c) for c in range(0x20)) + "\"\\",
+    "\u007f\u0080\u0085\u009f\u2028\u2029/\U0010ffff",
+    # keys are escaped like strings and sorted by code point of their unescaped text
+    {"\U0001f600": 1, "\ue000": 2, "a\n": 3, "a\"": 4, "a": 5, "\u001f": 6},
+    [-12, 10**30, -(10**30)],
 ]
 
 
@@ -244,10 +251,44 @@ def transcript_game() -> tuple[Any, Any]:
     return Roster(TRANSCRIPT_GAME, entries).sign(loop.identities[0]), loop.sessions[0]
 
 
-def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
+def decided(session: Any, stage: Any) -> dict[str, Any]:
+    """What the rules decided for a stage, beyond its kind, peers and state hash, in game
+    seats: the deck step due, the keys due from each seat, the pickers (and pick number k),
+    the seats that must re-mask and the hand each re-masks, the seat to act."""
+    from p2p.session.opening import Opens, keys_due
+    from p2p.session.stages import PickRound, Seats, ToAct
+
+    engine, deck = session.engine, session.deck
+    if stage.kind == "deck/step":
+        turn = deck.turn
+        return {"deck_step": {"step": turn.step, "seat": turn.seat, "batch": turn.batch}}
+    if stage.kind == "keys":
+        opens = stage.param(Opens)
+        due = {}
+        for seat in range(session.n):
+            public, private = keys_due(deck, seat, opens)
+            if public or private:
+                due[str(seat)] = {"public": public, "private": private}
+        return {"opens": {"public": list(opens.public),
+                          "private": {k: list(v) for k, v in opens.private.items()}},
+                "keys_due": due}
+    if stage.kind == "pick/commit":
+        pick = stage.param(PickRound)
+        return {"pick": pick.pick, "pickers": list(pick.pickers),
+                "remask": {str(seat): list(engine.hands[seat]) for seat in pick.seats}}
+    if stage.kind == "remask":
+        seats = stage.param(Seats).seats
+        return {"remask": {str(seat): list(engine.hands[seat]) for seat in seats}}
+    if stage.kind == "action":
+        return {"seat": stage.param(ToAct).seat}
+    return {}
+
+
+def transcript_trace(roster: Any, messages: list[Any], whole: bool = True) -> dict[str, Any]:
     """Replay signed messages through a keyless observer and list what a verifier computes:
     every stage (number, kind, contributing peers, state hash), the joint seeds, the seat
-    order, the game's cards, the cards seen and the result."""
+    order, the game's cards, the cards seen and the result. ``whole``: the messages are a
+    whole game (else the start of one: no result; the stage it stops at is the last one)."""
     from p2p.session.envelope import SignedMessage
     from p2p.session.machine import GameSession
 
@@ -256,23 +297,26 @@ def transcript_trace(roster: Any, messages: list[Any]) -> dict[str, Any]:
     entered = observer._entered
 
     def record(stage: Any) -> None:
-        stages.append({"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
-                       "state": stage.state})
+        entry = {"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
+                 "state": stage.state}
+        entry.update(decided(observer, stage))
+        stages.append(entry)
         entered(stage)
 
     observer._entered = record  # type: ignore[method-assign]
     order = sorted(messages, key=lambda m: (m["msg"]["body"]["stage"], m["msg"]["seat"]))
     for data in order:
         observer.accept(SignedMessage.decode(canonical_json(data)), direct=False)
-    assert observer.result is not None and observer.engine is not None
-    assert observer.config is not None
+    assert observer.engine is not None and observer.config is not None
+    assert observer.result is not None or not whole
     return {"setup_joint_seed": observer.setup.joint_seed().hex(),
             "seat_of_peer": observer.seat_of_peer, "config": observer.config.to_dict(),
             "card_ids": list(observer.card_ids), "stages": stages,
             "public_cards": {str(slot): card for slot, card in
                              enumerate(observer.engine.card_of) if card >= 0},
             "final_state": public_hash(observer.engine),
-            "result": {k: v for k, v in observer.result.items() if k != "summary"}}
+            "result": {k: v for k, v in observer.result.items() if k != "summary"}
+            if observer.result is not None else None}
 
 
 def transcript_vector() -> dict[str, Any]:
@@ -290,6 +334,77 @@ def transcript_vector() -> dict[str, Any]:
                            "messages": messages,
                            "outcome": outcome_of(session, ["peer0", "peer1"])},
             "trace": transcript_trace(roster, messages)}
+
+
+# -- verdicts: tampered copies of that transcript and what `solstice verify` says -----------------
+
+VERDICTS_FILE = "verdicts.json"
+
+
+def verdict_of(transcript: dict[str, Any]) -> dict[str, Any]:
+    """What ``solstice verify --json`` prints for a file holding ``transcript`` (``json``;
+    null when the file is unreadable and it prints only an error) and its exit status."""
+    import tempfile
+
+    from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "transcript.json"
+        path.write_bytes(canonical_json(transcript))
+        try:
+            verdict = verify_transcript(path)
+        except TranscriptUnreadable:
+            return {"exit": 2, "verdict": "unreadable", "blame_peer": None, "message": None,
+                    "json": None}
+    data = verdict.to_json()
+    return {"exit": verdict.exit_status, "verdict": verdict.status,
+            "blame_peer": data.get("blame_peer"), "message": data.get("message"), "json": data}
+
+
+def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every verdict case derived from ``base`` (transcript.json's data), without verdicts."""
+    sys.path.insert(0, str(HERE))
+    from verdict_cases import cases, three_peer_base, three_peer_cases
+
+    states = {stage["stage"]: stage["state"] for stage in base["trace"]["stages"]}
+    def trace(transcript: dict[str, Any]) -> dict[str, Any]:
+        from p2p.net.roster import Roster
+
+        roster = Roster.from_signed_json(transcript["roster"])
+        return transcript_trace(roster, transcript["messages"], whole=False)
+
+    return cases(base["transcript"], states) + three_peer_cases(three_peer_base(), trace)
+
+
+def verdicts_vector() -> dict[str, Any]:
+    sys.path.insert(0, str(HERE))
+    from verdict_cases import GAME3
+
+    base = json.loads((HERE / TRANSCRIPT_FILE).read_text(encoding="utf-8"))
+    cases = [{**case, "expected": verdict_of(case["transcript"])} for case in verdict_cases(base)]
+    return {"name": "verdicts",
+            "description": "transcripts derived from transcript.json's game (peer 0 holds game "
+                           "seat 1, peer 1 seat 0) and from the start of a 3-peer game (seat "
+                           "order [2, 0, 1]), honest and tampered, each with the exit "
+                           "status of `solstice verify`, its verdict, the peer it names "
+                           "(blame_peer, a peer index), the message index it reports and the "
+                           "whole `--json` object (its texts are this implementation's "
+                           "wording); see 'Verifying a transcript'",
+            "identity_seeds": base["identity_seeds"], "masters": base["masters"],
+            "three_peer_game": GAME3, "three_peer_identity_seeds": [
+                seed_bytes(f"verdict identity {i}").hex() for i in range(3)],
+            "three_peer_masters": [seed_bytes(f"verdict master {i}").hex() for i in range(3)],
+            "cases": cases}
+
+
+def render_verdicts(data: dict[str, Any]) -> str:
+    """One case per line (a transcript pretty-printed would triple the file)."""
+    def line(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    head = {k: v for k, v in data.items() if k != "cases"}
+    text = render(head)[:-3] + ',\n "cases": [\n'
+    return text + ",\n".join(line(case) for case in data["cases"]) + "\n ]\n}\n"
 
 
 def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
@@ -358,6 +473,10 @@ def main() -> None:
     if "--transcript" in sys.argv:
         (HERE / TRANSCRIPT_FILE).write_text(render(transcript_vector()), encoding="utf-8")
         print(f"wrote {HERE / TRANSCRIPT_FILE}")
+    # Derived from the stored transcript.json (rebuild it after that one).
+    if "--transcript" in sys.argv or "--verdicts" in sys.argv:
+        (HERE / VERDICTS_FILE).write_text(render_verdicts(verdicts_vector()), encoding="utf-8")
+        print(f"wrote {HERE / VERDICTS_FILE}")
 
 
 if __name__ == "__main__":
