@@ -458,6 +458,81 @@ def test_an_alarm_sent_to_one_peer_only_names_the_alarmist_not_the_answerer(
         assert (verdict.status, verdict.blame) == ("abandoned", alarmist), verdict.summary
 
 
+def test_a_false_alarm_raised_while_a_deck_batch_is_built_proves_nothing_to_a_peer_further_on(
+        tmp_path: Path) -> None:
+    """In a clean-up reshuffle, the peer of seat 1 re-keys, then cries "corrupt deck" in the
+    next stage, seat 2's re-key: that proves nothing (no card of the batch was opened). Seat
+    2's peer reads the alarm there, before its step; seat 0's peer reads it only once the batch
+    is done and it has moved on. Both judge it by the deck as it was at the alarm's stage and
+    name the alarmist (seat 0's peer once answered it, waited for deck openings nobody else
+    would send, and named an honest peer for that: soak byzantine seed 139)."""
+    game = started(3)
+    peer_of_seat = game.sessions[0].peer_of_seat
+    late, alarmist, last = (game.sessions[peer_of_seat[seat]] for seat in range(3))
+    held: list[tuple[int, bytes]] = []
+    raised: list[int] = []  # the alarm's stage, once it is raised
+
+    def rekey_of(seat: int, s: GameSession) -> bool:
+        turn = s.deck.turn if s.deck is not None and s.engine is not None else None
+        return turn is not None and turn.batch >= 1 and (turn.step, turn.seat) == ("rekey", seat)
+
+    def passed(s: GameSession) -> bool:
+        return s.stage_index > raised[0] and s.deck is not None and s.deck.turn is None
+
+    def send(sender: int, peer: int, data: bytes) -> None:
+        signed = decode(data)
+        if raised and game.sessions[peer] is late and signed.msg.seat == alarmist.me \
+                and signed.msg.type == "abort" and not passed(late):
+            held.append((sender, data))
+        else:
+            game.sessions[peer].receive(sender, data)
+
+    def deliver() -> bool:
+        """One round: every frame ready now goes out (frames made meanwhile wait)."""
+        frames = []
+        for sender, session in enumerate(game.sessions):
+            session.release_relays()
+            frames += [(sender, data) for data in session.outbox]
+            session.outbox = []
+        for sender, data in frames:
+            for peer in range(3):
+                if peer != sender:
+                    send(sender, peer, data)
+        if held and passed(late):
+            for sender, data in held:
+                late.receive(sender, data)
+            held.clear()
+        return bool(frames)
+
+    run(game, until=lambda: any(s.deck is not None and s.deck.turn is not None
+                                and s.deck.turn.batch >= 1 for s in game.sessions))
+    for _ in range(100):
+        if rekey_of(2, alarmist):
+            break
+        deliver()
+    assert rekey_of(2, alarmist) and rekey_of(1, last)  # its re-key is not delivered yet
+    raised.append(alarmist.stage_index)
+    alarmist.referee.open_deck("I say the deck is corrupt", None)
+    out, alarmist.outbox = alarmist.outbox, []
+    assert alarmist.me is not None and decode(out[-1]).msg.type == "abort"
+    # Seat 2's peer takes the step and the alarm in before it moves (as when both come in
+    # one read): it reads the alarm as it enters its own re-key stage, before its step.
+    for data in out:
+        signed = decode(data)
+        last.absorb(signed, direct=signed.msg.seat == alarmist.me)
+    last._pump()
+    for data in out:
+        send(alarmist.me, late.me or 0, data)
+    for _ in range(1000):
+        if not deliver():
+            break
+    assert passed(late) and not held  # it read the alarm only further on
+    assert_named(game, alarmist.me, ABANDONED)
+    for session in honest_peers(game, alarmist.me):
+        verdict = verify_transcript(transcript(game, session.me or 0, tmp_path))
+        assert (verdict.status, verdict.blame) == ("abandoned", alarmist.me), verdict.summary
+
+
 def test_a_peer_that_does_not_open_its_deck_keys_is_named() -> None:
     game = started(3)
     start_clocks(game)

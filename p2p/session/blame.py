@@ -72,6 +72,7 @@ class RefereedSession(Protocol):
     seat_of_peer: list[Seat]
     deck: Deck | None
     card_ids: tuple[int, ...]
+    deck_unready: set[int]
     private_log: list[SealedKeys]
     clock: StageClock
 
@@ -124,8 +125,8 @@ def parse_claim(session: RefereedSession, signed: SignedMessage) -> Claim:
     raw_kind = body.get("kind")
     kind = raw_kind if isinstance(raw_kind, str) and raw_kind in (UNFAIR, ABANDONED, CORRUPT) \
         else STOPPED
-    if kind == CORRUPT and (session.deck is None or not isinstance(body.get("deck"), dict)):
-        kind = STOPPED  # no deck to audit yet, or no opening: a claim that proves nothing
+    if kind == CORRUPT and not isinstance(body.get("deck"), dict):
+        kind = STOPPED  # no opening: a claim that proves nothing
     reason = body.get("reason")
     evidence = []
     raw = body.get("evidence")
@@ -175,12 +176,17 @@ class Referee:
         """Look at every abort received; True if the session stopped. ``final``: no more
         messages will come (the end of a transcript)."""
         s = self.session
-        for peer in range(s.n):
-            if peer not in self.claims:
+        found = True
+        while found:  # a claim's evidence may bring in another peer's abort: read it too
+            found = False
+            for peer in range(s.n):
+                if peer in self.claims:
+                    continue
                 stop = next((m for m in s.queues[peer] if m.msg.type == "abort"), None)
                 if stop is None:
                     continue
                 claim = self.claims[peer] = parse_claim(s, stop)
+                found = True
                 for signed in claim.evidence:
                     # Taken like any relayed copy; a copy that does not check (another
                     # game's, a bad signature) proves nothing and is the claim's failure.
@@ -223,14 +229,16 @@ class Referee:
         """Open our deck keys for a peer's alarm once we stand where it raised it: the deck
         audit must see every deck step the alarmist had (a receiver still behind would find
         a layer "missing" that its author was not yet due to send). An alarm about a deck not
-        fully shuffled there proves nothing (no opening had been made to go wrong)."""
+        complete at that stage proves nothing (no opening had been made to go wrong): judged
+        by the deck as it was when that stage began, never as it is now (a receiver further on
+        may have finished the batch the alarmist's stage was building)."""
         s = self.session
         for claim in sorted(self.claims.values(), key=lambda c: c.peer):
             # An answer is no alarm of its own: it is judged by the alarm it answers (in a
             # transcript it may come before that alarm, since only each author's order holds).
             if claim.kind != CORRUPT or claim.answer or s.stage_index < claim.stage:
                 continue
-            if s.deck is None or s.deck.turn is not None:
+            if claim.stage < 1 or claim.stage in s.deck_unready or s.deck is None:
                 claim.kind = STOPPED
                 continue
             self.open_deck(f"peer {claim.peer} found the deck corrupt", None, answer=True)

@@ -68,6 +68,7 @@ class SessionFields:
     remasked_round: int
     chance_exchange: SeedExchange | None
     openings: dict[int, dict[str, Any]]
+    deck_unready: set[int]
     result: dict[str, Any] | None
     aborted: Aborted | None
     private_log: list[SealedKeys]
