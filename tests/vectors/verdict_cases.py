@@ -27,6 +27,11 @@ from p2p.session.envelope import Message, SignedMessage, sign_message
 Transcript = dict[str, Any]
 Messages = list[dict[str, Any]]
 
+# Every case but a game's start names the trace it follows (``trace_of``): transcript.json's,
+# or the start case's own ``trace``; build.py adds how far (``last_stage``).
+TRANSCRIPT_TRACE = "transcript.json"
+START3 = "incomplete-3-peers-start"
+
 
 def seed_bytes(label: str) -> bytes:
     return hashlib.sha256(label.encode()).digest()
@@ -110,7 +115,8 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
         if messages is not None and len(messages) < len(m) and "outcome" not in changes:
             data["outcome"] = {"ok": False, "verdict": "incomplete",
                                "reason": "the game did not finish", "blame": None}
-        out.append({"name": name, "description": description, "transcript": data})
+        out.append({"name": name, "description": description, "transcript": data,
+                    "trace_of": TRANSCRIPT_TRACE})
 
     def abort(messages: Messages, peer: int, stage: int, body: dict[str, Any]
               ) -> dict[str, Any]:
@@ -370,12 +376,14 @@ def three_peer_cases(base: Transcript, trace: Callable[[Transcript], dict[str, A
 
     def case(name: str, description: str, messages: Messages) -> None:
         out.append({"name": name, "description": description,
-                    "transcript": {**copy.deepcopy(base), "messages": messages}})
+                    "transcript": {**copy.deepcopy(base), "messages": messages},
+                    "trace_of": START3})
 
     commits = [find(m, p, "pick/commit", 11) for p in range(3)]
-    case("incomplete-3-peers-start", "the start of an honest 3-peer game (seat order [2, 0, 1]):"
-         " incomplete, nobody named; its 'trace' lists what the rules decided at every stage, "
-         "as transcript.json's does", m)
+    case(START3, "the start of an honest 3-peer game (seat order [2, 0, 1]): incomplete, "
+         "nobody named; its 'trace' lists what the rules decided at every stage, as "
+         "transcript.json's does", m)
+    del out[-1]["trace_of"]
     out[-1]["trace"] = trace(base)
     head = m[:max(commits) + 1]
     case("abandoned-3-peers-silence-refuted", "the pick commitments of stage 11 are all in, "
