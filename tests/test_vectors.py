@@ -147,8 +147,13 @@ def test_the_verdict_vectors_are_the_edits_build_makes_of_the_transcript_vector(
     expected = [c["expected"] for c in VERDICTS["cases"]]
     assert {e["verdict"] for e in expected} == {"fair", "unfair", "damaged", "unreadable",
                                                 "abandoned", "incomplete"}
-    assert {e["blame_peer"] for e in expected if e["verdict"] == "unfair"} == {0, 1}
+    assert {e["blame_peer"] for e in expected if e["verdict"] == "unfair"} == {0, 1, 3}
     assert {e["blame_peer"] for e in expected if e["verdict"] == "abandoned"} == {0, 1, 2}
+    # 2, 3 and 4 peers: a start of each small game carries its own trace
+    players = {len(c["transcript"]["roster"]["roster"]["players"]) for c in VERDICTS["cases"]}
+    assert players == {2, 3, 4}
+    assert {len(c["transcript"]["roster"]["roster"]["players"])
+            for c in VERDICTS["cases"] if "trace" in c} == {3, 4}
 
 
 def test_every_verdict_case_lists_its_stages() -> None:

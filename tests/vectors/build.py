@@ -405,7 +405,13 @@ def followed_stages(case: dict[str, Any], base: dict[str, Any], cases: list[dict
 def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
     """Every verdict case derived from ``base`` (transcript.json's data), without verdicts."""
     sys.path.insert(0, str(HERE))
-    from verdict_cases import cases, three_peer_base, three_peer_cases
+    from verdict_cases import (
+        cases,
+        four_peer_base,
+        four_peer_cases,
+        three_peer_base,
+        three_peer_cases,
+    )
 
     states = {stage["stage"]: stage["state"] for stage in base["trace"]["stages"]}
     def trace(transcript: dict[str, Any]) -> dict[str, Any]:
@@ -414,12 +420,13 @@ def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
         roster = Roster.from_signed_json(transcript["roster"])
         return transcript_trace(roster, transcript["messages"], whole=False)
 
-    return cases(base["transcript"], states) + three_peer_cases(three_peer_base(), trace)
+    return (cases(base["transcript"], states) + three_peer_cases(three_peer_base(), trace)
+            + four_peer_cases(four_peer_base(), trace))
 
 
 def verdicts_vector() -> dict[str, Any]:
     sys.path.insert(0, str(HERE))
-    from verdict_cases import GAME3
+    from verdict_cases import GAME3, GAME4
 
     base = json.loads((HERE / TRANSCRIPT_FILE).read_text(encoding="utf-8"))
     cases = verdict_cases(base)
@@ -431,10 +438,11 @@ def verdicts_vector() -> dict[str, Any]:
             f"{case['name']} leaves its base trace: give it its own"
     return {"name": "verdicts",
             "description": "transcripts derived from transcript.json's game (peer 0 holds game "
-                           "seat 1, peer 1 seat 0) and from the start of a 3-peer game (seat "
-                           "order [2, 0, 1]), honest and tampered, each with the exit "
-                           "status of `solstice verify`, its verdict, the peer it names "
-                           "(blame_peer, a peer index), the message index it reports and the "
+                           "seat 1, peer 1 seat 0) and from the starts of a 3-peer game (seat "
+                           "order [2, 0, 1]) and a 4-peer game (seat order [1, 3, 0, 2]), "
+                           "honest and tampered, each with the exit status of `solstice "
+                           "verify`, its verdict, the peer it names (blame_peer, a peer "
+                           "index), the message index it reports and the "
                            "whole `--json` object (its texts are this implementation's "
                            "wording); and the stages its replay enters, with what the rules "
                            "decided at each: a game's start carries its own 'trace' (as "
@@ -446,6 +454,9 @@ def verdicts_vector() -> dict[str, Any]:
             "three_peer_game": GAME3, "three_peer_identity_seeds": [
                 seed_bytes(f"verdict identity {i}").hex() for i in range(3)],
             "three_peer_masters": [seed_bytes(f"verdict master {i}").hex() for i in range(3)],
+            "four_peer_game": GAME4, "four_peer_identity_seeds": [
+                seed_bytes(f"verdict identity {i}").hex() for i in range(4)],
+            "four_peer_masters": [seed_bytes(f"verdict master {i}").hex() for i in range(4)],
             "cases": cases}
 
 
