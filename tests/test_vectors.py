@@ -141,18 +141,39 @@ def test_the_verdict_vectors_are_the_edits_build_makes_of_the_transcript_vector(
     built = BUILD.verdict_cases(TRANSCRIPT)
     assert [c["name"] for c in built] == [c["name"] for c in VERDICTS["cases"]]
     for case, stored in zip(built, VERDICTS["cases"], strict=True):
-        assert case == {k: v for k, v in stored.items() if k != "expected"}, case["name"]
+        assert case == {k: v for k, v in stored.items() if k not in ("expected", "last_stage")}, \
+            case["name"]
     # every path of "Verifying a transcript": each exit status, and a peer of each index named
     expected = [c["expected"] for c in VERDICTS["cases"]]
     assert {e["verdict"] for e in expected} == {"fair", "unfair", "damaged", "unreadable",
                                                 "abandoned", "incomplete"}
-    assert {e["blame_peer"] for e in expected if e["verdict"] == "unfair"} == {0, 1}
+    assert {e["blame_peer"] for e in expected if e["verdict"] == "unfair"} == {0, 1, 3}
     assert {e["blame_peer"] for e in expected if e["verdict"] == "abandoned"} == {0, 1, 2}
+    # 2, 3 and 4 peers: a start of each small game carries its own trace
+    players = {len(c["transcript"]["roster"]["roster"]["players"]) for c in VERDICTS["cases"]}
+    assert players == {2, 3, 4}
+    assert {len(c["transcript"]["roster"]["roster"]["players"])
+            for c in VERDICTS["cases"] if "trace" in c} == {3, 4}
+
+
+def test_every_verdict_case_lists_its_stages() -> None:
+    """The sidecar: each case carries its own trace or names one it follows, and how far."""
+    with_trace = {c["name"] for c in VERDICTS["cases"] if "trace" in c}
+    for case in VERDICTS["cases"]:
+        if "trace" in case:
+            assert "trace_of" not in case and "last_stage" not in case, case["name"]
+        else:
+            assert case["trace_of"] in with_trace | {BUILD.TRANSCRIPT_FILE}, case["name"]
+            assert isinstance(case["last_stage"], int), case["name"]
 
 
 @pytest.mark.parametrize("case", VERDICTS["cases"], ids=lambda c: c["name"])
 def test_a_verdict_vector_verifies_as_stated(case: dict) -> None:
-    assert BUILD.verdict_of(case["transcript"]) == case["expected"]
+    """The verdict, and the stages the replay enters (kind, peers, state hash and what the
+    rules decided) are the ones the case's sidecar lists."""
+    expected, stages = BUILD.verified(case["transcript"])
+    assert expected == case["expected"]
+    assert stages == BUILD.followed_stages(case, TRANSCRIPT, VERDICTS["cases"])
 
 
 def test_the_verdict_cases_protocol_md_names_exist() -> None:

@@ -284,6 +284,14 @@ def decided(session: Any, stage: Any) -> dict[str, Any]:
     return {}
 
 
+def stage_entry(session: Any, stage: Any) -> dict[str, Any]:
+    """A stage as a trace lists it, when the session enters it."""
+    entry = {"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
+             "state": stage.state}
+    entry.update(decided(session, stage))
+    return entry
+
+
 def transcript_trace(roster: Any, messages: list[Any], whole: bool = True) -> dict[str, Any]:
     """Replay signed messages through a keyless observer and list what a verifier computes:
     every stage (number, kind, contributing peers, state hash), the joint seeds, the seat
@@ -297,10 +305,7 @@ def transcript_trace(roster: Any, messages: list[Any], whole: bool = True) -> di
     entered = observer._entered
 
     def record(stage: Any) -> None:
-        entry = {"stage": stage.index, "kind": stage.kind, "peers": sorted(stage.peers),
-                 "state": stage.state}
-        entry.update(decided(observer, stage))
-        stages.append(entry)
+        stages.append(stage_entry(observer, stage))
         entered(stage)
 
     observer._entered = record  # type: ignore[method-assign]
@@ -344,27 +349,69 @@ VERDICTS_FILE = "verdicts.json"
 def verdict_of(transcript: dict[str, Any]) -> dict[str, Any]:
     """What ``solstice verify --json`` prints for a file holding ``transcript`` (``json``;
     null when the file is unreadable and it prints only an error) and its exit status."""
-    import tempfile
+    return verified(transcript)[0]
 
+
+def verified(transcript: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``verdict_of(transcript)``, and every stage its replay entered, as a trace lists it
+    (none for an unreadable file): the stages of this file, as the verifier decided them."""
+    import tempfile
+    from unittest import mock
+
+    from p2p.session.machine import GameSession
     from p2p.storage.transcript import TranscriptUnreadable, verify_transcript
 
-    with tempfile.TemporaryDirectory() as folder:
+    stages: list[dict[str, Any]] = []
+    replays: list[Any] = []
+    entered = GameSession._entered
+
+    def record(session: Any, stage: Any) -> None:
+        if session not in replays:
+            replays.append(session)
+        stages.append(stage_entry(session, stage))
+        entered(session, stage)
+
+    with tempfile.TemporaryDirectory() as folder, \
+            mock.patch.object(GameSession, "_entered", record):
         path = Path(folder) / "transcript.json"
         path.write_bytes(canonical_json(transcript))
         try:
             verdict = verify_transcript(path)
         except TranscriptUnreadable:
             return {"exit": 2, "verdict": "unreadable", "blame_peer": None, "message": None,
-                    "json": None}
+                    "json": None}, stages
+    assert len(replays) <= 1, "the verifier replayed the file more than once"
     data = verdict.to_json()
     return {"exit": verdict.exit_status, "verdict": verdict.status,
-            "blame_peer": data.get("blame_peer"), "message": data.get("message"), "json": data}
+            "blame_peer": data.get("blame_peer"), "message": data.get("message"),
+            "json": data}, stages
+
+
+def followed_stages(case: dict[str, Any], base: dict[str, Any], cases: list[dict[str, Any]]
+                    ) -> list[dict[str, Any]]:
+    """The stages a case's sidecar lists: its own ``trace``'s, or those numbered up to its
+    ``last_stage`` of the trace it names (``trace_of``: transcript.json, whose data is
+    ``base``, or another case of the file carrying its own)."""
+    if "trace" in case:
+        return list(case["trace"]["stages"])
+    if case["trace_of"] == TRANSCRIPT_FILE:
+        stages = base["trace"]["stages"]
+    else:
+        stages = next(c for c in cases if c["name"] == case["trace_of"])["trace"]["stages"]
+    assert 0 <= case["last_stage"] <= len(stages), case["name"]
+    return [s for s in stages if s["stage"] <= case["last_stage"]]
 
 
 def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
     """Every verdict case derived from ``base`` (transcript.json's data), without verdicts."""
     sys.path.insert(0, str(HERE))
-    from verdict_cases import cases, three_peer_base, three_peer_cases
+    from verdict_cases import (
+        cases,
+        four_peer_base,
+        four_peer_cases,
+        three_peer_base,
+        three_peer_cases,
+    )
 
     states = {stage["stage"]: stage["state"] for stage in base["trace"]["stages"]}
     def trace(transcript: dict[str, Any]) -> dict[str, Any]:
@@ -373,27 +420,43 @@ def verdict_cases(base: dict[str, Any]) -> list[dict[str, Any]]:
         roster = Roster.from_signed_json(transcript["roster"])
         return transcript_trace(roster, transcript["messages"], whole=False)
 
-    return cases(base["transcript"], states) + three_peer_cases(three_peer_base(), trace)
+    return (cases(base["transcript"], states) + three_peer_cases(three_peer_base(), trace)
+            + four_peer_cases(four_peer_base(), trace))
 
 
 def verdicts_vector() -> dict[str, Any]:
     sys.path.insert(0, str(HERE))
-    from verdict_cases import GAME3
+    from verdict_cases import GAME3, GAME4
 
     base = json.loads((HERE / TRANSCRIPT_FILE).read_text(encoding="utf-8"))
-    cases = [{**case, "expected": verdict_of(case["transcript"])} for case in verdict_cases(base)]
+    cases = verdict_cases(base)
+    for case in cases:
+        case["expected"], stages = verified(case["transcript"])
+        if "trace" not in case:
+            case["last_stage"] = stages[-1]["stage"] if stages else 0
+        assert stages == followed_stages(case, base, cases), \
+            f"{case['name']} leaves its base trace: give it its own"
     return {"name": "verdicts",
             "description": "transcripts derived from transcript.json's game (peer 0 holds game "
-                           "seat 1, peer 1 seat 0) and from the start of a 3-peer game (seat "
-                           "order [2, 0, 1]), honest and tampered, each with the exit "
-                           "status of `solstice verify`, its verdict, the peer it names "
-                           "(blame_peer, a peer index), the message index it reports and the "
+                           "seat 1, peer 1 seat 0) and from the starts of a 3-peer game (seat "
+                           "order [2, 0, 1]) and a 4-peer game (seat order [1, 3, 0, 2]), "
+                           "honest and tampered, each with the exit status of `solstice "
+                           "verify`, its verdict, the peer it names (blame_peer, a peer "
+                           "index), the message index it reports and the "
                            "whole `--json` object (its texts are this implementation's "
-                           "wording); see 'Verifying a transcript'",
+                           "wording); and the stages its replay enters, with what the rules "
+                           "decided at each: a game's start carries its own 'trace' (as "
+                           "transcript.json's), every other case names the trace it follows "
+                           "('trace_of': transcript.json or a start case) and the last stage "
+                           "of it the replay enters ('last_stage'; 0: none); see 'Verifying "
+                           "a transcript'",
             "identity_seeds": base["identity_seeds"], "masters": base["masters"],
             "three_peer_game": GAME3, "three_peer_identity_seeds": [
                 seed_bytes(f"verdict identity {i}").hex() for i in range(3)],
             "three_peer_masters": [seed_bytes(f"verdict master {i}").hex() for i in range(3)],
+            "four_peer_game": GAME4, "four_peer_identity_seeds": [
+                seed_bytes(f"verdict identity {i}").hex() for i in range(4)],
+            "four_peer_masters": [seed_bytes(f"verdict master {i}").hex() for i in range(4)],
             "cases": cases}
 
 

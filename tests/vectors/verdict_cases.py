@@ -1,12 +1,13 @@
 """The verdict vectors (``verdicts.json``): small transcripts, honest and tampered, each with
 what ``solstice verify --json`` gives for it.
 
-Every case is derived from the one honest 2-peer game of ``transcript.json`` (its identities
+Most cases are derived from the one honest 2-peer game of ``transcript.json`` (its identities
 and master secrets are fixed, so the tampered messages can be signed again by their authors,
-as a cheater would sign its own). Each edit is deterministic, the one sealed box made here
-included (its ephemeral key is derived, not drawn), so a rebuild from the same
+as a cheater would sign its own); the others from the starts of a 3-peer and a 4-peer game
+played here from fixed identities and masters. Each edit is deterministic, the sealed boxes
+made here included (their ephemeral keys are derived, not drawn), so a rebuild from the same
 ``transcript.json`` gives the same file. ``build.py --verdicts`` writes it; the test suite
-verifies every stored transcript and compares the verdict.
+verifies every stored transcript and compares the verdict and the stages its replay enters.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from p2p.session.envelope import Message, SignedMessage, sign_message
 
 Transcript = dict[str, Any]
 Messages = list[dict[str, Any]]
+
+# Every case but a game's start names the trace it follows (``trace_of``): transcript.json's,
+# or the start case's own ``trace``; build.py adds how far (``last_stage``).
+TRANSCRIPT_TRACE = "transcript.json"
+START3 = "incomplete-3-peers-start"
 
 
 def seed_bytes(label: str) -> bytes:
@@ -110,7 +116,8 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
         if messages is not None and len(messages) < len(m) and "outcome" not in changes:
             data["outcome"] = {"ok": False, "verdict": "incomplete",
                                "reason": "the game did not finish", "blame": None}
-        out.append({"name": name, "description": description, "transcript": data})
+        out.append({"name": name, "description": description, "transcript": data,
+                    "trace_of": TRANSCRIPT_TRACE})
 
     def abort(messages: Messages, peer: int, stage: int, body: dict[str, Any]
               ) -> dict[str, Any]:
@@ -315,9 +322,20 @@ GAME3 = "5015ce0000000000000000000000003d"  # its setup seat order is [2, 0, 1]
 ROUNDS3 = 12  # loopback rounds played: the first 41 messages of peer 0's log
 
 
-def three_peer_base() -> Transcript:
-    """The start of an honest 3-peer game (every choice the first legal one), with sealed
-    boxes made with derived ephemeral keys so that it is the same on every build."""
+def small_identities(n: int) -> list[Identity]:
+    """The peers of the 3- and 4-peer games: peer i's identity and master are the same in
+    both (the seat orders differ: the game ids do)."""
+    return [Identity.from_private_bytes(seed_bytes(f"verdict identity {i}")) for i in range(n)]
+
+
+def small_masters(n: int) -> list[bytes]:
+    return [seed_bytes(f"verdict master {i}") for i in range(n)]
+
+
+def small_game_base(n: int, game: str, rounds: int) -> Transcript:
+    """The start of an honest ``n``-peer game (every choice the first legal one; ``rounds``
+    loopback rounds), with sealed boxes made with derived ephemeral keys ("verdict n-peer box
+    k" for the k-th box sealed, from 1) so that it is the same on every build."""
     from unittest import mock
 
     from nacl.public import PublicKey
@@ -327,55 +345,60 @@ def three_peer_base() -> Transcript:
     from p2p.session.machine import GameSession
     from p2p.storage.transcript import FORMAT
 
-    identities = [Identity.from_private_bytes(seed_bytes(f"verdict identity {i}"))
-                  for i in range(3)]
-    masters = [seed_bytes(f"verdict master {i}") for i in range(3)]
+    identities, masters = small_identities(n), small_masters(n)
     keys = [identity.public_bytes for identity in identities]
-    loop = LoopbackGame(3, GAME3)
+    loop = LoopbackGame(n, game)
     loop.identities, loop.masters = identities, masters
-    loop.sessions = [GameSession(GAME3, keys, me, identities[me], masters[me]) for me in range(3)]
+    loop.sessions = [GameSession(game, keys, me, identities[me], masters[me]) for me in range(n)]
     sealed = [0]
 
     def seal(recipient: PublicKey, data: bytes) -> str:
         sealed[0] += 1
-        return seal_deterministically(bytes(recipient), data, f"verdict 3-peer box {sealed[0]}")
+        return seal_deterministically(bytes(recipient), data, f"verdict {n}-peer box {sealed[0]}")
 
     with mock.patch("p2p.session.opening.seal", seal):
-        loop.play(lambda view: view.legal[0], max_rounds=ROUNDS3)
+        loop.play(lambda view: view.legal[0], max_rounds=rounds)
     entries = tuple(RosterEntry(i, f"peer{i}", key, "127.0.0.1", 4000 + i)
                     for i, key in enumerate(keys))
-    roster = Roster(GAME3, entries).sign(identities[0])
+    roster = Roster(game, entries).sign(identities[0])
     return {"format": FORMAT, "roster": roster.signed_json(),
             "messages": loop.sessions[0].transcript_messages(),
             "outcome": {"ok": False, "verdict": "incomplete",
                         "reason": "the game did not finish", "blame": None}}
 
 
+def three_peer_base() -> Transcript:
+    return small_game_base(3, GAME3, ROUNDS3)
+
+
+def silence_claim(messages: Messages, peer: int, blame: int, silent_at: int) -> dict[str, Any]:
+    """``peer`` of a small game claims ``blame`` silent at stage ``silent_at`` (a claim of
+    silence is about the stage its `stage` names), after the messages so far."""
+    seq = 1 + max((x["msg"]["seq"] for x in messages if x["msg"]["seat"] == peer), default=-1)
+    body = {"kind": "abandoned", "blame": blame, "reason": f"peer {blame} sent nothing for "
+            f"stage {silent_at}", "evidence": None, "stage": silent_at}
+    game = messages[0]["msg"]["game"]
+    msg = Message(game, peer, seq, signed(messages[-1]).hash, "abort", body)
+    return sign_message(small_identities(peer + 1)[peer], msg).to_json()
+
+
 def three_peer_cases(base: Transcript, trace: Callable[[Transcript], dict[str, Any]]
                      ) -> list[dict[str, Any]]:
     """``trace``: what a verifier computes from a transcript (``build.transcript_trace``)."""
     m: Messages = base["messages"]
-    identities = [Identity.from_private_bytes(seed_bytes(f"verdict identity {i}"))
-                  for i in range(3)]
     out: list[dict[str, Any]] = []
-
-    def claim(messages: Messages, peer: int, blame: int, silent_at: int) -> dict[str, Any]:
-        """``peer`` claims ``blame`` silent at stage ``silent_at`` (a claim of silence is
-        about the stage its `stage` names)."""
-        seq = 1 + max(x["msg"]["seq"] for x in messages if x["msg"]["seat"] == peer)
-        body = {"kind": "abandoned", "blame": blame, "reason": f"peer {blame} sent nothing for "
-                f"stage {silent_at}", "evidence": None, "stage": silent_at}
-        msg = Message(GAME3, peer, seq, signed(messages[-1]).hash, "abort", body)
-        return sign_message(identities[peer], msg).to_json()
+    claim = silence_claim
 
     def case(name: str, description: str, messages: Messages) -> None:
         out.append({"name": name, "description": description,
-                    "transcript": {**copy.deepcopy(base), "messages": messages}})
+                    "transcript": {**copy.deepcopy(base), "messages": messages},
+                    "trace_of": START3})
 
     commits = [find(m, p, "pick/commit", 11) for p in range(3)]
-    case("incomplete-3-peers-start", "the start of an honest 3-peer game (seat order [2, 0, 1]):"
-         " incomplete, nobody named; its 'trace' lists what the rules decided at every stage, "
-         "as transcript.json's does", m)
+    case(START3, "the start of an honest 3-peer game (seat order [2, 0, 1]): incomplete, "
+         "nobody named; its 'trace' lists what the rules decided at every stage, as "
+         "transcript.json's does", m)
+    del out[-1]["trace_of"]
     out[-1]["trace"] = trace(base)
     head = m[:max(commits) + 1]
     case("abandoned-3-peers-silence-refuted", "the pick commitments of stage 11 are all in, "
@@ -396,4 +419,79 @@ def three_peer_cases(base: Transcript, trace: Callable[[Transcript], dict[str, A
     case("abandoned-3-peers-claim-about-a-later-stage", f"the same claim, sent by peer 2, "
          f"which the stage the replay stopped at (stage {stage}) needs: peer 2 is named",
          [*early, claim(early, 2, 1, 30)])
+    return out
+
+
+# -- a 4-peer game: a full table, where unanimity takes three claims ---------------------------
+
+GAME4 = "5015ce0000000000000000000000005c"  # its setup seat order is [1, 3, 0, 2]
+ROUNDS4 = 12  # loopback rounds played: the first 42 messages of peer 0's log
+START4 = "incomplete-4-peers-start"
+
+
+def four_peer_base() -> Transcript:
+    return small_game_base(4, GAME4, ROUNDS4)
+
+
+def four_peer_cases(base: Transcript, trace: Callable[[Transcript], dict[str, Any]]
+                    ) -> list[dict[str, Any]]:
+    """``trace``: what a verifier computes from a transcript (``build.transcript_trace``)."""
+    m: Messages = base["messages"]
+    identities = small_identities(4)
+    out: list[dict[str, Any]] = []
+
+    def case(name: str, description: str, messages: Messages) -> None:
+        out.append({"name": name, "description": description,
+                    "transcript": {**copy.deepcopy(base), "messages": messages},
+                    "trace_of": START4})
+
+    def resigned(data: dict[str, Any], edit: Callable[[dict[str, Any]], None]
+                 ) -> dict[str, Any]:
+        body = copy.deepcopy(data["msg"]["body"])
+        edit(body)
+        msg = dataclasses.replace(signed(data).msg, body=body)
+        return sign_message(identities[msg.seat], msg).to_json()
+
+    case(START4, "the start of an honest 4-peer game (seat order [1, 3, 0, 2]): incomplete, "
+         "nobody named; its 'trace' lists what the rules decided at every stage, as "
+         "transcript.json's does", m)
+    del out[-1]["trace_of"]
+    out[-1]["trace"] = trace(base)
+
+    # stage 2 (setup/reveal) needs all four peers; peer 0's log has them as peers 0, 3, 1, 2
+    reveals = [find(m, p, "setup/reveal", 2) for p in range(4)]
+    last = max(reveals)
+    bad = resigned(m[reveals[3]], lambda b: b["seed"].update(salt=flip_hex(b["seed"]["salt"])))
+    case("unfair-4-peers-bad-seed-opening", "peer 3's setup reveal (message "
+         f"{reveals[3]}) does not open its commitment: detected when the stage is complete, at "
+         f"message {last} (peer {m[last]['msg']['seat']}'s reveal, the stage's last in the "
+         "file), and peer 3 is named",
+         [x if i != reveals[3] else bad for i, x in enumerate(m[:last + 1])])
+    commit = find(m, 3, "deck/commit", 3)
+    twin = resigned(m[commit], lambda b: b["deck"].update(
+        commitment=flip_hex(b["deck"]["commitment"])))
+    case("unfair-4-peers-equivocation", "a second, different message of peer 3 with seq 2 (its "
+         "deck commitment, stage 3) right after the first: equivocation, proven at once",
+         [*m[:commit + 1], twin])
+
+    head = m[:last + 1]  # stages 1 and 2, every message in
+    missing = [x for i, x in enumerate(head) if i != reveals[1]]
+    case("abandoned-4-peers-silence-agreed", "stages 1 and 2 without peer 1's setup reveal, "
+         "and peer 3's claim that peer 1 is silent at stage 2 (nobody else claims anything): "
+         "the replay stands at stage 2 with it missing, so peer 1 is named",
+         [*missing, silence_claim(missing, 3, 1, 2)])
+    claims = [head]
+    for peer in (3, 0, 2):
+        claims.append([*claims[-1], silence_claim(claims[-1], peer, 1, 2)])
+    case("abandoned-4-peers-silence-unanimous", "stages 1 and 2 complete, peer 1's reveal "
+         "included, then peers 3, 0 and 2 each claim peer 1 silent at stage 2: every peer but "
+         "the accused signed the claim, the unanimous observation, which a verifier agrees to "
+         "even with the message in the file: peer 1 is named", claims[3])
+    two = [head]
+    for peer in (3, 2):
+        two.append([*two[-1], silence_claim(two[-1], peer, 1, 2)])
+    case("abandoned-4-peers-silence-not-unanimous", "the same file with the claims of peers 3 "
+         "and 2 only (peer 0 signed none): not unanimous, and peer 1's reveal is in the file, "
+         "so the claims are refuted; they are settled in ascending peer index of their "
+         "senders, so peer 2 is named, not peer 3 whose claim comes first in the file", two[2])
     return out
