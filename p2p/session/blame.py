@@ -72,7 +72,7 @@ class RefereedSession(Protocol):
     seat_of_peer: list[Seat]
     deck: Deck | None
     card_ids: tuple[int, ...]
-    deck_unready: set[int]
+    stage_kinds: list[str]
     private_log: list[SealedKeys]
     clock: StageClock
 
@@ -92,6 +92,9 @@ class RefereedSession(Protocol):
                kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None: ...
 
 
+# The stages in which the deck is not complete (no deck yet, or a batch being built): an alarm
+# of a corrupted deck raised in one proves nothing.
+DECK_BUILDING = frozenset({"setup/commit", "setup/reveal", "deck/commit", "deck/step"})
 MAX_EVIDENCE = 8  # signed messages taken from one abort's evidence
 CORRUPT = "corrupt"  # the claim kind that opens the deck keys to find a wrong layer
 
@@ -159,12 +162,14 @@ class Referee:
 
     # -- the session's own verdicts ----------------------------------------------------------
 
-    def abandoned(self, peers: list[int], why: str) -> None:
-        """``peers`` missed the current stage: stop, naming the first (all are listed)."""
+    def abandoned(self, peers: list[int], why: str, stage: int | None = None) -> None:
+        """``peers`` missed the current stage (or stage number ``stage``, one we passed): stop,
+        naming the first (all are listed)."""
         s = self.session
         names = ", ".join(f"peer {p}" for p in peers)
-        kind = s.stage.kind if s.stage is not None else "?"
-        stage = s.stage_index
+        if stage is None:
+            stage = s.stage_index
+        kind = s.stage_kinds[stage - 1] if 1 <= stage <= len(s.stage_kinds) else "?"
         if self.auditing:  # counted from the alarm, the same stage at every peer
             kind, stage = "deck audit", self._alarm_stage()
         s._abort(Peer(peers[0]), f"abandoned by {names} at stage {stage} ({kind}): {why}",
@@ -238,7 +243,8 @@ class Referee:
             # transcript it may come before that alarm, since only each author's order holds).
             if claim.kind != CORRUPT or claim.answer or s.stage_index < claim.stage:
                 continue
-            if claim.stage < 1 or claim.stage in s.deck_unready or s.deck is None:
+            if claim.stage < 1 or s.stage_kinds[claim.stage - 1] in DECK_BUILDING \
+                    or s.deck is None:
                 claim.kind = STOPPED
                 continue
             self.open_deck(f"peer {claim.peer} found the deck corrupt", None, answer=True)
@@ -297,7 +303,7 @@ class Referee:
                 return False
             verdict = self._check_silence(claim, final)
             if verdict is True:
-                self.abandoned([claim.blame], f"peer {peer} saw it silent too")
+                self.abandoned([claim.blame], f"peer {peer} saw it silent too", claim.stage)
                 return True
             if verdict is False:
                 self._left(claim, f"it declared peer {claim.blame} silent at stage "

@@ -68,7 +68,7 @@ class SessionFields:
     remasked_round: int
     chance_exchange: SeedExchange | None
     openings: dict[int, dict[str, Any]]
-    deck_unready: set[int]
+    stage_kinds: list[str]
     result: dict[str, Any] | None
     aborted: Aborted | None
     private_log: list[SealedKeys]

@@ -119,10 +119,9 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.remasked_round = 0  # the last round whose dispatch re-mask is done
         self.chance_exchange: SeedExchange | None = None
         self.openings: dict[int, dict[str, Any]] = {}
-        # The stages entered while the deck was not complete (no deck yet, or a batch being
-        # built): an alarm of a corrupted deck raised in one proves nothing, wherever the
-        # receiver stands when it reads it.
-        self.deck_unready: set[int] = set()
+        # The kind of every stage entered so far (stage n at n - 1): a claim about a past
+        # stage is judged, and named in a verdict, by what that stage was.
+        self.stage_kinds: list[str] = []
         self.result: dict[str, Any] | None = None
         self.aborted: Aborted | None = None
         self.private_log: list[SealedKeys] = []  # every sealed box sent, for the audit
@@ -256,8 +255,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                     return
                 self.stage_index += 1
                 self.stage.index = self.stage_index
-                if self.deck is None or self.deck.turn is not None:
-                    self.deck_unready.add(self.stage_index)
+                self.stage_kinds.append(self.stage.kind)
                 self._entered(self.stage)
                 if self.referee.settle():
                     return
