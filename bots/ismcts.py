@@ -72,6 +72,7 @@ from bots.heuristics import (
     resolved_dispatch,
     value_table,
 )
+from bots.memory import DraftMemory, Sampler
 from engine import (
     CARDS,
     CHANCE,
@@ -96,7 +97,6 @@ from engine.disclosure import legal_claims
 from engine.dispatch import open_planets
 from engine.draft import pick_count
 from engine.randomness import RandomStream
-from engine.view import determinize
 
 _DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
 
@@ -130,7 +130,7 @@ class IsmctsBot(Bot):
     def __init__(self, iterations: int | None = None, time: float | None = None,
                  c: float = 0.25, policy: str = "greedy", horizon: str = "round",
                  win: float = WIN_WEIGHT, claims: str = "merge", draft: str = "auto",
-                 prune: int = 0, lead: float = LEAD_WEIGHT) -> None:
+                 prune: int = 0, lead: float = LEAD_WEIGHT, memory: str = "draft") -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:
@@ -146,6 +146,10 @@ class IsmctsBot(Bot):
         if draft not in ("auto", "search", "value"):
             raise ValueError("draft must be 'auto', 'search' or 'value'")
         self.draft = draft
+        if memory not in ("draft", "off"):
+            raise ValueError("memory must be 'draft' or 'off'")
+        self.memory = memory
+        self._memory: DraftMemory | None = None
         self._search_drafts = draft == "search"  # settled by start() for draft=auto
         if int(prune) < 0:
             raise ValueError("prune must be 0 (off) or a number of moves")
@@ -168,6 +172,7 @@ class IsmctsBot(Bot):
         self.policy = policy
         self.last_iterations = 0
         self._expanded: tuple[Node, str] | None = None  # the node the iteration added, if any
+        self._sampler: Sampler | None = None  # this decision's worlds
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
@@ -178,18 +183,23 @@ class IsmctsBot(Bot):
         self._weights = [[max(v, 0.05) for v in values] for values in self._values]
         self.info_factions = info.config.factions
         self._search_drafts = self.draft == "search" or (self.draft == "auto" and n == 2)
+        self._memory = DraftMemory(info.seat) if self.memory == "draft" else None
 
     def choose(self, turn: Turn) -> Action:
         started = time.perf_counter()
         legal = turn.legal
-        if len(legal) == 1:
-            return legal[0]
         root_seat = turn.seat
         redacted = turn.state()
+        if self._memory is not None:
+            self._memory.observe(redacted)
+        if len(legal) == 1:
+            return legal[0]
         if not self._search_drafts and type(legal[0]) is Pick:
             return self._value_pick(redacted, root_seat, legal)
         root = Node(-1)
         rng = self.rng
+        sampler = Sampler(redacted, self._memory)
+        self._sampler = sampler
         allowed = self._root_moves(redacted, root_seat, legal) if self.prune else None
         # The cap counts from the call, and the search stops before an iteration that would
         # end past it (judged by the mean iteration so far): a draft pick's rollouts run to the
@@ -204,7 +214,7 @@ class IsmctsBot(Bot):
                 now = time.perf_counter()
                 if now + (now - searching) / done >= deadline:
                     break
-            world = determinize(redacted, rng)
+            world = sampler.world(rng)
             self._expanded = None
             try:
                 self._iterate(root, world, root_seat, rng, allowed)
@@ -250,7 +260,8 @@ class IsmctsBot(Bot):
             weights = self._values[seat]
             values = [sum(weights[state.card_of[x]] for x in _slots(reps[k])) for k in keys]
         elif type(first) in (Dispatch, Capture, Discard):
-            worlds = [determinize(state, self.rng) for _ in range(PRUNE_SAMPLES)]
+            sampler = self._sampler or Sampler(state, None)
+            worlds = [sampler.world(self.rng) for _ in range(PRUNE_SAMPLES)]
             values = one_step_values(worlds, seat, [reps[k] for k in keys],
                                      self.info_factions[seat])
         else:
