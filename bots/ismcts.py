@@ -105,6 +105,7 @@ LEAD_WEIGHT = 0.0     # the same weight on leading when a rollout stops with the
 MARGIN_SCALE = 12.0   # a margin of this many points counts as a full win/loss in the margin term
 DEFAULT_ITERATIONS = 1000
 DEFAULT_TIME_CAP = 1.0  # seconds per decision, with the default iterations only
+PICK_BETA = 4.0      # a seat's chance to have taken a card grows as exp(PICK_BETA * its value)
 PRUNE_SAMPLES = 4     # sampled worlds for the one-step estimate of the root moves
 
 
@@ -130,7 +131,8 @@ class IsmctsBot(Bot):
     def __init__(self, iterations: int | None = None, time: float | None = None,
                  c: float = 0.25, policy: str = "greedy", horizon: str = "round",
                  win: float = WIN_WEIGHT, claims: str = "merge", draft: str = "auto",
-                 prune: int = 0, lead: float = LEAD_WEIGHT, memory: str = "draft") -> None:
+                 prune: int = 0, lead: float = LEAD_WEIGHT, memory: str = "draft",
+                 model: str = "value", beta: float = PICK_BETA) -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:
@@ -149,6 +151,10 @@ class IsmctsBot(Bot):
         if memory not in ("draft", "off"):
             raise ValueError("memory must be 'draft' or 'off'")
         self.memory = memory
+        if model not in ("value", "uniform"):
+            raise ValueError("model must be 'value' or 'uniform'")
+        self.model = model
+        self.beta = float(beta)
         self._memory: DraftMemory | None = None
         self._search_drafts = draft == "search"  # settled by start() for draft=auto
         if int(prune) < 0:
@@ -184,6 +190,10 @@ class IsmctsBot(Bot):
         self.info_factions = info.config.factions
         self._search_drafts = self.draft == "search" or (self.draft == "auto" and n == 2)
         self._memory = DraftMemory(info.seat) if self.memory == "draft" else None
+        # how likely each seat is to have taken each card, as a remembered card's taker or
+        # for the cards it took unseen: by its draft value (the built-in bots draft by it)
+        self._pick_weights = [[math.exp(self.beta * v) for v in values]
+                              for values in self._values] if self.model == "value" else None
 
     def choose(self, turn: Turn) -> Action:
         started = time.perf_counter()
@@ -198,7 +208,7 @@ class IsmctsBot(Bot):
             return self._value_pick(redacted, root_seat, legal)
         root = Node(-1)
         rng = self.rng
-        sampler = Sampler(redacted, self._memory)
+        sampler = Sampler(redacted, self._memory, weights=self._pick_weights)
         self._sampler = sampler
         allowed = self._root_moves(redacted, root_seat, legal) if self.prune else None
         # The cap counts from the call, and the search stops before an iteration that would

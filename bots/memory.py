@@ -236,8 +236,10 @@ class Sampler:
     """Worlds for one decision: ``world(stream)`` deals the unseen cards of the redacted state
     ``r`` consistently with ``memory`` (or as ``determinize`` does when it has nothing)."""
 
-    def __init__(self, r: GameState, memory: DraftMemory | None, tries: int = 30) -> None:
+    def __init__(self, r: GameState, memory: DraftMemory | None, tries: int = 30,
+                 weights: Sequence[Sequence[float]] | None = None) -> None:
         self.r = r
+        self.weights = weights
         self.tries = tries
         self.fallbacks = 0
         self.intervals = memory.intervals(r) if memory is not None else None
@@ -332,12 +334,22 @@ class Sampler:
                     else:
                         rest.append(c)
                 cards = rest
-            stream.shuffle(takers)
-            given += zip(cards, takers, strict=False)
+            weights = self.weights
+            if weights is None:
+                stream.shuffle(takers)
+                given += zip(cards, takers, strict=False)
+                cards = cards[len(takers):]
+            else:
+                # each taker in turn takes a card by its draft value (as the built-in bots
+                # draft): the likelier of the cards it could have taken
+                for who in takers:
+                    if not cards:
+                        break
+                    given.append((_draw(cards, weights[who], stream), who))
             for c, who in given:
                 if c in pool:
                     owed.setdefault((who, "taken"), []).append(c)
-            left = cards[len(takers):]
+            left = cards
             if interval.kind == "transit":
                 owed.setdefault((interval.holder, "hand"), []).extend(c for c in left
                                                                       if c in pool)
@@ -349,27 +361,30 @@ class Sampler:
     def _try(self, stream: RandomStream) -> dict[int, int] | None:
         owed = self.owed(stream)
         taken: set[int] = set()
-        fills: list[tuple[list[int], list[int]]] = []
+        fills: list[tuple[list[int], list[int], int]] = []
         for key, slots in self.groups.items():
             cards = [c for c in owed.get(key, ()) if c not in taken]
             if len(cards) > len(slots):
                 stream.shuffle(cards)
                 cards = cards[:len(slots)]
             taken.update(cards)
-            fills.append((slots, cards))
+            fills.append((slots, cards, key[0] if key[1] == "taken" else -1))
         general = [c for c in self.pool if c not in taken]
         stream.shuffle(general)
         stream.shuffle(fills)
         assignment: dict[int, int] = {}
-        for slots, cards in fills:
-            if not self._place(slots, cards, general, stream, assignment):
+        weights = self.weights
+        for slots, cards, taker in fills:
+            weight = weights[taker] if weights is not None and taker >= 0 else None
+            if not self._place(slots, cards, general, stream, assignment, weight):
                 return None
         if not self._place(self.rest, [], general, stream, assignment):
             return None
         return assignment
 
     def _place(self, slots: list[int], owed: list[int], general: list[int],
-               stream: RandomStream, assignment: dict[int, int]) -> bool:
+               stream: RandomStream, assignment: dict[int, int],
+               weight: Sequence[float] | None = None) -> bool:
         """Deal ``slots`` every card of ``owed`` and the rest from ``general`` (shuffled; the
         cards dealt are removed from it), every face-down claim among them truthful. The
         claimed slots are filled first, by a search in random order (each takes a card that
@@ -414,10 +429,25 @@ class Sampler:
             for i in gone:
                 del general[i]
             budget -= len(gone)
-        cards = owed + general[:budget]
-        del general[:budget]
+        if weight is None or budget <= 0:
+            cards = owed + general[:budget]
+            del general[:budget]
+        else:
+            cards = owed + [_draw(general, weight, stream) for _ in range(min(budget,
+                                                                             len(general)))]
         stream.shuffle(cards)
         free = [x for x in slots if x not in chosen]
         for x, c in zip(free, cards, strict=False):
             assignment[x] = c
         return True
+
+
+def _draw(cards: list[int], weight: Sequence[float], stream: RandomStream) -> int:
+    """Remove and return one of ``cards``, each with a chance proportional to its weight."""
+    r = (stream.word() / 2**64) * sum(weight[c] for c in cards)
+    last = len(cards) - 1
+    for i, c in enumerate(cards):
+        r -= weight[c]
+        if r <= 0 or i == last:
+            return cards.pop(i)
+    raise AssertionError("no cards to draw from")

@@ -5,13 +5,15 @@ The checks compare with the full game (``Turn._full``), which only a test may re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import pytest
 
 from bots.base import Bot, GameInfo, Turn
 from bots.greedy import GreedyBot
-from bots.ismcts import IsmctsBot
+from bots.heuristics import value_table
+from bots.ismcts import PICK_BETA, IsmctsBot
 from bots.match import play_match
 from bots.memory import DraftMemory, Sampler, pick_schedule
 from engine import Action, GameState, Phase
@@ -23,25 +25,30 @@ Check = Callable[[Turn, GameState, DraftMemory, Sampler], None]
 
 class Checking(GreedyBot):
     """Plays like greedy; at every decision builds the seat's memory and sampler from its
-    redacted state, and hands them (with the full state) to ``check``."""
+    redacted state (drawing takers by draft value if ``weighted``, as ismcts does by
+    default), and hands them (with the full state) to ``check``."""
 
-    def __init__(self, check: Check) -> None:
+    def __init__(self, check: Check, weighted: bool = False) -> None:
         super().__init__()
         self.check = check
+        self.weighted = weighted
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
         self.memory = DraftMemory(info.seat)
+        n = info.config.n
+        self.weights = [[math.exp(PICK_BETA * v) for v in value_table(faction, n)]
+                        for faction in info.config.factions] if self.weighted else None
 
     def choose(self, turn: Turn) -> Action:
         r = turn.state()
         self.memory.observe(r)
-        self.check(turn, r, self.memory, Sampler(r, self.memory))
+        self.check(turn, r, self.memory, Sampler(r, self.memory, weights=self.weights))
         return super().choose(turn)
 
 
-def play(n: int, seed: str, check: Check) -> None:
-    bots: list[Bot] = [Checking(check) for _ in range(n)]
+def play(n: int, seed: str, check: Check, weighted: bool = False) -> None:
+    bots: list[Bot] = [Checking(check, weighted) for _ in range(n)]
     play_match(bots, seed)
 
 
@@ -59,8 +66,9 @@ def test_pick_schedule_follows_the_pick_rules() -> None:
     assert rounds[-1] == [0, 0, 1, 0]
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_what_the_memory_infers_is_true(n: int) -> None:
+def test_what_the_memory_infers_is_true(n: int, weighted: bool) -> None:
     # Every remembered card that is still unseen truly is in one of the places the memory
     # allows it (with its takers' drafted or played cards, in the hand now holding it, or
     # among the unseen discards); with two players each is placed exactly.
@@ -87,12 +95,14 @@ def test_what_the_memory_infers_is_true(n: int) -> None:
                 assert all(where.get(card) == key for card in cards)
 
     for game in range(3):
-        play(n, f"memory-true/{n}/{game}", check)
+        play(n, f"memory-true/{n}/{game}", check, weighted)
     assert seen["intervals"] > 20 and seen["cards"] > 20
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_sampled_worlds_honour_the_view_the_memory_and_the_disclosures(n: int) -> None:
+def test_sampled_worlds_honour_the_view_the_memory_and_the_disclosures(n: int,
+                                                                        weighted: bool) -> None:
     counts = {"worlds": 0, "fallbacks": 0}
 
     def check(turn: Turn, r: GameState, memory: DraftMemory, sampler: Sampler) -> None:
@@ -132,7 +142,7 @@ def test_sampled_worlds_honour_the_view_the_memory_and_the_disclosures(n: int) -
         counts["fallbacks"] += sampler.fallbacks
 
     for game in range(2):
-        play(n, f"memory-worlds/{n}/{game}", check)
+        play(n, f"memory-worlds/{n}/{game}", check, weighted)
     assert counts["worlds"] > 100
     assert counts["fallbacks"] <= counts["worlds"] // 20
 
@@ -155,11 +165,32 @@ def test_the_two_player_memory_knows_the_passed_hand_while_drafting() -> None:
     assert checked[0] >= 3
 
 
+def test_draft_values_make_the_likelier_taker_likelier() -> None:
+    # Two cards taken from a hand by two seats, one after the other: by draft value, the
+    # first taker mostly takes the card it values far more; uniformly, either as often.
+    from bots.memory import Interval
+
+    class Fixed(Sampler):
+        def __init__(self, weights: list[list[float]] | None) -> None:
+            self.intervals = [Interval((3, 7), (1, 2), "back")]
+            self.pins, self.pool_set, self.weights = {}, frozenset({3, 7}), weights
+
+    weights = [[1.0] * 10 for _ in range(3)]
+    weights[1][7] = 50.0
+    stream = RandomStream("takers")
+    by_value = [Fixed(weights).owed(stream)[(1, "taken")] for _ in range(200)]
+    uniform = [Fixed(None).owed(stream)[(1, "taken")] for _ in range(200)]
+    assert sum(cards == [7] for cards in by_value) > 180
+    assert 60 < sum(cards == [7] for cards in uniform) < 140
+
+
 def test_memory_is_reset_each_round_and_off_on_request() -> None:
     bot = IsmctsBot(iterations=5)
     assert IsmctsBot(iterations=5, memory="off").memory == "off"
     with pytest.raises(ValueError):
         IsmctsBot(memory="full")
+    with pytest.raises(ValueError):
+        IsmctsBot(model="exact")
     result = play_match([bot, GreedyBot()], "memory-rounds")
     assert result.faults == ()
     assert bot._memory is not None and bot._memory.round == result.rounds
