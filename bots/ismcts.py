@@ -1,12 +1,12 @@
 """``ismcts``: information-set Monte Carlo tree search (single-observer ISMCTS).
 
 Every iteration samples a full-information world consistent with what the seat knows
-(``engine.view.determinize`` on the redacted state), descends a tree whose edges are action
-texts, expands one untried action, plays on with a default policy (the rollout), and backs up
-one reward per seat. Each node stores the reward of the seat that moved into it, so opponents
-choose by their own interest (max-n). Because the legal actions differ between sampled worlds,
-selection uses availability counts (UCB over the times a child was selectable), as in Cowling,
-Powley & Whitehouse (2012).
+(``bots.memory.Sampler`` on the redacted state and the seat's memory of the round's draft),
+descends a tree whose edges are action texts, expands one untried action, plays on with a
+default policy (the rollout), and backs up one reward per seat. Each node stores the reward
+of the seat that moved into it, so opponents choose by their own interest (max-n). Because the
+legal actions differ between sampled worlds, selection uses availability counts (UCB over the
+times a child was selectable), as in Cowling, Powley & Whitehouse (2012).
 
 Simultaneous draft picks are applied one seat at a time, the searching seat first, so its own
 pick is never chosen with knowledge of the others'. Chance (leftover shuffles, reshuffles)
@@ -33,6 +33,17 @@ round it starts in (``horizon=round``); the reward is then the seat's score marg
 the end of the game is winning weighed too: leading after a round that does not end the game is
 worth nothing by itself (``lead=0``), and rewarding it made the search play for an early lead
 instead of for points (68.5 % against 75.5 % of 200 games against greedy at 500 iterations).
+
+The worlds honour what the seat remembers of the round's draft (``memory=draft``, the
+default; ``bots.memory``): the honest view forgets which slot holds a card that passed through
+the seat's hands, but not which cards each later holder took from a hand it passed on (the
+ones missing when it came back, or not among the leftovers) nor which are in the hand another
+seat holds now. With two players that places all of the opponent's cards but its first pick;
+with more, which of a hand's later holders took which card is drawn by their draft values
+(``model=value``, the default: a seat takes a card with odds growing as exp(``beta`` times its
+value), ``beta=4``, as the built-in bots draft by value; ``model=uniform``: equal odds), and so
+are the cards a seat took unseen. ``memory=off`` deals every unseen card uniformly, as
+``engine.view.determinize`` does. README's "Measured strength" gives what it won.
 
 Options: ``iterations=N`` and/or ``time=SECONDS`` (stop at whichever comes first; the default
 is 1,000 iterations under a 1 s cap, which most decisions reach: the cap decides, so a game is
