@@ -16,10 +16,12 @@ pins most of the opponent's cards exactly (all but its first pick); with more it
 card to a few seats. ``Sampler.world`` deals the unseen cards so that every such set is
 honoured: the cards a holder took go to that holder's face-down slots (its drafted cards, its
 hand, its prisoner, its face-down dispatches), which of several holders took which is drawn
-at random (a card since revealed in a seat's play goes to that seat), and the rest of the
-unseen cards are dealt at random as ``engine.view.determinize`` deals them. Every face-down
-disclosure must hold too; a sample that cannot satisfy them after a few tries falls back to
-``determinize`` (which also copes with a seat that lied).
+by the holders' draft values if the sampler is given them (``weights``: a likelier taker of a
+card it values more), else at random (a card since revealed in a seat's play goes to that
+seat), and the rest of the unseen cards are dealt at random as ``engine.view.determinize``
+deals them (those of a seat's drafted cards by its draft values too, with ``weights``).
+Every face-down disclosure must hold too; a sample that cannot satisfy them after a few tries
+falls back to ``determinize`` (which also copes with a seat that lied).
 
 Nothing here reads hidden state: ``observe`` takes the redacted state of the seat's own turn.
 """
