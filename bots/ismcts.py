@@ -1,12 +1,12 @@
 """``ismcts``: information-set Monte Carlo tree search (single-observer ISMCTS).
 
 Every iteration samples a full-information world consistent with what the seat knows
-(``engine.view.determinize`` on the redacted state), descends a tree whose edges are action
-texts, expands one untried action, plays on with a default policy (the rollout), and backs up
-one reward per seat. Each node stores the reward of the seat that moved into it, so opponents
-choose by their own interest (max-n). Because the legal actions differ between sampled worlds,
-selection uses availability counts (UCB over the times a child was selectable), as in Cowling,
-Powley & Whitehouse (2012).
+(``bots.memory.Sampler`` on the redacted state and the seat's memory of the round's draft),
+descends a tree whose edges are action texts, expands one untried action, plays on with a
+default policy (the rollout), and backs up one reward per seat. Each node stores the reward
+of the seat that moved into it, so opponents choose by their own interest (max-n). Because the
+legal actions differ between sampled worlds, selection uses availability counts (UCB over the
+times a child was selectable), as in Cowling, Powley & Whitehouse (2012).
 
 Simultaneous draft picks are applied one seat at a time, the searching seat first, so its own
 pick is never chosen with knowledge of the others'. Chance (leftover shuffles, reshuffles)
@@ -33,6 +33,17 @@ round it starts in (``horizon=round``); the reward is then the seat's score marg
 the end of the game is winning weighed too: leading after a round that does not end the game is
 worth nothing by itself (``lead=0``), and rewarding it made the search play for an early lead
 instead of for points (68.5 % against 75.5 % of 200 games against greedy at 500 iterations).
+
+The worlds honour what the seat remembers of the round's draft (``memory=draft``, the
+default; ``bots.memory``): the honest view forgets which slot holds a card that passed through
+the seat's hands, but not which cards each later holder took from a hand it passed on (the
+ones missing when it came back, or not among the leftovers) nor which are in the hand another
+seat holds now. With two players that places all of the opponent's cards but its first pick;
+with more, which of a hand's later holders took which card is drawn by their draft values
+(``model=value``, the default: a seat takes a card with odds growing as exp(``beta`` times its
+value), ``beta=4``, as the built-in bots draft by value; ``model=uniform``: equal odds), and so
+are the cards a seat took unseen. ``memory=off`` deals every unseen card uniformly, as
+``engine.view.determinize`` does. README's "Measured strength" gives what it won.
 
 Options: ``iterations=N`` and/or ``time=SECONDS`` (stop at whichever comes first; the default
 is 1,000 iterations under a 1 s cap, which most decisions reach: the cap decides, so a game is
@@ -72,6 +83,7 @@ from bots.heuristics import (
     resolved_dispatch,
     value_table,
 )
+from bots.memory import DraftMemory, Sampler
 from engine import (
     CARDS,
     CHANCE,
@@ -96,7 +108,6 @@ from engine.disclosure import legal_claims
 from engine.dispatch import open_planets
 from engine.draft import pick_count
 from engine.randomness import RandomStream
-from engine.view import determinize
 
 _DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
 
@@ -105,6 +116,8 @@ LEAD_WEIGHT = 0.0     # the same weight on leading when a rollout stops with the
 MARGIN_SCALE = 12.0   # a margin of this many points counts as a full win/loss in the margin term
 DEFAULT_ITERATIONS = 1000
 DEFAULT_TIME_CAP = 1.0  # seconds per decision, with the default iterations only
+CAP_MARGIN = 0.02     # the part of a time cap the search leaves unused
+PICK_BETA = 4.0      # a seat's chance to have taken a card grows as exp(PICK_BETA * its value)
 PRUNE_SAMPLES = 4     # sampled worlds for the one-step estimate of the root moves
 
 
@@ -130,7 +143,8 @@ class IsmctsBot(Bot):
     def __init__(self, iterations: int | None = None, time: float | None = None,
                  c: float = 0.25, policy: str = "greedy", horizon: str = "round",
                  win: float = WIN_WEIGHT, claims: str = "merge", draft: str = "auto",
-                 prune: int = 0, lead: float = LEAD_WEIGHT) -> None:
+                 prune: int = 0, lead: float = LEAD_WEIGHT, memory: str = "draft",
+                 model: str = "value", beta: float = PICK_BETA) -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:
@@ -146,6 +160,14 @@ class IsmctsBot(Bot):
         if draft not in ("auto", "search", "value"):
             raise ValueError("draft must be 'auto', 'search' or 'value'")
         self.draft = draft
+        if memory not in ("draft", "off"):
+            raise ValueError("memory must be 'draft' or 'off'")
+        self.memory = memory
+        if model not in ("value", "uniform"):
+            raise ValueError("model must be 'value' or 'uniform'")
+        self.model = model
+        self.beta = float(beta)
+        self._memory: DraftMemory | None = None
         self._search_drafts = draft == "search"  # settled by start() for draft=auto
         if int(prune) < 0:
             raise ValueError("prune must be 0 (off) or a number of moves")
@@ -168,6 +190,7 @@ class IsmctsBot(Bot):
         self.policy = policy
         self.last_iterations = 0
         self._expanded: tuple[Node, str] | None = None  # the node the iteration added, if any
+        self._sampler: Sampler | None = None  # this decision's worlds
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
@@ -178,23 +201,35 @@ class IsmctsBot(Bot):
         self._weights = [[max(v, 0.05) for v in values] for values in self._values]
         self.info_factions = info.config.factions
         self._search_drafts = self.draft == "search" or (self.draft == "auto" and n == 2)
+        self._memory = DraftMemory(info.seat) if self.memory == "draft" else None
+        # how likely each seat is to have taken each card, as a remembered card's taker or
+        # for the cards it took unseen: by its draft value (the built-in bots draft by it)
+        self._pick_weights = [[math.exp(self.beta * v) for v in values]
+                              for values in self._values] if self.model == "value" else None
 
     def choose(self, turn: Turn) -> Action:
         started = time.perf_counter()
         legal = turn.legal
-        if len(legal) == 1:
-            return legal[0]
         root_seat = turn.seat
         redacted = turn.state()
+        if self._memory is not None:
+            self._memory.observe(redacted)
+        if len(legal) == 1:
+            return legal[0]
         if not self._search_drafts and type(legal[0]) is Pick:
             return self._value_pick(redacted, root_seat, legal)
         root = Node(-1)
         rng = self.rng
+        sampler = Sampler(redacted, self._memory, weights=self._pick_weights)
+        self._sampler = sampler
         allowed = self._root_moves(redacted, root_seat, legal) if self.prune else None
         # The cap counts from the call, and the search stops before an iteration that would
         # end past it (judged by the mean iteration so far): a draft pick's rollouts run to the
         # round's end, and checking only for a deadline already passed overran it by one of them.
-        deadline = None if self.think_time is None else started + self.think_time
+        # It keeps CAP_MARGIN of the cap for the rest (picking the move, a loaded machine's
+        # scheduling): without it, games on a busy machine averaged up to 1.001 s a decision.
+        deadline = None if self.think_time is None else \
+            started + self.think_time * (1 - CAP_MARGIN)
         searching = time.perf_counter()
         done = 0
         while True:
@@ -204,7 +239,7 @@ class IsmctsBot(Bot):
                 now = time.perf_counter()
                 if now + (now - searching) / done >= deadline:
                     break
-            world = determinize(redacted, rng)
+            world = sampler.world(rng)
             self._expanded = None
             try:
                 self._iterate(root, world, root_seat, rng, allowed)
@@ -250,7 +285,8 @@ class IsmctsBot(Bot):
             weights = self._values[seat]
             values = [sum(weights[state.card_of[x]] for x in _slots(reps[k])) for k in keys]
         elif type(first) in (Dispatch, Capture, Discard):
-            worlds = [determinize(state, self.rng) for _ in range(PRUNE_SAMPLES)]
+            sampler = self._sampler or Sampler(state, None)
+            worlds = [sampler.world(self.rng) for _ in range(PRUNE_SAMPLES)]
             values = one_step_values(worlds, seat, [reps[k] for k in keys],
                                      self.info_factions[seat])
         else:

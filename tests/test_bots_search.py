@@ -259,16 +259,17 @@ def test_the_time_cap_stops_before_an_iteration_would_pass_it(monkeypatch: pytes
     import types
 
     import bots.ismcts as ismcts
+    import bots.memory as memory
 
     clock = [0.0]
-    real = ismcts.determinize
+    real = memory.determinize  # what the sampler deals with when nothing is remembered
 
     def slow_determinize(state, rng):
         clock[0] += 0.03
         return real(state, rng)
 
     monkeypatch.setattr(ismcts, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
-    monkeypatch.setattr(ismcts, "determinize", slow_determinize)
+    monkeypatch.setattr(memory, "determinize", slow_determinize)
     s = dispatch_states("cap", 2)[0]
     seat = to_move(s)[0]
     bot = IsmctsBot(time=0.1)

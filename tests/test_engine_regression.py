@@ -111,9 +111,10 @@ def _ismcts_choices(seed: str, n: int, decisions: int) -> list[str]:
     stream.shuffle(deck)
     s = new_game(config, deck, keep_log=False)
     # the search as pinned when written: drafts searched, one tree edge per claim, random
-    # rollout dispatches, c=0.7, leading after a round rewarded like winning
+    # rollout dispatches, c=0.7, leading after a round rewarded like winning, and no draft
+    # memory (worlds dealt as engine.view.determinize deals them)
     bot = IsmctsBot(iterations=60, draft="search", claims="split", policy="biased", c=0.7,
-                    lead=0.7)
+                    lead=0.7, memory="off")
     bot.start(GameInfo(0, config, b"ismcts-pin"))
     chosen: list[str] = []
     while not is_over(s) and len(chosen) < decisions:
