@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from engine import GameState, Phase
 from engine.disclosure import claims_by_card
+from engine.draft import cards_to_take, pick_count
 from engine.randomness import RandomStream
 from engine.view import determinize
 
@@ -50,16 +51,6 @@ class PickSeen:
     mine_before: frozenset[int]  # the seat's own drafted cards before this pick
 
 
-def _take(need: int, held: int, first: bool) -> int:
-    """Cards a seat takes in a pick round (``engine.draft.pick_count``)."""
-    if need <= 0 or not held:
-        return 0
-    take = 2 if first else 1
-    if need < take:
-        take = need
-    return held if held < take else take
-
-
 def pick_schedule(quota: Sequence[int], drafted: Sequence[int], sizes: Sequence[int],
                   direction: int, first_round: int) -> list[list[int]]:
     """The cards each seat takes in every pick round from ``first_round`` (1-based) to the end
@@ -70,7 +61,7 @@ def pick_schedule(quota: Sequence[int], drafted: Sequence[int], sizes: Sequence[
     out: list[list[int]] = []
     r = first_round
     while r < 100:  # a bound: each pick round takes a card
-        takes = [_take(quota[s] - dc[s], hs[s], n == 2 and r == 1) for s in range(n)]
+        takes = [cards_to_take(quota[s] - dc[s], hs[s], n == 2 and r == 1) for s in range(n)]
         if not any(takes):
             break
         out.append(takes)
@@ -126,7 +117,7 @@ class DraftMemory:
         card_of = s.card_of
         picking = s.phase is _DRAFT and s.step is None and s.chance is None and \
             s.decision is None and s.picks[seat] is None and \
-            _take(s.quota[seat] - len(s.drafted[seat]), len(s.hands[seat]), s.first_pick) > 0
+            pick_count(s, seat) > 0
         if picking:
             drafted = tuple(len(d) for d in s.drafted)
             if self.picks and self.picks[-1].drafted == drafted:

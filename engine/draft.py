@@ -44,11 +44,16 @@ def round_quotas(s: GameState) -> list[int]:
 
 def pick_count(s: GameState, seat: int) -> int:
     """Cards ``seat`` must take this pick round (0 when it only passes)."""
-    need = s.quota[seat] - len(s.drafted[seat])
-    held = len(s.hands[seat])
+    return cards_to_take(s.quota[seat] - len(s.drafted[seat]), len(s.hands[seat]),
+                         s.first_pick)
+
+
+def cards_to_take(need: int, held: int, first_pick: bool) -> int:
+    """The pick rule: cards a seat takes in a pick round, given how many it still needs and
+    holds (two in the first pick round of a two-player draft, else one)."""
     if need <= 0 or not held:
         return 0
-    take = 2 if s.first_pick else 1
+    take = 2 if first_pick else 1
     if need < take:
         take = need
     return held if held < take else take
