@@ -71,18 +71,22 @@ def test_any_interleaving_that_keeps_each_authors_order_verifies_the_same(game, 
         assert verdict.ok and verdict.result["scores"] == expected.result["scores"], name
 
 
-def test_an_author_more_than_64_messages_ahead_of_the_game_is_refused(game, tmp_path):
-    loop, path = game
-    data = json.loads(path.read_text())
+def _padded_own(loop, data) -> list[dict]:
+    """Peer 0's messages of the file, then 64 validly signed later ones of its own."""
     own = [SignedMessage.decode(canonical_json(m)) for m in data["messages"]
            if m["msg"]["seat"] == 0]
     last = own[-1]
+    return [m.to_json() for m in own] + [
+        resign(loop, last, seq=last.msg.seq + 1 + i, type="noise").to_json()
+        for i in range(MAX_QUEUED)]
+
+
+def test_an_author_more_than_64_messages_ahead_of_the_game_is_refused(game, tmp_path):
+    loop, path = game
+    data = json.loads(path.read_text())
     # peer 0's messages (padded with validly signed later ones) all before peer 1's first:
     # they wait in peer 0's queue from the start, and the 65th waiting one is refused
-    extra = [resign(loop, last, seq=last.msg.seq + 1 + i, type="noise").to_json()
-             for i in range(MAX_QUEUED)]
-    grouped = [m.to_json() for m in own] + extra + [m for m in data["messages"]
-                                                   if m["msg"]["seat"] == 1]
+    grouped = _padded_own(loop, data) + [m for m in data["messages"] if m["msg"]["seat"] == 1]
     verdict = verify_transcript(with_messages(path, tmp_path / "t.json", grouped))
     assert verdict.status == "damaged" and "more than 64 messages ahead" in verdict.summary
     # message 0 is taken by the current stage (setup/commit), 1..64 wait, 65 is refused
@@ -95,12 +99,7 @@ def test_messages_released_when_a_gap_fills_are_not_bounded_by_64(game, tmp_path
     the 64 the in-sequence bound allows. The game verifies (the padding follows the audit)."""
     loop, path = game
     data = json.loads(path.read_text())
-    own = [SignedMessage.decode(canonical_json(m)) for m in data["messages"]
-           if m["msg"]["seat"] == 0]
-    last = own[-1]
-    extra = [resign(loop, last, seq=last.msg.seq + 1 + i, type="noise").to_json()
-             for i in range(MAX_QUEUED)]
-    mine = [m.to_json() for m in own] + extra
+    mine = _padded_own(loop, data)
     gapped = [mine[0], *mine[2:], mine[1]] + [m for m in data["messages"]
                                               if m["msg"]["seat"] == 1]
     verdict = verify_transcript(with_messages(path, tmp_path / "t.json", gapped))
