@@ -50,7 +50,7 @@ from p2p.session.clock import StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import ABANDONED, STOPPED, UNFAIR, DeckAudit, Peer, Seat, SessionEvent
 from p2p.session.opening import SealedKeys
-from p2p.session.stages import Stage
+from p2p.session.stages import Stage, StageKind
 
 
 class RefereedSession(Protocol):
@@ -94,7 +94,8 @@ class RefereedSession(Protocol):
 
 # The stages in which the deck is not complete (no deck yet, or a batch being built): an alarm
 # of a corrupted deck raised in one proves nothing.
-DECK_BUILDING = frozenset({"setup/commit", "setup/reveal", "deck/commit", "deck/step"})
+DECK_BUILDING = frozenset({StageKind.SETUP_COMMIT, StageKind.SETUP_REVEAL, StageKind.DECK_COMMIT,
+                           StageKind.DECK_STEP})
 MAX_EVIDENCE = 8  # signed messages taken from one abort's evidence
 CORRUPT = "corrupt"  # the claim kind that opens the deck keys to find a wrong layer
 
