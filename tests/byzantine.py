@@ -528,14 +528,28 @@ def live_verdict(session: GameSession) -> tuple[str, int | None]:
     return LIVE_STATUS[aborted.kind], aborted.peer
 
 
+MERGE_WINDOW = 8  # stages an author's next message may run ahead of the others' in a merge
+
+
+def _stage_of(data: Any) -> int:
+    stage = data["msg"].get("body", {}).get("stage")
+    return stage if isinstance(stage, int) and not isinstance(stage, bool) else 0
+
+
 def merge_by_author(messages: list[Any], rng: random.Random) -> list[Any]:
-    """A random interleaving of ``messages`` that keeps each author's own order."""
+    """A random interleaving of ``messages`` that keeps each author's own order, and is one
+    the protocol calls valid: no author runs 64 messages ahead of the game (protocol.md,
+    "Stages"; a uniform merge of long games did, now and then, and was rightly "damaged").
+    Each pick is among the authors whose next message is at most ``MERGE_WINDOW`` stages
+    beyond the lowest next one, a few messages each."""
     streams: dict[int, list[Any]] = {}
     for data in messages:
         streams.setdefault(data["msg"]["seat"], []).append(data)
     merged: list[Any] = []
     while streams:
-        author = rng.choice(sorted(streams))
+        low = min(_stage_of(stream[0]) for stream in streams.values())
+        author = rng.choice([a for a in sorted(streams)
+                             if _stage_of(streams[a][0]) <= low + MERGE_WINDOW])
         merged.append(streams[author].pop(0))
         if not streams[author]:
             del streams[author]
