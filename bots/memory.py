@@ -35,7 +35,7 @@ from engine import GameState, Phase
 from engine.disclosure import claims_by_card
 from engine.draft import cards_to_take, pick_count
 from engine.randomness import RandomStream
-from engine.view import determinize
+from engine.view import deal, determinize
 
 _DRAFT = Phase.DRAFT
 
@@ -292,18 +292,7 @@ class Sampler:
         else:
             self.fallbacks += 1
             return determinize(self.r, stream)
-        r = self.r
-        log, events, r.log, r.events = r.log, r.events, [], []  # a search never reads the log
-        try:
-            d = r.clone()
-        finally:
-            r.log, r.events = log, events
-        dealt = d.card_of
-        for slot, cid in assignment.items():
-            dealt[slot] = cid
-        d.omniscient = True
-        d.keep_log = False
-        return d
+        return deal(self.r, assignment)
 
     def owed(self, stream: RandomStream) -> dict[tuple[int, str], list[int]]:
         """One draw of where the remembered cards are: group key -> the unseen cards it holds

@@ -217,11 +217,6 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
     free = [x for x in unknown if not (dispatcher[x] >= 0 and claim[x])]
     # each constrained slot's claim, and the claims every card could truthfully make there
     checks = [(claim[x], _claims_here(r, x)) for x in constrained]
-    log, events, r.log, r.events = r.log, r.events, [], []  # a search never reads the log
-    try:
-        d = r.clone()
-    finally:
-        r.log, r.events = log, events
     assignment: dict[int, int] | None = None
     for _ in range(tries):
         # Quick and nearly always enough: each disclosure in turn takes a random card that fits.
@@ -247,10 +242,20 @@ def determinize(r: GameState, stream: RandomStream, tries: int = 20) -> GameStat
         assignment = dict(zip(constrained, _fitting_cards(fits, cards), strict=True))
         taken = set(assignment.values())
         cards = [c for c in cards if c not in taken]
+    assignment.update(zip(free, cards, strict=False))
+    return deal(r, assignment)
+
+
+def deal(r: GameState, assignment: dict[int, int]) -> GameState:
+    """A full-information copy of ``r`` (a redacted state) with the card ``assignment`` gives
+    each of its slots, without ``r``'s log (a search never reads it)."""
+    log, events, r.log, r.events = r.log, r.events, [], []
+    try:
+        d = r.clone()
+    finally:
+        r.log, r.events = log, events
     dealt = d.card_of
     for slot, cid in assignment.items():
-        dealt[slot] = cid
-    for slot, cid in zip(free, cards, strict=False):
         dealt[slot] = cid
     d.omniscient = True
     d.keep_log = False
