@@ -1,7 +1,7 @@
 """Every stage kind in one table: who contributes, the body, what our contribution is, what
 completing it does, whether its messages carry the state hash, and which game clock (so which
 deadline) it runs on. The scheduler (``schedule``) decides which stage comes next; everything
-else a stage kind needs is read from here. protocol.md's "Stages" table says the same
+else a stage kind needs is read from here. protocol.md's "Stage kinds" table says the same
 (``tests/test_stage_table.py`` checks that it does).
 
 A new kind is one entry here, its handlers, and the situation in ``_next_stage`` that calls

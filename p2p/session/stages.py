@@ -91,7 +91,7 @@ class Stage:
     peers: frozenset[Peer]
     index: int
     collected: dict[Peer, SignedMessage] = field(default_factory=dict)
-    params: object = None       # what the schedule decided for it (one of the classes below)
+    params: object = None       # what the schedule decided (below, or ``opening.Opens``)
     state: str | None = None    # the public state hash its messages must carry
 
     @property
