@@ -31,7 +31,14 @@ from p2p.net.games import PeerOptions
 from p2p.net.notices import GameEvent, RosterKnown
 from ui.app import widgets
 from ui.app.app import SolsticeApp, resume_hint
-from ui.app.messages import BoardChanged, GameEnded, LobbyOpened, NetNote, RosterChanged
+from ui.app.messages import (
+    BoardChanged,
+    GameEnded,
+    HandOver,
+    LobbyOpened,
+    NetNote,
+    RosterChanged,
+)
 from ui.app.netgame import NetGame, NetSetup, failure_reason
 from ui.app.screens.dialogs import HelpScreen, LeaveScreen
 from ui.app.screens.game import GameScreen
@@ -54,11 +61,16 @@ def _text(screen: Any) -> str:
 
 
 class FakeBridge:
-    """Stands in for the trio side: the app only asks whether it runs and tells it to stop."""
+    """Stands in for the trio side: the app asks whether it runs, tells it to stop, and sends
+    it items (kept in ``sent``)."""
 
     running = True
 
-    def send(self, _item: object) -> bool:
+    def __init__(self) -> None:
+        self.sent: list[object] = []
+
+    def send(self, item: object) -> bool:
+        self.sent.append(item)
         return True
 
     def stop(self) -> None:
@@ -118,6 +130,44 @@ def test_host_leaving_mid_game_is_told_the_resume_command(tmp_path: Path) -> Non
             assert isinstance(app.screen, LeaveScreen)
             assert f"solstice resume {'0123abcd' * 4}" in _text(app.screen)
             assert "had not started" not in _text(app.screen)
+
+    run(scenario)
+
+
+def test_a_player_can_hand_its_seat_over_from_the_leave_dialog(tmp_path: Path) -> None:
+    s = _state()
+
+    async def scenario() -> None:
+        app = _app("join", tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.deliver(NetNote("roster", "Players: host, a"))
+            app.deliver(BoardChanged(view(s, 0), (), ("host", "a")))
+            await pilot.pause()
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, LeaveScreen)
+            assert "hand your seat over (h)" in _text(app.screen)
+            assert "open-handed" in _text(app.screen)
+            await pilot.press("h")
+            await pilot.pause()
+            assert not isinstance(app.screen, LeaveScreen)
+            assert [type(x) for x in app.bridge.sent] == [HandOver]  # type: ignore[union-attr]
+            assert not app.left  # the game's end screen comes, not the exit
+
+    run(scenario)
+
+
+def test_the_leave_dialog_offers_no_handover_before_the_seats_are_drawn(
+        tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = _app("join", tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("q")
+            await pilot.pause()
+            assert "hand your seat over" not in _text(app.screen)
+            await pilot.press("h")
+            await pilot.pause()
+            assert isinstance(app.screen, LeaveScreen)
 
     run(scenario)
 

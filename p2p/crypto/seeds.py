@@ -101,6 +101,10 @@ class SeedExchange:
     def complete(self) -> bool:
         return len(self._seeds) == self.n_seats
 
+    def commitment(self, seat: int) -> bytes | None:
+        """The seed commitment ``seat`` published, if it has."""
+        return self._commitments.get(seat)
+
     def joint_seed(self) -> bytes:
         if not self.complete:
             raise LocalProtocolError("joint seed asked before every seat revealed")

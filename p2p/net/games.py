@@ -72,6 +72,7 @@ class PeerOptions:
     # before the runner plays on: a UI can show the board without waiting for a decision.
     on_session: Callable[[GameSession], None] | None = None
     chat: ChatLink | None = None  # the player's side of the table chat (p2p.net.chatlink)
+    leave_after_round: int | None = None  # hand our seat over to a ghost when it is over
 
     @property
     def home_dir(self) -> Path:
@@ -86,7 +87,7 @@ class PeerOptions:
     def run_options(self, game_id: str = "") -> RunOptions:
         return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
                           resume_command=self.resume_command(game_id), timing=self.timing,
-                          chat=self.chat)
+                          chat=self.chat, leave_after_round=self.leave_after_round)
 
 
 def _prepare(options: PeerOptions) -> Identity:

@@ -122,6 +122,7 @@ class RunOptions:
     resume_command: str = "solstice resume"  # how the user continues this game (shown on stops)
     timing: Timing | None = None   # the table's clock, if we host (default: Timing())
     chat: ChatLink | None = None   # the player's side of the table chat (None: kept only)
+    leave_after_round: int | None = None  # hand our seat over when this round is over
 
 
 class TranscriptNotWritten(LocalFileError):
@@ -182,6 +183,8 @@ class _GameRun:
         self.others = [p for p in range(len(self.names)) if p != mesh.my_index]
         if options.timing is not None and not session.msglog.messages:
             session.timing = session.clock.timing = options.timing
+        if options.leave_after_round is not None:
+            session.leave_after_round = options.leave_after_round
         self.resync = Resync(session, self.others, held=resumed, up=mesh.is_connected)
         self.told_overclaim: set[int] = set()
         # Since when each away peer has been away (kept across reconnects until its ``R``:
@@ -231,7 +234,9 @@ class _GameRun:
             await self._flush()
             self._emit_new()
             failure = None
-            if not self.lost_stop:  # a lost peer stops the game for now: it stays resumable
+            if session.left:
+                self._left()
+            elif not self.lost_stop:  # a lost peer stops the game for now: it stays resumable
                 failure = _finish(session, self.store, self.roster, self.names, self.options,
                                   self.on_event, self.chat)
                 # Keep answering until every other peer is done too, so that one that
@@ -239,7 +244,9 @@ class _GameRun:
                 await mesh.broadcast(self.resync.finished_frame())
             linger = (self.options.linger_replayed
                       if self.finished_on_replay or self._table_left() else self.options.linger)
-            with trio.move_on_after(0 if self.lost_stop else linger):
+            # A seat handed over says no more: its ghost is done when the game is.
+            self.resync.finished_peers.update(session.ghosts)
+            with trio.move_on_after(0 if self.lost_stop or session.left else linger):
                 await self._linger()
             with trio.move_on_after(DRAIN):
                 await mesh.drain()  # our F (and last answers) must leave before we hang up
@@ -553,6 +560,15 @@ class _GameRun:
         self.on_event(Stopped(text, tuple(Peer(p) for p in sorted(peers))))
         self.session.aborted = Aborted(None, f"{names_of(roster, sorted(peers))} was lost",
                                        STOPPED, self.session.stage_index)
+
+    def _left(self) -> None:
+        """We handed our seat over: the game goes on without us (its transcript is the
+        others'); ours is marked over, so it is not resumed."""
+        text = (f"we left game {self.mesh.game_id} at round {self.session._round()}, stage "
+                f"{self.session.stage_index}; every remaining peer plays our seat with the "
+                "ghost bot, and their transcript will show it")
+        self.store.mark_finished({"ok": False, "verdict": "left", "reason": text})
+        self.on_event(Stopped(text))
 
     def _others_left(self) -> bool:
         """Restarted after our own audit message (our part of the game is done), still

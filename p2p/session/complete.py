@@ -176,7 +176,17 @@ class Completions(SessionFields):
     def _done_audit(self, stage: Stage, bodies: Sequence[tuple[int, AuditBody]]) -> None:
         for seat, body in bodies:
             self.openings[seat] = body.to_json()
-        self.result = audit_game(self.audit_record())
+        result = audit_game(self.audit_record())
+        if self.ghosts:
+            assert self.config is not None
+            factions = self.config.factions
+            left = {factions[self.seat_of_peer[peer]]: ghost.record()
+                    for peer, ghost in sorted(self.ghosts.items())}
+            result["left"] = left
+            result["summary"] += "".join(
+                f"; {faction} left at round {r['round']}, stage {r['stage']}: seat played by "
+                f"the {r['bot']} ghost" for faction, r in left.items())
+        self.result = result
         self.events.append(GameOver(self.result))
 
     def audit_record(self) -> AuditRecord:

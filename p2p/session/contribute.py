@@ -32,6 +32,9 @@ class Contributions(SessionFields):
     """Building our message for a stage from our secrets and the deck."""
 
     def _contribute(self, stage: Stage) -> None:
+        if self._leaving():
+            self.hand_over()
+            return
         spec = stage.spec
         if spec.contribute is None:  # a decision: ask our player (``submit`` answers)
             assert self.engine is not None and self.my_seat is not None

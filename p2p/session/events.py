@@ -153,8 +153,28 @@ class ClockRanOut:
         return f"our clock ran out: {self.action.text()} played by default"
 
 
+@dataclass(frozen=True)
+class SeatHandedOver:
+    """``peer`` (at ``seat``) left the game with a handover at round ``round``, stage
+    ``stage``: from now on every remaining peer plays its seat alike with the ghost bot
+    ``bot``, open-handed (its cards are known to every remaining player). ``mine``: we left."""
+
+    peer: Peer
+    seat: Seat
+    round: int
+    stage: int
+    bot: str
+    mine: bool = False
+
+    @property
+    def text(self) -> str:
+        who = "we" if self.mine else f"seat {self.seat}, peer {self.peer},"
+        return (f"{who} left at round {self.round}, stage {self.stage}; the seat is played by "
+                f"the {self.bot} ghost, open-handed")
+
+
 SessionEvent = (LogLine | InputWanted | Rejected | GameOver | GameAborted | DeckAudit
-                | TableClock | DecisionClock | ClockRanOut)
+                | TableClock | DecisionClock | ClockRanOut | SeatHandedOver)
 
 
 class Aborted(Exception):

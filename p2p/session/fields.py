@@ -21,6 +21,7 @@ from p2p.identity import Identity
 from p2p.session.clock import StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
 from p2p.session.events import UNFAIR, Aborted, Peer, Seat, SessionEvent
+from p2p.session.ghostseat import Ghost
 from p2p.session.opening import SealedKeys
 from p2p.session.stages import Stage, StageSpec
 from p2p.session.timing import Timing
@@ -76,6 +77,10 @@ class SessionFields:
     clock: StageClock
     referee: Referee
     rejections: list[int]
+    ghosts: dict[Peer, Ghost]
+    leave_after_round: int | None
+    left: bool
+    is_ghost: bool
 
     @property
     def my_seat(self) -> Seat | None:  # provided by GameSession
@@ -97,3 +102,16 @@ class SessionFields:
 
     def _apply(self, action: Action, seat: int | None) -> None:
         raise NotImplementedError  # provided by Completions
+
+    @property
+    def finished(self) -> bool:  # provided by GameSession
+        raise NotImplementedError
+
+    def _leaving(self) -> bool:
+        raise NotImplementedError  # provided by Handovers
+
+    def hand_over(self) -> None:
+        raise NotImplementedError  # provided by Handovers
+
+    def _new_ghost(self, peer: Peer, master: bytes) -> Any:
+        raise NotImplementedError  # provided by GameSession

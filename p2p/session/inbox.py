@@ -48,6 +48,7 @@ class Inbox:
     queues: Any
     future: Any
     on_record: Any
+    queue_limit: int
 
     def _pump(self) -> None:  # provided by GameSession
         raise NotImplementedError
@@ -131,8 +132,8 @@ class Inbox:
                       and signed.verify(self.msglog.keys[msg.seat])):
                     self.future[msg.seat][msg.seq] = signed  # forwarded ahead of a gap
                 return False
-            if known is None and len(self.queues[msg.seat]) >= MAX_QUEUED:
-                reject(msg.seat, f"more than {MAX_QUEUED} messages ahead of the game: "
+            if known is None and len(self.queues[msg.seat]) >= self.queue_limit:
+                reject(msg.seat, f"more than {self.queue_limit} messages ahead of the game: "
                                   "not taken")
                 return False
         try:

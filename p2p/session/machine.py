@@ -50,7 +50,10 @@ from p2p.session.events import (
     Seat,
     SessionEvent,
 )
-from p2p.session.inbox import FRAME_MESSAGE, Inbox
+from p2p.session.ghost import GhostPlay
+from p2p.session.ghostseat import Ghost
+from p2p.session.handover import HANDOVER, Handovers
+from p2p.session.inbox import FRAME_MESSAGE, MAX_QUEUED, Inbox
 from p2p.session.lockstep import Lockstep
 from p2p.session.opening import SealedKeys
 from p2p.session.schedule import Schedule
@@ -60,23 +63,26 @@ from p2p.session.stages import Stage, StageKind, StageSpec
 from p2p.session.timing import Timing
 
 
-class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockstep):
+class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockstep, Handovers,
+                  GhostPlay):
     """One peer's (or an observer's) view of a networked game.
 
     ``keys``: the Ed25519 public keys of the peers in lobby order (peer index = position).
     ``me``: this peer's index, or None for an observer that re-checks a transcript.
+    ``ghost``: the session of a seat handed over, played by us (``p2p.session.ghost``): it
+    needs no identity and signs nothing.
     """
 
     STAGES: ClassVar[Mapping[str, StageSpec]] = STAGE_TABLE
 
     def __init__(self, game_id: str, keys: Sequence[bytes], me: int | None = None,
                  identity: Identity | None = None, master: bytes | None = None,
-                 timing: Timing | None = None) -> None:
+                 timing: Timing | None = None, ghost: bool = False) -> None:
         self.game_id = game_id
         self.n = len(keys)
         if not 2 <= self.n <= 4:
             raise LocalProtocolError(f"a game has 2 to 4 peers, not {self.n}")
-        if me is not None and (identity is None or master is None):
+        if me is not None and ((identity is None and not ghost) or master is None):
             raise LocalProtocolError("a playing peer needs its identity and master secret")
         self.me = Peer(me) if me is not None else None
         self.identity = identity
@@ -131,6 +137,16 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.clock = StageClock(self.timing)
         self.referee = Referee(self)
         self.rejections = [0] * self.n
+        # Seats handed over (``p2p.session.handover``): played alike by every remaining peer.
+        self.ghosts: dict[Peer, Ghost] = {}
+        self.leave_after_round: int | None = None  # we hand over when this round is over
+        self.left = False  # we handed our seat over
+        self.is_ghost = ghost
+        self.made: list[SignedMessage] = []  # a ghost's messages (unsigned)
+        self.fed = [0] * self.n
+        # What one peer can make us hold ahead of the game (a ghost's session is given the
+        # whole log at once: what it is fed was bounded by the session that feeds it).
+        self.queue_limit = MAX_QUEUED if not ghost else 1 << 30
 
     # -- public API -------------------------------------------------------------------------
 
@@ -151,7 +167,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
 
     @property
     def finished(self) -> bool:
-        return self.result is not None or self.aborted is not None
+        return self.result is not None or self.aborted is not None or self.left
 
     def waiting_for(self) -> list[Peer]:
         """Peers whose message the current stage still needs."""
@@ -208,6 +224,9 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
     # -- plumbing -------------------------------------------------------------------------
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:
+        if self.is_ghost:
+            self._ghost_send(kind, body)
+            return
         if self.me is None or self.identity is None:
             raise LocalProtocolError("an observer sends nothing")
         body = {**body, "stage": self.stage_index}
@@ -265,19 +284,18 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                 self._contribute(stage)
             progressed = False
             for peer in sorted(stage.missing):
-                if self.queues[peer]:
-                    if self.queues[peer][0].msg.type == "abort":
-                        continue  # it stopped: the referee decides what its abort proves
-                    signed = self.queues[peer].popleft()
-                    if not self._check_stage_message(stage, peer, signed):
+                signed = self._message_for(stage, peer)
+                if signed is None:
+                    if self.finished:
                         return
-                    stage.collected[peer] = signed
-                    self.answered(peer, stage)
-                    progressed = True
-                    if peer == self.me and self.input_stage == stage.index:
-                        # Our message for it came from the log or a peer (after a restart):
-                        # the question is answered already.
-                        self.pending_input = None
+                    continue
+                stage.collected[peer] = signed
+                self.answered(peer, stage)
+                progressed = True
+                if peer == self.me and self.input_stage == stage.index:
+                    # Our message for it came from the log or a peer (after a restart):
+                    # the question is answered already.
+                    self.pending_input = None
             if not stage.missing:
                 self.stage = None
                 try:
@@ -296,6 +314,25 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
             if not progressed:
                 self.referee.settle()
                 return
+
+    def _new_ghost(self, peer: Peer, master: bytes) -> GameSession:
+        """The session of ``peer``'s seat, handed over with ``master``: of our own class, so
+        a session that extends the stage table plays its ghosts with it."""
+        return type(self)(self.game_id, self.msglog.keys, peer, None, master, ghost=True)
+
+    def _message_for(self, stage: Stage, peer: Peer) -> SignedMessage | None:
+        """``peer``'s message for ``stage``: the next in its queue, checked, or its ghost's
+        (None: none yet, or the game stopped on it)."""
+        if peer not in self.ghosts:
+            queue = self.queues[peer]
+            if not queue or queue[0].msg.type == "abort":
+                return None  # (an abort: the referee decides what it proves)
+            signed = queue.popleft()
+            if signed.msg.type != HANDOVER:
+                return signed if self._check_stage_message(stage, peer, signed) else None
+            if not self._take_handover(peer, signed, stage):
+                return None
+        return self._ghost_move(peer, stage)
 
     def _flush_engine_log(self) -> None:
         if self.engine is None:

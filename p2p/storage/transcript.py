@@ -67,6 +67,8 @@ class Verdict:
         if self.ok:
             data.update({"scores": self.result["scores"], "winner": self.result["winner"],
                          "rounds": self.result["rounds"], "players": self.result["players"]})
+            if "left" in self.result:
+                data["left"] = self.result["left"]
         else:
             data.update({"error": self.summary, "blame": self.blame_name,
                          "blame_peer": self.blame, "message": self.message})
@@ -207,7 +209,8 @@ def _verify_game(roster: Roster, messages: list[Any], outcome: dict[str, Any]) -
                                    "nobody is named", None, None)
     result = dict(session.result)
     # The stored outcome is what a reader sees first: it must be the one the replay gives.
-    altered = sorted(k for k in ("scores", "winner", "rounds", "vp", "casualties", "ranking")
+    altered = sorted(k for k in ("scores", "winner", "rounds", "vp", "casualties", "ranking",
+                                 "left")
                      if k in outcome and outcome[k] != result[k])
     if altered or outcome.get("ok") is False:
         return damaged("the transcript's stated outcome differs from the verified game "

@@ -36,6 +36,7 @@ from ui.app.messages import (
     ChatSay,
     Connecting,
     GameEnded,
+    HandOver,
     HumanAnswer,
     LobbyOpened,
     NetNote,
@@ -425,14 +426,19 @@ class SolsticeApp(App[int]):
         if isinstance(self.screen, LeaveScreen):
             return
 
-        def answered(leave: bool | None) -> None:
-            if leave:
+        def answered(leave: bool | str | None) -> None:
+            if leave == "handover":
+                if self.bridge is not None:  # the game's end screen follows
+                    self.bridge.send(HandOver())
+            elif leave:
                 self.left = True
                 if self.bridge is not None:
                     self.bridge.stop()
                 self.exit(EXIT_LEFT)  # run_app prints how to resume, after the screen is gone
 
-        self.push_screen(LeaveScreen(self.resume_hint()), answered)
+        # A seat can be handed over in a network game once the board (so the seats) is shown.
+        hand_over = self.setup is not None and self.setup.mode != "play" and bool(self.view)
+        self.push_screen(LeaveScreen(self.resume_hint(), hand_over), answered)
 
     def _exit_code(self) -> int:
         if self.left:

@@ -72,6 +72,11 @@ class HumanAnswer:
 
 
 @dataclass(frozen=True)
+class HandOver:
+    """The human leaves for good, handing the seat to the ghost bot (UI -> trio)."""
+
+
+@dataclass(frozen=True)
 class ChatSay:
     """The human typed a chat line for the table (UI -> trio)."""
 

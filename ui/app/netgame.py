@@ -31,7 +31,7 @@ from bots.netseat import bot_chooser
 from bots.process_bot import ProcessBot
 from bots.registry import make_bot
 from engine import Action
-from p2p.errors import P2PError
+from p2p.errors import LocalProtocolError, P2PError
 from p2p.identity import Identity
 from p2p.net.chat import ChatRefused
 from p2p.net.chatlink import ChatLink
@@ -72,6 +72,7 @@ from ui.app.messages import (
     ChatSay,
     Connecting,
     GameEnded,
+    HandOver,
     HumanAnswer,
     LobbyOpened,
     NetNote,
@@ -150,6 +151,7 @@ class NetGame:
         self.game_id: str | None = setup.game or (setup.code.game_id if setup.code else None)
         self._last_key: Any = None
         self._opened: Callable[[], SeatView | None] | None = None  # before it is shown
+        self._hand_over: Callable[[], None] | None = None  # leave, a ghost takes the seat
         self._decision: DecisionClock | None = None  # the last decision's clock
         self.away: dict[int, float] = {}  # peer -> when the others stop waiting for it
         self.resending: set[int] = set()  # a resumed game waits for these to re-send
@@ -292,8 +294,23 @@ class NetGame:
             if isinstance(item, ChatSay):
                 with contextlib.suppress(ChatRefused):  # the link showed why as a note
                     await self.chat.say(item.text)
+            elif isinstance(item, HandOver):
+                self._leave_with_handover()
             else:
                 self._answers_in.send_nowait(item)
+
+    def _leave_with_handover(self) -> None:
+        """Hand our seat over (the runner sends it and stops at its next item)."""
+        if self._hand_over is None:
+            self.side.post(note_of(LogLine("the game has not started: there is no seat to "
+                                           "hand over yet")))
+            return
+        try:
+            self._hand_over()
+        except LocalProtocolError as exc:
+            self.side.post(note_of(LogLine(f"cannot hand over: {exc}")))
+            return
+        self.post_board(force=True)
 
     async def poll(self) -> None:
         while True:
@@ -334,6 +351,7 @@ class NetGame:
 
     def _open(self, session: GameSession) -> None:
         self._opened = session.seat_view  # the UI sees our seat's view, never the session
+        self._hand_over = session.hand_over
 
     async def _play(self, nursery: trio.Nursery) -> GameSession:
         setup = self.setup

@@ -56,7 +56,7 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     hint = InterruptHint(mode, options.home_dir, bot, game_id,
                          join_code.encode() if join_code else None)
     session = run_game(start(choose), hint)
-    raise typer.Exit(0 if session.result is not None else 1)
+    raise typer.Exit(0 if session.result is not None or session.left else 1)
 
 
 class InterruptHint:
@@ -126,6 +126,13 @@ def _run_ui(mode: str, **kwargs: object) -> NoReturn:
     raise typer.Exit(run_network_ui(mode, **kwargs))
 
 
+LEAVE_OPTION = typer.Option(
+    None, "--leave-after-round", min=0, metavar="R",
+    help="Leave the game when round R is over (0: once the cards are dealt), handing the seat "
+         "over: every remaining player's peer plays it from then on with the ghost bot, "
+         "open-handed (for scripts and tests).")
+
+
 def _bank_option(clock: str, default: int, text: str) -> Any:
     """``--decision-bank`` / ``--step-bank``: a game clock's seconds."""
     return typer.Option(default, f"--{clock}-bank", min=BANK_RANGE[0], max=BANK_RANGE[1],
@@ -169,6 +176,7 @@ def host(
         "step", DEFAULT_TIMING.step_bank, "Each player's game clock for its automatic protocol "
         "steps, in seconds (0: none)."),
     step_increment: int = _increment_option("step", DEFAULT_TIMING.step_increment),
+    leave_after_round: int | None = LEAVE_OPTION,
 ) -> None:
     """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
     players, play."""
@@ -184,7 +192,8 @@ def host(
                           timing=Timing(decision_time, step_time,
                                         decision_bank=decision_bank,
                                         decision_increment=decision_increment,
-                                        step_bank=step_bank, step_increment=step_increment))
+                                        step_bank=step_bank, step_increment=step_increment),
+                          leave_after_round=leave_after_round)
 
     def on_lobby(lobby: HostedLobby) -> None:
         if options.discovery:
@@ -215,6 +224,7 @@ def join(
     discovery_interface: str | None = INTERFACE_OPTION,
     no_discovery: bool = NO_DISCOVERY_OPTION,
     rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
+    leave_after_round: int | None = LEAVE_OPTION,
 ) -> None:
     """Join a game by its short code (found on the LAN) or its long join code (or resume it,
     if this home was already in it); without a code, pick a LAN game in the UI."""
@@ -225,7 +235,8 @@ def join(
 
     options = PeerOptions(home=home, name=name, bind=bind, port=port,
                           transcript=transcript,
-                          discovery_interface=checked_interface(discovery_interface))
+                          discovery_interface=checked_interface(discovery_interface),
+                          leave_after_round=leave_after_round)
     if not code:
         if bot is not None or no_discovery:
             typer.echo("error: name the game to join (its short code or join code)", err=True)
@@ -350,7 +361,10 @@ def verify(
             faction = player["faction"]
             typer.echo(f"  {printable(player['name'], 40):16} {faction:6} score "
                        f"{result['scores'][faction]:3}  (VP {result['vp'][faction]}, casualties "
-                       f"{result['casualties'][faction]})")
+                       f"{result['casualties'][faction]})"
+                       + (f"  left at round {left['round']}, stage {left['stage']}; seat "
+                          f"played by the {left['bot']} ghost"
+                          if (left := result.get("left", {}).get(faction)) else ""))
         typer.echo(f"  winner: {result['winner']}")
     else:
         label = {"unfair": "NOT fair", "damaged": "DAMAGED", "abandoned": "ABANDONED",

@@ -128,31 +128,48 @@ class LogScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class LeaveScreen(ModalScreen[bool]):
-    """Confirm leaving; says whether and how the game can be resumed."""
+class LeaveScreen(ModalScreen[bool | str]):
+    """Confirm leaving; says whether and how the game can be resumed. ``hand_over``: offer to
+    leave for good with the seat handed to the ghost bot (answered with ``"handover"``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Leave"),
+        Binding("h", "hand_over", "Hand over"),
         Binding("n,escape", "answer(False)", "Stay"),
     ]
 
-    def __init__(self, how_to_resume: str) -> None:
+    def __init__(self, how_to_resume: str, hand_over: bool = False) -> None:
         super().__init__()
         self.how_to_resume = how_to_resume
+        self.hand_over = hand_over
 
     def compose(self) -> ComposeResult:
         with Vertical(id="leave-box"):
             yield Static(Text("Leave the game?", style="bold"))
             yield Static(self.how_to_resume, id="leave-text")
+            if self.hand_over:
+                yield Static("Or hand your seat over (h): the game goes on without you, "
+                             "your seat played by the ghost bot on every other player's "
+                             "peer, open-handed (they all see your cards); it cannot be "
+                             "resumed.", id="handover-text")
             with Horizontal(id="leave-buttons"):
                 yield Button("Leave (y)", id="leave", variant="error")
+                if self.hand_over:
+                    yield Button("Hand over (h)", id="handover", variant="warning")
                 yield Button("Stay (n)", id="stay", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "leave")
+        if event.button.id == "handover":
+            self.dismiss("handover")
+        else:
+            self.dismiss(event.button.id == "leave")
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
+
+    def action_hand_over(self) -> None:
+        if self.hand_over:
+            self.dismiss("handover")
 
 
 class LessonScreen(ModalScreen[None]):

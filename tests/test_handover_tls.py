@@ -1,0 +1,94 @@
+"""A 3- and a 4-player game over loopback TLS go on after one player leaves with a handover
+(``--leave-after-round``), and every remaining peer's transcript verifies fair with the
+takeover recorded."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from bots.netseat import bot_chooser
+from bots.registry import make_bot
+from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.notices import GameEvent, Stopped, TranscriptWritten
+from p2p.net.transport import NetConfig
+from p2p.session.events import GameAborted, SeatHandedOver
+from p2p.session.machine import GameSession
+from p2p.storage.store import GameStore
+from p2p.storage.transcript import verify_transcript
+
+LOOPBACK = "127.0.0.1"
+CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=10.0,
+                backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
+
+
+class Peer:
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.events: list[GameEvent] = []
+        self.session: GameSession | None = None
+
+    def __call__(self, event: GameEvent) -> None:
+        self.events.append(event)
+
+
+async def play(root: Path, n: int, leaver: int) -> list[Peer]:
+    peers = [Peer(i) for i in range(n)]
+    code: dict[str, Any] = {}
+    ready = trio.Event()
+
+    def options(i: int) -> PeerOptions:
+        return PeerOptions(home=root / f"peer{i}", name=f"bot{i}", bind=LOOPBACK, port=0,
+                           net=CFG, leave_after_round=0 if i == leaver else None)
+
+    def chooser() -> Any:
+        return bot_chooser(make_bot("random"), out=io.StringIO())
+
+    def on_lobby(lobby: Any) -> None:
+        code["code"] = lobby.code
+        ready.set()
+
+    async def host() -> None:
+        peers[0].session = await host_game(n, chooser(), peers[0], options(0), on_lobby)
+
+    async def join(i: int) -> None:
+        await ready.wait()
+        peers[i].session = await join_game(code["code"], chooser(), peers[i], options(i))
+
+    with trio.fail_after(90):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            for i in range(1, n):
+                nursery.start_soon(join, i)
+    return peers
+
+
+@pytest.mark.parametrize(("n", "leaver"), [(3, 1), (4, 2)])
+def test_the_table_plays_on_after_a_handover_and_every_transcript_verifies(
+        tmp_path: Path, n: int, leaver: int) -> None:
+    peers = trio.run(play, tmp_path, n, leaver)
+    gone = peers[leaver]
+    assert gone.session is not None and gone.session.left
+    assert any(isinstance(e, Stopped) and "we left" in e.text for e in gone.events)
+    game_id, left_peer = gone.session.game_id, gone.session.me  # (joiners race for places)
+    assert GameStore(tmp_path / f"peer{leaver}", game_id).finished  # not offered to resume
+    results = []
+    for peer in peers:
+        if peer is gone:
+            continue
+        session = peer.session
+        assert session is not None and session.result is not None, \
+            [e.text for e in peer.events if isinstance(e, GameAborted | Stopped)]
+        assert any(isinstance(e, SeatHandedOver) for e in session.events)
+        (path,) = [e.path for e in peer.events if isinstance(e, TranscriptWritten)]
+        verdict = verify_transcript(path)
+        assert verdict.ok, verdict.summary
+        faction = session.config.factions[session.seat_of_peer[left_peer]]
+        assert set(verdict.result["left"]) == {faction}
+        assert "seat played by the random ghost" in verdict.summary
+        results.append(verdict.result["scores"])
+    assert all(r == results[0] for r in results)
