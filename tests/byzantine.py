@@ -388,13 +388,49 @@ class InstantSilence(Behaviour):
         return [Send(p, frame) for p in ctx.others]
 
 
+class Leave(Behaviour):
+    """Leaves with a handover from its stage ``start`` on: an honest one (the table must play
+    on and end fair, the seat played by the ghost), or one whose master is not its own (it
+    must be named); a leaver that keeps talking after it left replays its old messages."""
+
+    name = "leave"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.forged = rng.random() < 0.4
+        self.chatty = 5 if rng.random() < 0.3 else 0  # old messages it replays once gone
+        self.done = False
+
+    def inject(self, ctx: Context) -> list[Send]:
+        if not ctx.ready:
+            return []
+        session = ctx.session
+        if self.done:
+            if not self.chatty or not session.msglog.messages:
+                return []
+            self.chatty -= 1
+            old = ctx.rng.choice([m for m in session.msglog.messages if m.msg.seat == ctx.me]
+                                 or list(session.msglog.messages))
+            return [Send(p, FRAME_MESSAGE + old.encode()) for p in ctx.others]
+        if session.finished or not session.seat_of_peer or session.stage_index < self.start:
+            return []
+        self.done = True
+        if not self.forged:
+            session.hand_over()  # it goes out through the other behaviours, like any frame
+            return []
+        # (sent as its session sends, after what it has made already, not injected ahead)
+        session._send("handover", {"master": ctx.rng.randbytes(32).hex(), "bot": "random"})
+        session.left = True
+        return []
+
+
 def _gone(session: GameSession) -> Any:
     from p2p.session.events import Aborted
     return Aborted(None, "byzantine peer left", STOPPED, session.stage_index)
 
 
 BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Reorder, Alter, Equivocate,
-                                     Garble, Replay, ForgeClaim]
+                                     Garble, Replay, ForgeClaim, Leave]
 
 
 def strategy(seed: int) -> list[Behaviour]:

@@ -6,8 +6,8 @@ shuffle of it too.
 
 Each seed picks one to three behaviours of ``tests/byzantine.py`` (drop, delay, duplicate,
 reorder, alter and re-sign, equivocate, garble, replay, forged claims with evidence from this
-game or signed for another) and when they start. A few tens of seeds run in the normal suite;
-many more under ``-m slow``.
+game or signed for another, leaving with a handover, honest or forged) and when they start.
+A few tens of seeds run in the normal suite; many more under ``-m slow``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from byzantine import (
     strategy,
 )
 
-QUICK_SEEDS = range(14)
+QUICK_SEEDS = range(23)
 SLOW_SEEDS = range(100, 112)   # make test
 SOAK_SEEDS = range(112, 260)   # make soak
 
@@ -56,7 +56,7 @@ def test_the_strategies_cover_every_behaviour() -> None:
     """The quick seeds are not all one kind of attack."""
     names = {b.name for seed in QUICK_SEEDS for b in strategy(seed)}
     assert {"drop", "delay", "duplicate", "reorder", "alter", "equivocate", "garble",
-            "replay", "forge-claim"} <= names, names
+            "replay", "forge-claim", "leave"} <= names, names
 
 
 def test_a_forged_claim_from_a_peer_that_plays_on_names_it(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from byzantine import (
     Equivocate,
     ForgeClaim,
     Garble,
+    Leave,
     Send,
     check_honest,
     live_verdict,
@@ -47,9 +48,10 @@ def tls_strategy(seed: int) -> list[Behaviour]:
     return behaviours
 
 
-async def play_byzantine(root: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+async def play_byzantine(root: Path, seed: int, monkeypatch: pytest.MonkeyPatch,
+                         chosen: list[Behaviour] | None = None
                          ) -> list[tuple[str, int | None]]:
-    behaviours = tls_strategy(seed)
+    behaviours = chosen or tls_strategy(seed)
     table = [Peer(root / f"peer{i}") for i in range(3)]
     identities = {i: Identity.load_or_create(p.home) for i, p in enumerate(table)}
     opened: list[GameSession] = []
@@ -114,6 +116,20 @@ async def test_a_byzantine_peer_over_tls_gets_no_honest_peer_named(
 async def test_more_byzantine_peers_over_tls(seed: int, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     await play_byzantine(tmp_path, seed, monkeypatch)
+
+
+@pytest.mark.parametrize("forged", [False, True])
+async def test_a_leaver_over_tls_is_played_as_a_ghost_or_named_for_a_forged_handover(
+        forged: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    leave = Leave(random.Random(0))
+    leave.start, leave.forged, leave.chatty = 30, forged, 5  # (it replays old messages too)
+    verdicts = await play_byzantine(tmp_path, 0, monkeypatch, [leave])
+    assert leave.done
+    if forged:
+        assert {status for status, _ in verdicts} == {"unfair"}, verdicts
+        assert len({peer for _, peer in verdicts}) == 1
+    else:
+        assert verdicts == [("fair", None)] * 2, verdicts
 
 
 def test_the_tls_strategies_are_not_all_alike() -> None:

@@ -5,13 +5,16 @@ handover, or a peer that plays the ghost otherwise, is named with proof."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
 from engine import Action
 from engine.randomness import RandomStream
+from p2p.net.roster import Roster, RosterEntry
 from p2p.session.bundle import FRAME_BUNDLE
 from p2p.session.envelope import Message, SignedMessage, sign_message
 from p2p.session.events import UNFAIR, GameAborted, Peer, SeatHandedOver
@@ -20,6 +23,8 @@ from p2p.session.handover import HANDOVER
 from p2p.session.inbox import FRAME_MESSAGE
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import GameSession
+from p2p.storage.transcript import outcome_of, verify_transcript, write_transcript
+from ui.app.replay_data import load_replay
 
 
 def random_player(seed: bytes = b"handover") -> Callable:
@@ -195,3 +200,69 @@ def test_a_ghost_message_never_reaches_the_wire_or_the_log() -> None:
     ghost = game.sessions[0].ghosts[Peer(1)].session
     assert ghost.made and not any(m.sig for m in ghost.made)
     assert not any(isinstance(e, GameAborted) for s in game.sessions for e in s.events)
+
+
+def test_the_transcript_verifies_and_the_replay_shows_the_takeover(tmp_path: Path) -> None:
+    game = play_with_leavers(3, {1: 0})
+    session = game.sessions[0]
+    names = ["p0", "p1", "p2"]
+    entries = tuple(RosterEntry(i, names[i], identity.public_bytes, "127.0.0.1", 1000 + i)
+                    for i, identity in enumerate(game.identities))
+    roster = Roster(game.game_id, entries).sign(game.identities[0])
+    path = write_transcript(tmp_path / "t.json", roster, session, outcome_of(session, names))
+    verdict = verify_transcript(path)
+    assert verdict.ok and verdict.result["left"] == session.result["left"]
+    faction = session.config.factions[session.seat_of_peer[1]]
+    replay = load_replay(path)
+    ghost_moves = [s for s in replay.steps if s.move.endswith("(the ghost bot)")]
+    assert ghost_moves and {s.seat for s in ghost_moves} == {session.seat_of_peer[1]}
+    told = [line for s in replay.steps for line in s.log if "has left" in line]
+    assert told == [f"{faction} has left: the ghost bot plays the seat from here on, "
+                    "open-handed"]
+    # A stored outcome that hides the takeover is damage.
+    data = json.loads(path.read_text())
+    data["outcome"].pop("left")
+    data["outcome"]["left"] = {}
+    path.write_text(json.dumps(data))
+    assert verify_transcript(path).status == "damaged"
+
+
+class LeavesAtADecision(GameSession):
+    """Hands over the first time it is asked for a decision: the others meet the handover in
+    a decision stage, where a peer still deciding has nothing of its own to send for it."""
+
+    def _leaving(self) -> bool:
+        return (self.stage is not None and self.stage.spec.answer is not None
+                and self.leave_after_round is not None)
+
+
+def in_author_order(messages: Sequence[SignedMessage], authors: Sequence[int]
+                    ) -> list[SignedMessage]:
+    return [m for author in authors for m in messages if m.msg.seat == author]
+
+
+@pytest.mark.parametrize("authors", [(0, 1, 2), (2, 1, 0), (1, 0, 2), (0, 2, 1)])
+def test_a_forged_handover_in_a_decision_names_the_leaver_in_every_order(
+        authors: tuple[int, ...]) -> None:
+    """The class of a claim made before the claimant had a message for its stage: a receiver
+    takes the accused's queued message for the stage before judging the claimant blocked on
+    its abort (else the claimant, still deciding, was named as having left)."""
+    game = LoopbackGame(3, session=LeavesAtADecision)
+    game.sessions[2].leave_after_round = 0
+    game.play(random_player(), tamper=forged_handover(
+        game, 2, lambda b: {**b, "master": secrets.token_hex(32)}))
+    for session in game.sessions[:2]:
+        assert session.aborted is not None
+        assert (session.aborted.peer, session.aborted.kind) == (2, UNFAIR)
+    stopped = [s for s in game.sessions[:2]
+               if not any(m.msg.seat == s.me and m.msg.body.get("stage") == s.aborted.stage
+                          and m.msg.type != "abort" for m in s.msglog.messages)]
+    assert stopped, "no claimant was caught still deciding: the case is not exercised"
+    for peer in (0, 1):
+        observer = GameSession(game.game_id, [i.public_bytes for i in game.identities])
+        for signed in in_author_order(game.sessions[peer].msglog.messages, authors):
+            observer.accept(signed, direct=False)
+        observer.end_of_log()
+        verdict = observer.aborted
+        assert verdict is not None and (verdict.peer, verdict.kind) == (2, UNFAIR), \
+            verdict and verdict.reason

@@ -322,6 +322,11 @@ class Referee:
             # An answer is judged by the alarm it answers, and in a file that alarm may come
             # after it (only each author's order holds): an observer waits for the whole log.
             return False
+        if not final and self._accused_to_come(claim):
+            # The accused's message for this stage is here and not taken yet: the stage loop
+            # takes it first (it may hold the very fault claimed: a claimant still deciding
+            # when it found it had nothing of its own to send for the stage).
+            return False
         if self._blocked_on(peer) or final:
             self._left(claim, "its accusation does not check against our log"
                        if claim.blame is not None else "it stopped the game")
@@ -334,6 +339,12 @@ class Referee:
         return any(m.msg.seat == claim.blame and m.msg.type == "abort"
                    and m.msg.game == s.game_id and m.verify(s.msglog.keys[m.msg.seat])
                    for m in claim.evidence)
+
+    def _accused_to_come(self, claim: Claim) -> bool:
+        """The current stage needs the accused, and its next message is in its queue."""
+        s, accused = self.session, claim.blame
+        return (accused is not None and s.stage is not None and accused in s.stage.missing
+                and bool(s.queues[accused]) and s.queues[accused][0].msg.type != "abort")
 
     def _blocked_on(self, peer: int) -> bool:
         """The current stage needs ``peer``, and all it sent for it is an abort."""

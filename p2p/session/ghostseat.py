@@ -53,6 +53,7 @@ class Ghost:
     seq: int            # the handover's seq: the leaver's signed messages end there
     round: int
     stage: int
+    actions: int        # how many engine actions were applied before the takeover
     bot: str = GHOST_BOT
 
     def record(self) -> dict[str, Any]:

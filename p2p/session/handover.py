@@ -77,7 +77,8 @@ class Handovers(SessionFields):
             return False
         ghost = self._new_ghost(peer, bytes.fromhex(master_text))
         ghost.replaying = True
-        record = Ghost(ghost, peer, signed, signed.msg.seq, self._round(), stage.index)
+        record = Ghost(ghost, peer, signed, signed.msg.seq, self._round(), stage.index,
+                       len(self.actions))
         self.ghosts[peer] = record
         self._feed(record)
         ghost.replaying = False

@@ -124,17 +124,23 @@ def _steps(session: GameSession) -> tuple[Step, ...]:
         # A reshuffle's permutation and a re-mask's order stayed hidden in play.
         return true_action(s, action, slot_cards, ids, seat_keys)
 
-    return build_steps(state, session.actions, opened)
+    ghosts = {int(session.seat_of_peer[peer]): ghost.actions
+              for peer, ghost in session.ghosts.items()}
+    return build_steps(state, session.actions, opened, ghosts)
 
 
 def build_steps(state: GameState, actions: Iterable[Action | Relabel],
                 opened: Callable[[GameState, Action | Relabel], Action | Relabel]
-                = lambda _s, a: a,
+                = lambda _s, a: a, ghosts: dict[int, int] | None = None,
                 ) -> tuple[Step, ...]:
     """Apply ``actions`` to the full-information ``state`` (changed in place), one Step per
-    player move; the log lines of chance actions go to the move before them."""
+    player move; the log lines of chance actions go to the move before them. ``ghosts``: the
+    seats handed over, with the number of actions applied before each takeover (their moves
+    from there on are the ghost bot's, and say so)."""
     steps: list[Step] = []
     logged = 0
+    taken = dict(ghosts or {})
+    said: set[int] = set()  # the seats whose takeover the log told already
 
     def flush() -> None:
         nonlocal logged
@@ -149,7 +155,7 @@ def build_steps(state: GameState, actions: Iterable[Action | Relabel],
             steps[-1] = Step(last.state, last.move, last.seat, last.disclosed, last.truth,
                              last.log + lines, last.events + events)
 
-    for action in actions:
+    for index, action in enumerate(actions):
         if isinstance(action, Relabel):  # a re-mask: bookkeeping, not a move
             apply_any(state, opened(state, action))
             continue
@@ -161,7 +167,14 @@ def build_steps(state: GameState, actions: Iterable[Action | Relabel],
         if action.seat is not None:
             # ``opened`` gives back an action of the kind it is given: never a Relabel here
             move, disclosed, truth = describe_move(before, action)  # type: ignore[arg-type]
-            steps.append(Step(state.clone(), move, action.seat, disclosed, truth))
+            log: tuple[str, ...] = ()
+            if action.seat in taken and index >= taken[action.seat]:
+                move += " (the ghost bot)"
+                if action.seat not in said:
+                    said.add(action.seat)
+                    log = (f"{state.config.factions[action.seat]} has left: the ghost bot "
+                           "plays the seat from here on, open-handed",)
+            steps.append(Step(state.clone(), move, action.seat, disclosed, truth, log))
     flush()
     return tuple(steps)
 
