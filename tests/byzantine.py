@@ -424,13 +424,27 @@ class Leave(Behaviour):
         return []
 
 
+class Vanish(Behaviour):
+    """Is gone for good from its stage ``start`` on: sends nothing more, ever (a machine
+    killed, a player who walked away without a word)."""
+
+    name = "vanish"
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        if not ctx.ready or ctx.session.stage_index < self.start:
+            return sends
+        if not ctx.session.finished:
+            ctx.session.aborted = _gone(ctx.session)  # (the table stops playing it)
+        return []
+
+
 def _gone(session: GameSession) -> Any:
     from p2p.session.events import Aborted
     return Aborted(None, "byzantine peer left", STOPPED, session.stage_index)
 
 
 BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Reorder, Alter, Equivocate,
-                                     Garble, Replay, ForgeClaim, Leave]
+                                     Garble, Replay, ForgeClaim, Leave, Vanish]
 
 
 def strategy(seed: int) -> list[Behaviour]:
@@ -453,14 +467,18 @@ class Table:
     seed: int = 0
     timing: Timing = FAST
     game_id: str = field(default_factory=lambda: secrets.token_hex(16))
+    escrow: bool = False  # the host asks for the escrow (3-4 players)
+    # the session class of each peer (default: the honest one)
+    kinds: dict[int, type[GameSession]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.identities = [Identity.generate() for _ in range(self.n)]
         self.masters = [secrets.token_bytes(32) for _ in range(self.n)]
         keys = [identity.public_bytes for identity in self.identities]
-        self.sessions = [GameSession(self.game_id, keys, me, self.identities[me],
-                                     self.masters[me], timing=self.timing)
-                         for me in range(self.n)]
+        self.sessions = [self.kinds.get(me, GameSession)(
+            self.game_id, keys, me, self.identities[me], self.masters[me], timing=self.timing)
+            for me in range(self.n)]
+        self.sessions[0].escrow_wanted = self.escrow
         self.ctx = Context(self.bad, self.n, random.Random(self.seed),
                            dict(enumerate(self.identities)), self.masters[self.bad],
                            lambda: self.sessions[self.bad])

@@ -6,8 +6,9 @@ shuffle of it too.
 
 Each seed picks one to three behaviours of ``tests/byzantine.py`` (drop, delay, duplicate,
 reorder, alter and re-sign, equivocate, garble, replay, forged claims with evidence from this
-game or signed for another, leaving with a handover, honest or forged) and when they start.
-A few tens of seeds run in the normal suite; many more under ``-m slow``.
+game or signed for another, leaving with a handover, honest or forged, vanishing for good)
+and when they start; every other table escrows its secrets. A few tens of seeds run in the
+normal suite; many more under ``-m slow``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ SOAK_SEEDS = range(112, 260)   # make soak
 def play_and_check(seed: int, tmp_path: Path, shuffles: int = 1,
                    behaviours: list[Behaviour] | None = None) -> Table:
     n = 3 if seed % 3 else 4
-    table = Table(n, bad=seed % n, behaviours=behaviours or strategy(seed), seed=seed)
+    # every other table escrows its secrets (so a peer that vanishes is recovered)
+    table = Table(n, bad=seed % n, behaviours=behaviours or strategy(seed), seed=seed,
+                  escrow=seed % 2 == 0)
     table.play()
     check_table(table, tmp_path, shuffles)
     return table
@@ -56,7 +59,7 @@ def test_the_strategies_cover_every_behaviour() -> None:
     """The quick seeds are not all one kind of attack."""
     names = {b.name for seed in QUICK_SEEDS for b in strategy(seed)}
     assert {"drop", "delay", "duplicate", "reorder", "alter", "equivocate", "garble",
-            "replay", "forge-claim", "leave"} <= names, names
+            "replay", "forge-claim", "leave", "vanish"} <= names, names
 
 
 def test_a_forged_claim_from_a_peer_that_plays_on_names_it(tmp_path: Path) -> None:

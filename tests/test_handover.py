@@ -62,7 +62,8 @@ def test_a_leaver_s_seat_is_played_by_a_ghost_and_the_game_ends_audited(n: int) 
     assert all(r == results[0] for r in results)
     faction = leaver.config.factions[leaver.seat_of_peer[1]]
     (stage,) = {s.ghosts[Peer(1)].stage for s in remaining}
-    assert results[0]["left"] == {faction: {"round": 1, "stage": stage, "bot": GHOST_BOT}}
+    assert results[0]["left"] == {faction: {"round": 1, "stage": stage, "bot": GHOST_BOT,
+                                            "by": "handover"}}
     assert f"{faction} left at round 1, stage {stage}" in results[0]["summary"]
     for session in remaining:
         (event,) = [e for e in session.events if isinstance(e, SeatHandedOver)]

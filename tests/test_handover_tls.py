@@ -92,3 +92,66 @@ def test_the_table_plays_on_after_a_handover_and_every_transcript_verifies(
         assert "seat played by the random ghost" in verdict.summary
         results.append(verdict.result["scores"])
     assert all(r == results[0] for r in results)
+
+
+async def play_with_a_death(root: Path, n: int, victim: int) -> list[Peer]:
+    """A table with escrow where the joiner ``victim`` is killed for good in round 2 (its
+    task cancelled: its connections drop, it never comes back)."""
+    peers = [Peer(i) for i in range(n)]
+    code: dict[str, Any] = {}
+    ready = trio.Event()
+    scopes: dict[int, trio.CancelScope] = {}
+
+    def options(i: int) -> PeerOptions:
+        return PeerOptions(home=root / f"peer{i}", name=f"bot{i}", bind=LOOPBACK, port=0,
+                           net=CFG, escrow=i == 0)
+
+    def chooser(i: int) -> Any:
+        honest = bot_chooser(make_bot("random"), out=io.StringIO())
+
+        async def choose(view: Any) -> Any:
+            if i == victim and view.state.round >= 2:
+                scopes[i].cancel()
+                await trio.sleep_forever()
+            return await honest(view)
+
+        return choose
+
+    def on_lobby(lobby: Any) -> None:
+        code["code"] = lobby.code
+        ready.set()
+
+    async def host() -> None:
+        peers[0].session = await host_game(n, chooser(0), peers[0], options(0), on_lobby)
+
+    async def join(i: int) -> None:
+        await ready.wait()
+        with trio.CancelScope() as scopes[i]:
+            peers[i].session = await join_game(code["code"], chooser(i), peers[i], options(i))
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            for i in range(1, n):
+                nursery.start_soon(join, i)
+    return peers
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_with_escrow_the_table_plays_on_after_a_player_is_killed_for_good(
+        tmp_path: Path, n: int) -> None:
+    victim = n - 1
+    peers = trio.run(play_with_a_death, tmp_path, n, victim)
+    assert peers[victim].session is None  # it never finished
+    results = []
+    for peer in peers[:victim]:
+        session = peer.session
+        assert session is not None and session.result is not None, \
+            [e.text for e in peer.events if isinstance(e, GameAborted | Stopped)]
+        (path,) = [e.path for e in peer.events if isinstance(e, TranscriptWritten)]
+        verdict = verify_transcript(path)
+        assert verdict.ok, verdict.summary
+        (record,) = verdict.result["left"].values()
+        assert record["by"] == "escrow"
+        results.append(verdict.result["scores"])
+    assert all(r == results[0] for r in results)

@@ -73,6 +73,7 @@ class PeerOptions:
     on_session: Callable[[GameSession], None] | None = None
     chat: ChatLink | None = None  # the player's side of the table chat (p2p.net.chatlink)
     leave_after_round: int | None = None  # hand our seat over to a ghost when it is over
+    escrow: bool = False  # if we host: every player's secret is escrowed (3-4 players)
 
     @property
     def home_dir(self) -> Path:
@@ -87,7 +88,8 @@ class PeerOptions:
     def run_options(self, game_id: str = "") -> RunOptions:
         return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
                           resume_command=self.resume_command(game_id), timing=self.timing,
-                          chat=self.chat, leave_after_round=self.leave_after_round)
+                          chat=self.chat, leave_after_round=self.leave_after_round,
+                          escrow=self.escrow)
 
 
 def _prepare(options: PeerOptions) -> Identity:

@@ -123,6 +123,7 @@ class RunOptions:
     timing: Timing | None = None   # the table's clock, if we host (default: Timing())
     chat: ChatLink | None = None   # the player's side of the table chat (None: kept only)
     leave_after_round: int | None = None  # hand our seat over when this round is over
+    escrow: bool = False           # if we host: the table escrows every player's secret
 
 
 class TranscriptNotWritten(LocalFileError):
@@ -185,6 +186,7 @@ class _GameRun:
             session.timing = session.clock.timing = options.timing
         if options.leave_after_round is not None:
             session.leave_after_round = options.leave_after_round
+        session.escrow_wanted = options.escrow
         self.resync = Resync(session, self.others, held=resumed, up=mesh.is_connected)
         self.told_overclaim: set[int] = set()
         # Since when each away peer has been away (kept across reconnects until its ``R``:
@@ -271,9 +273,12 @@ class _GameRun:
             if not seats_announced and session.config is not None:
                 seats_announced = True
                 self.on_event(seats_event(session, self.names))
-            if not session.finished and self.lost & set(session.waiting_for()):
+            lost_needed = self.lost & set(session.waiting_for())
+            if not session.finished and lost_needed and session.give_up_on(sorted(lost_needed)):
+                self._emit_new()  # (a table with escrow plays on once the others agree)
+            elif not session.finished and lost_needed:
                 self.lost_stop = True
-                self._stop_for_lost(self.lost & set(session.waiting_for()))
+                self._stop_for_lost(lost_needed)
                 self._emit_new()
             elif self._others_left():
                 self.lost_stop = True

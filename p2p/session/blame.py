@@ -48,6 +48,7 @@ from p2p.errors import LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.session.bodies import deck_data
 from p2p.session.clock import StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
+from p2p.session.escrow import open_share, parse_escrow
 from p2p.session.events import ABANDONED, STOPPED, UNFAIR, DeckAudit, Peer, Seat, SessionEvent
 from p2p.session.opening import SealedKeys
 from p2p.session.stages import Stage, StageKind
@@ -74,6 +75,7 @@ class RefereedSession(Protocol):
     card_ids: tuple[int, ...]
     stage_kinds: list[str]
     private_log: list[SealedKeys]
+    ghosts: dict[Peer, Any]
     clock: StageClock
 
     @property
@@ -112,6 +114,7 @@ class Claim:
     evidence: list[SignedMessage] = field(default_factory=list)
     box: str | None = None
     checked_private: bool = False
+    checked_escrow: bool = False
     deck: Any = None       # a corrupt claim's deck key opening
     answer: bool = False   # a corrupt claim answering another's (not raising the alarm)
     message: SignedMessage | None = None  # the abort itself
@@ -186,8 +189,8 @@ class Referee:
         while found:  # a claim's evidence may bring in another peer's abort: read it too
             found = False
             for peer in range(s.n):
-                if peer in self.claims:
-                    continue
+                if peer in self.claims or peer in s.ghosts:
+                    continue  # (a ghost's player has left: nothing it says is judged)
                 stop = next((m for m in s.queues[peer] if m.msg.type == "abort"), None)
                 if stop is None:
                     continue
@@ -315,8 +318,7 @@ class Referee:
                 # The log ends before that stage, held up by another peer: it cannot be
                 # checked here, so it names nobody (the claimant did its part up to there).
                 return False
-        elif (claim.box is not None and not claim.checked_private and s.deck is not None
-              and self._check_private(claim)):
+        elif claim.box is not None and self._check_sealed_to_claimant(claim):
             return True
         if claim.kind == CORRUPT and claim.answer and s.me is None and not final:
             # An answer is judged by the alarm it answers, and in a file that alarm may come
@@ -448,6 +450,41 @@ class Referee:
                 return self._proven(claim, "its sealed keys are not JSON")
             except RemoteProtocolError as exc:
                 return self._proven(claim, exc.reason)
+        return False
+
+    def _check_sealed_to_claimant(self, claim: Claim) -> bool:
+        """What the accused sealed to the claimant, opened with the box key the claim
+        carries: its escrow share, or its slot keys (True: the fault is proven)."""
+        if not claim.checked_escrow and self._check_escrow(claim):
+            return True
+        return (not claim.checked_private and self.session.deck is not None
+                and self._check_private(claim))
+
+    def _check_escrow(self, claim: Claim) -> bool:
+        """The claimant opened its box key: check the escrow share the accused sealed to it
+        (in the accused's ``setup/reveal``, in the evidence), once that is in our log."""
+        s = self.session
+        accused = claim.blame
+        reveal = next((m for m in claim.evidence if m.msg.seat == accused
+                       and m.msg.type == StageKind.SETUP_REVEAL), None)
+        if accused is None or reveal is None:
+            claim.checked_escrow = True
+            return False
+        if s.msglog.get(accused, reveal.msg.seq) != reveal or claim.peer not in s.box_public:
+            return False  # not processed yet
+        claim.checked_escrow = True
+        try:
+            key = parse_secret_key(claim.peer, claim.box, s.box_public[claim.peer])
+            entries = parse_escrow(accused, reveal.msg.body.get("escrow"),
+                                   [p for p in range(s.n) if p != accused])
+            box, commitment = entries[claim.peer]
+            open_share(s.game_id, accused, claim.peer, key, box, commitment)
+        except RemoteProtocolError as exc:
+            if exc.seat != accused:
+                return False  # the claimant's box key is not its own: the claim fails
+            s._abort(accused, f"{exc.reason} (opened with the box key peer {claim.peer} "
+                              "revealed)", evidence=[reveal.to_json()])
+            return True
         return False
 
     def _proven(self, claim: Claim, reason: str) -> bool:

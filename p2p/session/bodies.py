@@ -44,27 +44,53 @@ def _hex(seat: int, text: Any, what: str, size: int | None = None) -> bytes:
 @dataclass(frozen=True)
 class SetupCommitBody:
     """``setup/commit``: a seed commitment and the author's box public key; the host's also
-    the table's clock (checked when the stage completes: only the host's counts)."""
+    the table's clock and whether the table escrows its secrets (checked when the stage
+    completes: only the host's count)."""
 
     seed: dict[str, Any]
     box: PublicKey
     clock: Any = None
+    escrow: bool = False
 
     @classmethod
     def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        escrow = raw.get("escrow", False)
+        if type(escrow) is not bool:
+            raise RemoteProtocolError(author, "field 'escrow' must be true or false")
         return cls(field_of(author, raw, "seed", dict), parse_public_key(author, raw.get("box")),
-                   raw.get("clock"))
+                   raw.get("clock"), escrow)
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"seed": self.seed, "box": bytes(self.box).hex()}
         if self.clock is not None:
             body["clock"] = self.clock
+        if self.escrow:
+            body["escrow"] = True
+        return body
+
+
+@dataclass(frozen=True)
+class SetupRevealBody:
+    """``setup/reveal``: the seed reveal, and at a table that escrows its secrets the author's
+    escrow (``p2p.session.escrow``: checked when the stage completes)."""
+
+    seed: dict[str, Any]
+    escrow: Any = None
+
+    @classmethod
+    def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
+        return cls(field_of(author, raw, "seed", dict), raw.get("escrow"))
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"seed": self.seed}
+        if self.escrow is not None:
+            body["escrow"] = self.escrow
         return body
 
 
 @dataclass(frozen=True)
 class SeedBody:
-    """``setup/reveal``, ``chance/commit``, ``chance/reveal``: a seed commit or reveal."""
+    """``chance/commit``, ``chance/reveal``: a seed commit or reveal."""
 
     seed: dict[str, Any]
 

@@ -23,7 +23,7 @@ first stage is timed from each peer's own start, which says nothing about the ot
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from p2p.session.events import (
@@ -138,6 +138,8 @@ class Deadlines:
     away: set[int]
     replaying: bool
     msglog: Any
+    escrow_claims: Any
+    _escrow_overdue: Callable[[float], bool]  # provided by Recoveries
 
     @property
     def finished(self) -> bool:  # provided by GameSession
@@ -152,6 +154,9 @@ class Deadlines:
         self.clock.advance(now, self._timed())
         if self.finished or self.replaying:
             return  # while we catch up we judge nobody: what we lack may be on its way
+        if self.escrow_claims:  # our claim waits for the others' shares, and nothing else
+            self._escrow_overdue(self.clock.now)
+            return
         if self.referee.auditing:
             late = [p for p in self.referee.unopened() if p != self.me and p not in self.away]
             if late and self.clock.running and self.clock.now > (

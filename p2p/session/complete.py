@@ -31,12 +31,14 @@ from p2p.session.bodies import (
     PickRevealBody,
     SeedBody,
     SetupCommitBody,
+    SetupRevealBody,
     deck_data,
 )
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import GameOver, LogLine, Peer, Seat
 from p2p.session.fields import SessionFields
 from p2p.session.opening import Opens, take_keys
+from p2p.session.recover import ESCROW_NOTE
 from p2p.session.remask import apply_remasks
 from p2p.session.secrets import PICK_DOMAIN, deck_keys, pick_value
 from p2p.session.stages import PickReveal, PickRound, Stage, StageKind, ToAct
@@ -66,12 +68,17 @@ class Completions(SessionFields):
         for peer, body in bodies:
             self.setup.receive(peer, body.seed)
             self.box_public[peer] = body.box
-        # The host (peer 0) sets the table's clock; anyone else's is ignored.
+        # The host (peer 0) sets the table's clock and the escrow; anyone else's is ignored.
         self._set_timing(parse_clock(0, bodies[0][1].clock, self.timing))
+        self.escrow = bodies[0][1].escrow and self.n >= 3
+        if self.escrow:
+            self.events.append(LogLine(ESCROW_NOTE))
 
-    def _done_setup_reveal(self, stage: Stage, bodies: Sequence[tuple[int, SeedBody]]) -> None:
+    def _done_setup_reveal(self, stage: Stage,
+                           bodies: Sequence[tuple[int, SetupRevealBody]]) -> None:
         for peer, body in bodies:
             self.setup.receive(peer, body.seed)
+        self._take_escrows(bodies)
         stream = self.setup.stream()
         order = stream.permutation(self.n)
         self.seat_of_peer = [Seat(seat) for seat in order]
@@ -184,8 +191,9 @@ class Completions(SessionFields):
                     for peer, ghost in sorted(self.ghosts.items())}
             result["left"] = left
             result["summary"] += "".join(
-                f"; {faction} left at round {r['round']}, stage {r['stage']}: seat played by "
-                f"the {r['bot']} ghost" for faction, r in left.items())
+                f"; {faction} left at round {r['round']}, stage {r['stage']}"
+                + (" (its secret rebuilt from the escrow)" if r["by"] == "escrow" else "")
+                + f": seat played by the {r['bot']} ghost" for faction, r in left.items())
         self.result = result
         self.events.append(GameOver(self.result))
 

@@ -19,7 +19,9 @@ from p2p.session.bodies import (
     PickRevealBody,
     SeedBody,
     SetupCommitBody,
+    SetupRevealBody,
 )
+from p2p.session.escrow import escrow_body
 from p2p.session.events import InputWanted
 from p2p.session.fields import SessionFields
 from p2p.session.opening import Opens, keys_body
@@ -51,12 +53,18 @@ class Contributions(SessionFields):
     def _give_setup_commit(self, stage: Stage) -> SetupCommitBody:
         body = SetupCommitBody(self._seed("setup", self.me)[0],
                                box_key(self.master, self.game_id).public_key)
-        if self.me == 0:  # the host sets the table's clock
-            return SetupCommitBody(body.seed, body.box, self.timing.to_json())
+        if self.me == 0:  # the host sets the table's clock, and whether it escrows
+            return SetupCommitBody(body.seed, body.box, self.timing.to_json(),
+                                   self.escrow_wanted and self.n >= 3)
         return body
 
-    def _give_setup_reveal(self, stage: Stage) -> SeedBody:
-        return SeedBody(self._seed("setup", self.me)[1])
+    def _give_setup_reveal(self, stage: Stage) -> SetupRevealBody:
+        seed = self._seed("setup", self.me)[1]
+        if not self.escrow:
+            return SetupRevealBody(seed)
+        boxes = {p: key for p, key in self.box_public.items() if p != self.me}
+        assert self.me is not None
+        return SetupRevealBody(seed, escrow_body(self.master, self.game_id, self.me, boxes))
 
     def _give_chance_commit(self, stage: Stage) -> SeedBody:
         return SeedBody(self._chance_seed()[0])

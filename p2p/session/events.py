@@ -155,9 +155,10 @@ class ClockRanOut:
 
 @dataclass(frozen=True)
 class SeatHandedOver:
-    """``peer`` (at ``seat``) left the game with a handover at round ``round``, stage
-    ``stage``: from now on every remaining peer plays its seat alike with the ghost bot
-    ``bot``, open-handed (its cards are known to every remaining player). ``mine``: we left."""
+    """``peer`` (at ``seat``) left the game at round ``round``, stage ``stage``, with a
+    handover (or ``escrow``: named abandoned, its secret rebuilt from the escrow): from now on
+    every remaining peer plays its seat alike with the ghost bot ``bot``, open-handed (its
+    cards are known to every remaining player). ``mine``: our seat."""
 
     peer: Peer
     seat: Seat
@@ -165,12 +166,14 @@ class SeatHandedOver:
     stage: int
     bot: str
     mine: bool = False
+    escrow: bool = False  # recovered from the escrow (it left without a word)
 
     @property
     def text(self) -> str:
         who = "we" if self.mine else f"seat {self.seat}, peer {self.peer},"
-        return (f"{who} left at round {self.round}, stage {self.stage}; the seat is played by "
-                f"the {self.bot} ghost, open-handed")
+        how = "; its secret was rebuilt from the escrow" if self.escrow else ""
+        return (f"{who} left at round {self.round}, stage {self.stage}{how}; the seat is "
+                f"played by the {self.bot} ghost, open-handed")
 
 
 SessionEvent = (LogLine | InputWanted | Rejected | GameOver | GameAborted | DeckAudit

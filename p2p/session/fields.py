@@ -20,6 +20,7 @@ from p2p.deck.deck import Deck
 from p2p.identity import Identity
 from p2p.session.clock import StageClock
 from p2p.session.envelope import MessageLog, SignedMessage
+from p2p.session.escrow import EscrowShare
 from p2p.session.events import UNFAIR, Aborted, Peer, Seat, SessionEvent
 from p2p.session.ghostseat import Ghost
 from p2p.session.opening import SealedKeys
@@ -81,6 +82,15 @@ class SessionFields:
     leave_after_round: int | None
     left: bool
     is_ghost: bool
+    escrow: bool  # the table escrows its secrets (the host's setup/commit says)
+    escrow_wanted: bool  # we host, and want it to
+    escrow_boxes: dict[int, dict[int, tuple[str, bytes]]]  # author -> holder -> (box, commit)
+    escrow_held: dict[int, EscrowShare]  # author -> our share of its secret
+    escrow_claims: dict[Peer, Any]  # the peer we claimed -> its ``recover.EscrowClaim``
+    escrow_waiting: list[SignedMessage]  # held until the seat is recovered
+    recovered: set[tuple[int, int]]  # (author, seq) of the claims a recovery took
+    log_ended: bool
+    stage_rounds: list[int]
 
     @property
     def my_seat(self) -> Seat | None:  # provided by GameSession
@@ -90,7 +100,8 @@ class SessionFields:
         raise NotImplementedError
 
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
-               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None,
+               final: bool = False) -> None:
         raise NotImplementedError  # provided by GameSession
 
     def _stage(self, kind: str, peers: Sequence[int] | None = None,
@@ -115,3 +126,21 @@ class SessionFields:
 
     def _new_ghost(self, peer: Peer, master: bytes) -> Any:
         raise NotImplementedError  # provided by GameSession
+
+    def _round(self) -> int:
+        raise NotImplementedError  # provided by Handovers
+
+    def _take_escrows(self, bodies: Sequence[tuple[int, Any]]) -> None:
+        raise NotImplementedError  # provided by Recoveries
+
+    def _escrow_stops(self, why: str) -> None:
+        raise NotImplementedError  # provided by Recoveries
+
+    def _handover_mismatch(self, peer: Peer, master: bytes) -> str | None:
+        raise NotImplementedError  # provided by Handovers
+
+    def _feed(self, record: Ghost) -> None:
+        raise NotImplementedError  # provided by Handovers
+
+    def absorb(self, signed: SignedMessage, direct: bool = False, quiet: bool = False) -> bool:
+        raise NotImplementedError  # provided by Inbox

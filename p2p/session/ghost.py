@@ -14,6 +14,7 @@ state hash. See protocol.md, "Leaving with a handover".
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from engine import Action
@@ -40,9 +41,6 @@ class GhostPlay(SessionFields):
     def _pump(self) -> None:
         raise NotImplementedError  # provided by GameSession
 
-    def absorb(self, signed: SignedMessage, direct: bool = False, quiet: bool = False) -> bool:
-        raise NotImplementedError  # provided by Inbox
-
     def _ghost_send(self, kind: str, body: dict[str, Any]) -> None:
         assert self.me is not None
         body = {**body, "stage": self.stage_index}
@@ -57,11 +55,16 @@ class GhostPlay(SessionFields):
         """The ghost bot's decision (``ghost_choice``)."""
         return ghost_choice(self.setup.joint_seed(), stage, legal)
 
-    def feed(self, author: int, stream: Sequence[SignedMessage]) -> None:
+    def feed(self, author: int, stream: Sequence[SignedMessage],
+             logged_only: AbstractSet[tuple[int, int]] = frozenset()) -> None:
         """Give the session the messages of ``author`` it has not had yet (``stream``: all of
-        them in order, the signed ones first, then, for a ghost, its ghost messages)."""
+        them in order, the signed ones first, then, for a ghost, its ghost messages).
+        ``logged_only``: (author, seq) of claims a recovery took, which the game went on
+        without (kept in the log, for the sequence, never queued)."""
         for signed in stream[self.fed[author]:]:
-            if signed.sig:
+            if (signed.msg.seat, signed.msg.seq) in logged_only and signed.sig:
+                self.msglog.receive(signed)
+            elif signed.sig:
                 self.absorb(signed, quiet=True)
             else:
                 self.queues[author].append(signed)

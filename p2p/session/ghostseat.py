@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,12 +20,16 @@ class GhostPlayer(Protocol):
 
     made: list[SignedMessage]
 
-    def feed(self, author: int, stream: Sequence[SignedMessage]) -> None: ...
+    def feed(self, author: int, stream: Sequence[SignedMessage],
+             logged_only: AbstractSet[tuple[int, int]] = ...) -> None: ...
 
     def move(self, stage: int) -> SignedMessage | None: ...
 
     @property
     def aborted(self) -> Any: ...
+
+    @property
+    def master(self) -> bytes: ...
 
 
 # The ghost bot every implementation plays (named in the handover): a uniformly random legal
@@ -49,12 +54,13 @@ class Ghost:
 
     session: GhostPlayer
     peer: int
-    handover: SignedMessage
-    seq: int            # the handover's seq: the leaver's signed messages end there
+    handover: SignedMessage | None  # None: recovered from the escrow
+    seq: int            # how many of the leaver's signed messages were taken (then it left)
     round: int
     stage: int
     actions: int        # how many engine actions were applied before the takeover
     bot: str = GHOST_BOT
+    by: str = "handover"  # or "escrow"
 
     def record(self) -> dict[str, Any]:
-        return {"round": self.round, "stage": self.stage, "bot": self.bot}
+        return {"round": self.round, "stage": self.stage, "bot": self.bot, "by": self.by}

@@ -82,6 +82,8 @@ class Handovers(SessionFields):
         self.ghosts[peer] = record
         self._feed(record)
         ghost.replaying = False
+        self.queues[peer].clear()  # what it sent after its handover has no place
+        self.referee.claims.pop(peer, None)
         seat = self.seat_of_peer[peer]
         self.events.append(SeatHandedOver(peer, seat, record.round, stage.index, GHOST_BOT))
         return True
@@ -109,6 +111,9 @@ class Handovers(SessionFields):
         for seq in range(self.msglog.next_seq(author)):
             signed = self.msglog.get(author, seq)
             assert signed is not None
+            if (author, seq) in self.recovered:
+                stream.append(signed)  # its claim of a seat since recovered: logged only
+                continue
             if signed.msg.type in NOT_FED:
                 break
             stream.append(signed)
@@ -123,7 +128,7 @@ class Handovers(SessionFields):
             stream = self._stream_of(author)
             if author == record.peer:
                 stream = stream[:record.seq]  # its own ghost messages it holds already
-            session.feed(author, stream)
+            session.feed(author, stream, self.recovered)
 
     def _ghost_move(self, peer: Peer, stage: Stage) -> SignedMessage | None:
         """The ghost's message for ``stage`` (None: its session stopped on a fault it found,

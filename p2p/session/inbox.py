@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from engine.canonical import canonical_json, parse_json
@@ -49,6 +50,8 @@ class Inbox:
     future: Any
     on_record: Any
     queue_limit: int
+    ghosts: Any
+    _escrow_holds: Callable[[SignedMessage], bool]  # provided by Recoveries
 
     def _pump(self) -> None:  # provided by GameSession
         raise NotImplementedError
@@ -58,8 +61,10 @@ class Inbox:
         raise NotImplementedError
 
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
-               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None,
+               final: bool = False) -> None:
         raise NotImplementedError
+
 
     def receive(self, from_peer: int, frame: bytes) -> None:
         """A frame from the connection of ``from_peer`` (a message, or a bundle of them)."""
@@ -122,6 +127,10 @@ class Inbox:
             known = self.msglog.get(msg.seat, msg.seq)
             if known is not None and known.encode() == signed.encode():
                 return False
+            if known is None and msg.seat in self.ghosts:
+                return False  # a seat handed over: what its player sends now has no place
+            if known is None and self._escrow_holds(signed):
+                return False  # our claim of a seat waits for the others' shares
             if known is None and msg.seq > self.msglog.next_seq(msg.seat):
                 # While we replay (restarted, our log short) a peer's newest message may come
                 # before the resync that fills the gap: that is no fault of the peer's.
@@ -190,6 +199,9 @@ class Inbox:
         self._take(signed)
         nxt = self.msglog.next_seq(author)
         while nxt in self.future[author]:
+            if self._escrow_holds(self.future[author][nxt]):
+                self.future[author].pop(nxt)
+                break
             queued = self.future[author].pop(nxt)
             self.msglog.receive(queued)
             self._take(queued)

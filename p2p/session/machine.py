@@ -40,7 +40,9 @@ from p2p.session.clock import Deadlines, StageClock
 from p2p.session.complete import Completions
 from p2p.session.contribute import Contributions
 from p2p.session.envelope import MessageLog, SignedMessage
+from p2p.session.escrow import EscrowShare
 from p2p.session.events import (
+    ABANDONED,
     STOPPED,
     UNFAIR,
     Aborted,
@@ -56,6 +58,7 @@ from p2p.session.handover import HANDOVER, Handovers
 from p2p.session.inbox import FRAME_MESSAGE, MAX_QUEUED, Inbox
 from p2p.session.lockstep import Lockstep
 from p2p.session.opening import SealedKeys
+from p2p.session.recover import EscrowClaim, Recoveries
 from p2p.session.schedule import Schedule
 from p2p.session.seatview import SeatView
 from p2p.session.stage_table import STAGE_TABLE
@@ -64,7 +67,7 @@ from p2p.session.timing import Timing
 
 
 class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockstep, Handovers,
-                  GhostPlay):
+                  GhostPlay, Recoveries):
     """One peer's (or an observer's) view of a networked game.
 
     ``keys``: the Ed25519 public keys of the peers in lobby order (peer index = position).
@@ -128,6 +131,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         # The kind of every stage entered so far (stage n at n - 1): a claim about a past
         # stage is judged, and named in a verdict, by what that stage was.
         self.stage_kinds: list[str] = []
+        self.stage_rounds: list[int] = []  # the engine's round when each stage began
         self.result: dict[str, Any] | None = None
         self.aborted: Aborted | None = None
         self.private_log: list[SealedKeys] = []  # every sealed box sent, for the audit
@@ -147,6 +151,15 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         # What one peer can make us hold ahead of the game (a ghost's session is given the
         # whole log at once: what it is fed was bounded by the session that feeds it).
         self.queue_limit = MAX_QUEUED if not ghost else 1 << 30
+        # The escrow (``p2p.session.escrow``, ``recover``): on if the host's setup says so.
+        self.escrow = False
+        self.escrow_wanted = False
+        self.escrow_boxes: dict[int, dict[int, tuple[str, bytes]]] = {}
+        self.escrow_held: dict[int, EscrowShare] = {}
+        self.escrow_claims: dict[Peer, EscrowClaim] = {}
+        self.escrow_waiting: list[SignedMessage] = []
+        self.recovered: set[tuple[int, int]] = set()
+        self.log_ended = False  # a verifier's file is all in: its verdicts are final
 
     # -- public API -------------------------------------------------------------------------
 
@@ -215,6 +228,11 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
 
     def end_of_log(self) -> None:
         """No more messages will come (a transcript's end): settle every pending abort."""
+        if not self.finished and self._recover():
+            self._pump()
+        if not self.finished and self.escrow_claims:
+            self._escrow_stops("the file ends before every other peer published its share")
+        self.log_ended = True
         if not self.finished:
             self.referee.settle(final=True)
 
@@ -239,20 +257,27 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.queues[self.me].append(signed)
 
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
-               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None:
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None,
+               final: bool = False) -> None:
         """Stop the game: ``peer`` proven at fault by ``evidence`` (UNFAIR), or observed
         silent (ABANDONED); tell the others, who re-check it (``p2p.session.blame``).
         ``box``: add our box secret key, so the others can open what was sealed to us.
-        ``stage``: the stage the verdict is about (default: the current one)."""
-        if self.finished:
+        ``stage``: the stage the verdict is about (default: the current one). At a table
+        with escrow an abandonment is a claim with our share (``recover``), and while it
+        waits nothing else is judged; ``final``: the verdict that ends that wait (our claim
+        was sent already)."""
+        if self.finished or (self.escrow_claims and not final):
             return
         if peer is None and kind == UNFAIR:
             kind = STOPPED
         stage = self.stage_index if stage is None else stage
+        if not final and kind == ABANDONED and self._escrow_claim(peer, reason, evidence,
+                                                                  stage):
+            return
         self.aborted = Aborted(peer, reason, kind, stage)
         seat = self.seat_of_peer[peer] if peer is not None and self.seat_of_peer else None
         self.events.append(GameAborted(peer, reason, kind, stage, evidence, seat))
-        if self.me is not None and not self.replaying:
+        if self.me is not None and not self.replaying and not final:
             body: dict[str, Any] = {"kind": kind, "blame": peer, "reason": reason[:500],
                                     "evidence": evidence}
             if box:
@@ -266,7 +291,11 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
 
     def _pump(self) -> None:
         while not self.finished:
+            if self._recover():
+                continue
             if self.referee.settle():
+                if self._recover():  # (the referee has read the claims now)
+                    continue
                 return
             if self.stage is None:
                 self.stage = self._next_stage()
@@ -275,8 +304,13 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                 self.stage_index += 1
                 self.stage.index = self.stage_index
                 self.stage_kinds.append(self.stage.kind)
+                self.stage_rounds.append(self._round())
                 self._entered(self.stage)
+                if self._recover():
+                    continue
                 if self.referee.settle():
+                    if self._recover():
+                        continue
                     return
             stage = self.stage
             if (self.me is not None and self.me in stage.peers and self.me not in stage.collected
@@ -313,6 +347,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                 continue
             if not progressed:
                 self.referee.settle()
+                if self._recover():
+                    continue
                 return
 
     def _new_ghost(self, peer: Peer, master: bytes) -> GameSession:
@@ -325,7 +361,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         (None: none yet, or the game stopped on it)."""
         if peer not in self.ghosts:
             queue = self.queues[peer]
-            if not queue or queue[0].msg.type == "abort":
+            if not queue or queue[0].msg.type == "abort" or self._escrow_waits(peer):
                 return None  # (an abort: the referee decides what it proves)
             signed = queue.popleft()
             if signed.msg.type != HANDOVER:

@@ -22,6 +22,7 @@ from p2p.session.bodies import (
     PickRevealBody,
     SeedBody,
     SetupCommitBody,
+    SetupRevealBody,
 )
 from p2p.session.complete import Completions as Done
 from p2p.session.contribute import Contributions as Give
@@ -33,8 +34,8 @@ K = StageKind
 STAGE_TABLE: Mapping[str, StageSpec] = MappingProxyType({spec.kind: spec for spec in (
     StageSpec(K.SETUP_COMMIT, EVERYONE, SetupCommitBody, Done._done_setup_commit,
               Give._give_setup_commit),
-    StageSpec(K.SETUP_REVEAL, EVERYONE, SeedBody, Done._done_setup_reveal,
-              Give._give_setup_reveal),
+    StageSpec(K.SETUP_REVEAL, EVERYONE, SetupRevealBody, Done._done_setup_reveal,
+              Give._give_setup_reveal, sealed=True),
     StageSpec(K.DECK_COMMIT, EVERYONE, DeckBody, Done._done_deck_commit,
               Give._give_deck_commit),
     StageSpec(K.DECK_STEP, "the seat whose turn it is", DeckBody, Done._done_deck_step,

@@ -177,6 +177,11 @@ def host(
         "steps, in seconds (0: none)."),
     step_increment: int = _increment_option("step", DEFAULT_TIMING.step_increment),
     leave_after_round: int | None = LEAVE_OPTION,
+    escrow: bool = typer.Option(
+        False, "--escrow", help="Escrow every player's secret (3-4 players): a player who "
+        "vanishes for good (not back within 60 s) is played on by the ghost bot, open-handed, "
+        "once every other player has published its share. The cost: all the other players "
+        "together could open any player's cards."),
 ) -> None:
     """Host a game: advertise it on the LAN, print its short and long join codes, wait for the
     players, play."""
@@ -193,13 +198,20 @@ def host(
                                         decision_bank=decision_bank,
                                         decision_increment=decision_increment,
                                         step_bank=step_bank, step_increment=step_increment),
-                          leave_after_round=leave_after_round)
+                          leave_after_round=leave_after_round, escrow=escrow)
+    if escrow and players < 3:
+        typer.echo("error: --escrow needs 3 or 4 players (with 2, the other player alone "
+                   "would hold the whole secret)", err=True)
+        raise typer.Exit(2)
 
     def on_lobby(lobby: HostedLobby) -> None:
         if options.discovery:
             short = short_code(lobby.code.host_id, lobby.code.game_id)
             print(f"short code: {display(short)}", flush=True)
         print(f"join code: {lobby.code.encode()}", flush=True)
+        if escrow:
+            print("escrow: on (a player who vanishes is played on by the ghost bot; all the "
+                  "other players together could open any player's cards)", flush=True)
         print(f"waiting for {players - 1} more player(s)...", flush=True)
 
     printer = LogPrinter()
