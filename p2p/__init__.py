@@ -5,7 +5,8 @@ Layers, lowest first (each imports only from those above it in this list, except
 
 - ``errors``: every error class, split by blame (local misuse, remote fault, proven cheat);
   ``text``: peer text made safe to print; ``durable``: writes that survive a crash;
-  ``wire``: the one bounded parser of JSON from outside.
+  ``wire``: the one bounded parser of JSON from outside; ``hexfields``: the one check of a
+  received hex field (lowercase, exact length).
 - ``identity``: a peer's long-lived Ed25519 identity and its home directory.
 - ``crypto/``: group arithmetic, commitments, shared seeds, sealed boxes.
 - ``deck/``: the mental-poker deck, its messages, keys and audit.

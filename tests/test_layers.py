@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "p2p", "bots", "ui")
 
 # p2p's layers, lowest first; a module may import from its own rank or below.
-P2P_RANK = {"errors": 0, "text": 0, "durable": 0, "wire": 0, "identity": 1, "crypto": 2, "deck": 3,
-            "session": 4, "net": 5, "storage": 5}
+P2P_RANK = {"errors": 0, "text": 0, "durable": 0, "wire": 0, "hexfields": 0, "identity": 1,
+            "crypto": 2, "deck": 3, "session": 4, "net": 5, "storage": 5}
 
 
 def _modules() -> dict[str, Path]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.errors import CommitmentMismatch, MalformedMessage
+from p2p.hexfields import is_lower_hex
 
 COMMIT_PREFIX = b"solstice/commit/v1\x00"
 SALT_BYTES = 32
@@ -45,17 +46,9 @@ class Opening:
         domain, salt = data["domain"], data["salt"]
         if not isinstance(domain, str):
             raise MalformedMessage(seat, "opening domain must be a string", data)
-        if not _is_lower_hex(salt, SALT_BYTES):
+        if not is_lower_hex(salt, SALT_BYTES):
             raise MalformedMessage(seat, "opening salt must be 32 bytes of lowercase hex", data)
         return cls(domain, data["value"], bytes.fromhex(salt))
-
-
-def _is_lower_hex(text: Any, size: int) -> bool:
-    return (
-        isinstance(text, str)
-        and len(text) == 2 * size
-        and all(c in "0123456789abcdef" for c in text)
-    )
 
 
 def commitment_of(opening: Opening) -> bytes:

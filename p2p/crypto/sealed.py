@@ -9,17 +9,14 @@ disclosure afterwards.
 from __future__ import annotations
 
 import hashlib
-import re
 
 from nacl.exceptions import CryptoError
 from nacl.public import PrivateKey, PublicKey, SealedBox
 
 from p2p.errors import RemoteProtocolError
+from p2p.hexfields import parse_lower_hex
 
 BOX_KEY_DOMAIN = b"solstice/box-key/v1\x00"
-# Keys travel as 64 lowercase hex digits; upper case would be a second encoding of the same
-# bytes (protocol.md, "Canonical encoding").
-_HEX32 = re.compile(r"[0-9a-f]{64}")
 
 
 def box_key(master: bytes, game_id: str) -> PrivateKey:
@@ -28,10 +25,11 @@ def box_key(master: bytes, game_id: str) -> PrivateKey:
 
 
 def parse_public_key(seat: int, value: object) -> PublicKey:
-    if not isinstance(value, str) or not _HEX32.fullmatch(value):
+    raw = parse_lower_hex(value, 32)
+    if raw is None:
         raise RemoteProtocolError(seat, "box key must be 32 bytes of lowercase hex")
     try:
-        key = PublicKey(bytes.fromhex(value))
+        key = PublicKey(raw)
     except (ValueError, CryptoError) as exc:
         raise RemoteProtocolError(seat, f"bad box key: {exc}") from None
     # A low-order point (all zeros, the identity, the other small-order points) makes every
@@ -46,10 +44,11 @@ def parse_public_key(seat: int, value: object) -> PublicKey:
 
 def parse_secret_key(seat: int, value: object, public: PublicKey) -> PrivateKey:
     """An opened box secret key, checked against the public key the seat announced."""
-    if not isinstance(value, str) or not _HEX32.fullmatch(value):
+    raw = parse_lower_hex(value, 32)
+    if raw is None:
         raise RemoteProtocolError(seat, "opened box key must be 32 bytes of lowercase hex")
     try:
-        key = PrivateKey(bytes.fromhex(value))
+        key = PrivateKey(raw)
     except (ValueError, CryptoError) as exc:
         raise RemoteProtocolError(seat, f"bad opened box key: {exc}") from None
     if bytes(key.public_key) != bytes(public):
@@ -63,10 +62,11 @@ def seal(recipient: PublicKey, data: bytes) -> str:
 
 def unseal(key: PrivateKey, sender: int, ciphertext: object) -> bytes:
     """Open a sealed payload; a payload that does not open blames its sender."""
-    if not isinstance(ciphertext, str):
-        raise RemoteProtocolError(sender, "sealed payload must be hex")
+    raw = parse_lower_hex(ciphertext)
+    if raw is None:
+        raise RemoteProtocolError(sender, "sealed payload must be lowercase hex")
     try:
-        return SealedBox(key).decrypt(bytes.fromhex(ciphertext))
+        return SealedBox(key).decrypt(raw)
     except (ValueError, CryptoError):
         raise RemoteProtocolError(sender, "sealed payload does not open with the "
                                           "recipient's key") from None

@@ -24,20 +24,11 @@ from typing import Any
 from engine.randomness import RandomStream
 from p2p.crypto.commitments import Opening, check_opening, commit
 from p2p.errors import LocalProtocolError, MalformedMessage, OutOfOrder
+from p2p.hexfields import parse_lower_hex
 
 SEED_DOMAIN = "solstice/seed/v1"
 JOINT_SEED_PREFIX = b"solstice/joint-seed/v1\x00"
 SEED_BYTES = 32
-
-
-def _hex(value: Any, size: int) -> bytes | None:
-    if (
-        isinstance(value, str)
-        and len(value) == 2 * size
-        and all(c in "0123456789abcdef" for c in value)
-    ):
-        return bytes.fromhex(value)
-    return None
 
 
 def joint_seed(seeds: list[bytes]) -> bytes:
@@ -135,7 +126,7 @@ class SeedExchange:
 
     def _receive_commit(self, sender: int, message: Mapping[str, Any]) -> None:
         self._check_header(sender, message, {"type", "seat", "label", "commitment"})
-        commitment = _hex(message["commitment"], 32)
+        commitment = parse_lower_hex(message["commitment"], 32)
         if commitment is None:
             raise MalformedMessage(sender, "commitment must be 32 bytes of hex", message)
         if sender in self._commitments:
@@ -149,7 +140,8 @@ class SeedExchange:
             raise OutOfOrder(sender, "seed revealed before every seat committed")
         if sender in self._seeds:
             raise OutOfOrder(sender, "second seed reveal")
-        seed, salt = _hex(message["seed"], SEED_BYTES), _hex(message["salt"], 32)
+        seed = parse_lower_hex(message["seed"], SEED_BYTES)
+        salt = parse_lower_hex(message["salt"], 32)
         if seed is None or salt is None:
             raise MalformedMessage(sender, "seed and salt must be 32 bytes of hex", message)
         value = {"game": self.game_id, "label": self.label, "seat": sender, "seed": seed.hex()}

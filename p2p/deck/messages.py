@@ -8,7 +8,6 @@ message equal or negated. Anything wrong is ``MalformedMessage`` blaming the sen
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, NoReturn
@@ -21,8 +20,7 @@ from p2p.crypto.group import (
     check_scalar,
 )
 from p2p.errors import MalformedMessage
-
-_HEX32 = re.compile(r"[0-9a-f]{64}")
+from p2p.hexfields import parse_lower_hex
 
 
 def _wire(value: Any) -> Any:
@@ -176,9 +174,10 @@ class _Reader:
 
     def raw(self, name: str, value: Any = None) -> bytes:
         text = self.data[name] if value is None else value
-        if not isinstance(text, str) or not _HEX32.fullmatch(text):
+        raw = parse_lower_hex(text, 32)
+        if raw is None:
             self.fail(f"{name} must be 32 bytes of lowercase hex")
-        return bytes.fromhex(text)
+        return raw
 
     def point(self, name: str, value: Any = None) -> bytes:
         point = self.raw(name, value)

@@ -26,6 +26,7 @@ from typing import Any
 
 from engine.canonical import CONTROL_LIMITS, canonical_json
 from p2p.errors import RemoteProtocolError
+from p2p.hexfields import is_lower_hex
 from p2p.identity import Identity, is_peer_id, peer_id_of, short_id, verify_signature
 from p2p.net.chat import BURST, MAX_TEXT, RATE, ChatCheck, ChatRefused, TokenBucket
 from p2p.wire import parse_from
@@ -36,11 +37,6 @@ MAX_FRAME = 2048     # bytes of one lobby chat message (200 characters of 4 UTF-
 MAX_PER_PEER = 40    # lines of one peer in one lobby
 MAX_LINES = 160      # lines kept (and relayed) in one lobby
 _KEYS = frozenset({"game", "peer", "n", "text"})
-_HEX = frozenset("0123456789abcdef")
-
-
-def _is_hex(value: object, length: int) -> bool:
-    return isinstance(value, str) and len(value) == length and set(value) <= _HEX
 
 
 @dataclass(frozen=True)
@@ -84,7 +80,7 @@ class LobbyChatLine:
             raise RemoteProtocolError(blame, f"lobby chat line must have exactly the keys "
                                              f"{sorted(_KEYS)}")
         game, peer, n, text = body["game"], body["peer"], body["n"], body["text"]
-        if not isinstance(game, str) or not game or not set(game) <= _HEX:
+        if not is_lower_hex(game):
             raise RemoteProtocolError(blame, "lobby chat game id is not lowercase hex")
         if not is_peer_id(peer):
             raise RemoteProtocolError(blame, "lobby chat peer is not a peer id")
@@ -93,7 +89,7 @@ class LobbyChatLine:
         if not isinstance(text, str) or not 0 < len(text) <= MAX_TEXT:
             raise RemoteProtocolError(blame, f"lobby chat text is not a string of 1 to "
                                              f"{MAX_TEXT} characters")
-        if not _is_hex(key, 64) or not _is_hex(sig, 128):
+        if not is_lower_hex(key, 32) or not is_lower_hex(sig, 64):
             raise RemoteProtocolError(blame, "lobby chat key or sig is not lowercase hex of "
                                              "32 / 64 bytes")
         return cls(game, peer, n, text, bytes.fromhex(key), bytes.fromhex(sig))

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.canonical import CONTROL_LIMITS, CanonicalEncodingError, canonical_json, parse_json
 from p2p.errors import RemoteProtocolError
+from p2p.hexfields import parse_lower_hex
 from p2p.identity import Identity, is_peer_id, verify_signature
 from p2p.net.notices import WatchersChanged
 from p2p.net.roster import Roster, names_clash, tagged_name, valid_name
@@ -83,11 +84,13 @@ def check_notice(roster: Roster, sender: int, frame: bytes) -> tuple[int, tuple[
     body, sig = obj["notice"], obj["sig"]
     if not isinstance(body, dict) or set(body) != {"type", "game", "seq", "watchers"}:
         raise BadWatchersNotice(sender, "a watchers notice has the wrong fields")
+    signature = parse_lower_hex(sig) if isinstance(sig, str) else b""
     try:
-        signature = bytes.fromhex(sig) if isinstance(sig, str) else b""
         signed = _signing_bytes(body)
     except (ValueError, CanonicalEncodingError):
-        raise BadWatchersNotice(sender, "a watchers notice with a malformed value") from None
+        signed = None
+    if signature is None or signed is None:
+        raise BadWatchersNotice(sender, "a watchers notice with a malformed value")
     if not verify_signature(roster.players[0].key, signature, signed):
         raise BadWatchersNotice(sender, "a watchers notice not signed by the host")
     seq, listed = body["seq"], body["watchers"]

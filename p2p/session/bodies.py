@@ -14,6 +14,7 @@ from nacl.public import PublicKey
 from engine import Action, MalformedActionError, action_from_dict, action_to_dict
 from p2p.crypto.sealed import parse_public_key
 from p2p.errors import RemoteProtocolError
+from p2p.hexfields import parse_lower_hex
 
 
 def field_of(seat: int, body: Any, name: str, typ: type) -> Any:
@@ -35,10 +36,10 @@ def _hex(seat: int, text: Any, what: str, size: int | None = None) -> bytes:
     if not isinstance(text, str) or (size is not None and len(text) != 2 * size):
         raise RemoteProtocolError(seat, f"{what} must be {size} bytes of hex" if size
                                   else f"{what} must be a hex string")
-    try:
-        return bytes.fromhex(text)
-    except ValueError:
-        raise RemoteProtocolError(seat, f"{what} is not hex") from None
+    value = parse_lower_hex(text, size)
+    if value is None:
+        raise RemoteProtocolError(seat, f"{what} is not hex")
+    return value
 
 
 @dataclass(frozen=True)

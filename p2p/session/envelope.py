@@ -23,6 +23,7 @@ from typing import Any
 
 from engine.canonical import CanonicalEncodingError, canonical_json
 from p2p.errors import CheatDetected, LocalProtocolError, RemoteProtocolError
+from p2p.hexfields import is_lower_hex
 from p2p.identity import Identity, verify_signature
 from p2p.wire import parse_from
 
@@ -30,18 +31,7 @@ MSG_DOMAIN = b"solstice/msg/v1\n"
 # ``prev`` of a message that builds on nothing yet (the session may choose another anchor,
 # e.g. the roster hash, by passing ``genesis`` to MessageLog).
 GENESIS = "0" * 64
-_HEX = frozenset("0123456789abcdef")
 _MSG_KEYS = frozenset({"game", "seat", "seq", "prev", "type", "body"})
-
-
-def _is_hex(value: object, length: int | None = None) -> bool:
-    return (
-        isinstance(value, str)
-        and (length is None or len(value) == length)
-        and len(value) % 2 == 0
-        and len(value) > 0
-        and set(value) <= _HEX
-    )
 
 
 def _is_int(value: object) -> bool:
@@ -84,13 +74,13 @@ class Message:
         if not isinstance(obj, dict) or set(obj) != _MSG_KEYS:
             keys = sorted(_MSG_KEYS)
             raise RemoteProtocolError(blame, f"message must have exactly the keys {keys}")
-        if not _is_hex(obj["game"]):
+        if not is_lower_hex(obj["game"]):
             raise RemoteProtocolError(blame, "game id is not lowercase hex")
         if not _is_int(obj["seat"]) or obj["seat"] < 0:
             raise RemoteProtocolError(blame, "seat is not a non-negative integer")
         if not _is_int(obj["seq"]) or obj["seq"] < 0:
             raise RemoteProtocolError(blame, "seq is not a non-negative integer")
-        if not _is_hex(obj["prev"], 64):
+        if not is_lower_hex(obj["prev"], 32):
             raise RemoteProtocolError(blame, "prev is not a 64-digit lowercase hex hash")
         if not isinstance(obj["type"], str) or not obj["type"]:
             raise RemoteProtocolError(blame, "type is not a non-empty string")
@@ -132,7 +122,7 @@ class SignedMessage:
         obj = parse_from(data, blame, "message")
         if not isinstance(obj, dict) or set(obj) != {"msg", "sig"}:
             raise RemoteProtocolError(blame, "signed message must have exactly 'msg' and 'sig'")
-        if not _is_hex(obj["sig"], 128):
+        if not is_lower_hex(obj["sig"], 64):
             raise RemoteProtocolError(blame, "sig is not 64 bytes of lowercase hex")
         signed = cls(Message.from_json(obj["msg"], blame), bytes.fromhex(obj["sig"]))
         # Canonical bytes only: a second implementation's encoding bug shows up at once instead
@@ -161,7 +151,7 @@ class MessageLog:
     """
 
     def __init__(self, game_id: str, keys: Sequence[bytes], genesis: str = GENESIS) -> None:
-        if not _is_hex(game_id):
+        if not is_lower_hex(game_id):
             raise LocalProtocolError("game id must be lowercase hex")
         self.game_id = game_id
         self.keys = tuple(keys)
