@@ -27,7 +27,7 @@ from byzantine import (
     strategy,
 )
 
-QUICK_SEEDS = range(23)
+QUICK_SEEDS = [*range(14), 16, 22]  # (16: a peer vanishes at an escrow table; 22: reorder)
 SLOW_SEEDS = range(100, 112)   # make test
 SOAK_SEEDS = range(112, 260)   # make soak
 
@@ -52,7 +52,7 @@ def test_a_byzantine_peer_gets_no_honest_peer_named(seed: int, tmp_path: Path) -
 @pytest.mark.parametrize("seed", [
     *SLOW_SEEDS, *(pytest.param(seed, marks=pytest.mark.soak) for seed in SOAK_SEEDS)])
 def test_many_byzantine_peers_get_no_honest_peer_named(seed: int, tmp_path: Path) -> None:
-    play_and_check(seed, tmp_path, shuffles=3)
+    play_and_check(seed, tmp_path, shuffles=2)
 
 
 def test_the_strategies_cover_every_behaviour() -> None:

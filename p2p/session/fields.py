@@ -130,6 +130,9 @@ class SessionFields:
     def _round(self) -> int:
         raise NotImplementedError  # provided by Handovers
 
+    def _pump(self) -> None:
+        raise NotImplementedError  # provided by GameSession
+
     def _take_escrows(self, bodies: Sequence[tuple[int, Any]]) -> None:
         raise NotImplementedError  # provided by Recoveries
 

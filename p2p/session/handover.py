@@ -9,11 +9,11 @@ peer: the first stage that needs the leaver after its last contribution. See pro
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from p2p.crypto.sealed import box_key
 from p2p.errors import LocalProtocolError
+from p2p.hexfields import is_lower_hex
 from p2p.session.events import ABANDONED, Peer, SeatHandedOver
 from p2p.session.fields import SessionFields
 from p2p.session.ghostseat import GHOST_BOT, NOT_FED, Ghost
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from p2p.session.stages import Stage
 
 HANDOVER = "handover"
-_MASTER = re.compile(r"[0-9a-f]{64}")
 class Handovers(SessionFields):
     """Handing our seat over, taking another peer's handover, and playing its ghost."""
 
@@ -64,7 +63,7 @@ class Handovers(SessionFields):
         master_text = body.get("master")
         sent_at = body.get("stage")
         problem = None
-        if not isinstance(master_text, str) or not _MASTER.fullmatch(master_text):
+        if not is_lower_hex(master_text, 32):
             problem = "its master secret is not 32 bytes of lowercase hex"
         elif body.get("bot") != GHOST_BOT:
             problem = f"it names a ghost bot other than {GHOST_BOT!r}"

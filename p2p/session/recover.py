@@ -115,6 +115,7 @@ class Recoveries(SessionFields):
         for peer in peers:
             if peer not in self.escrow_claims:
                 self.referee.abandoned([peer], "did not come back within the grace period")
+        self._pump()  # the others' claims may be in already: ours completes the recovery
         return True
 
     def _escrow_holds(self, signed: SignedMessage) -> bool:
@@ -196,13 +197,19 @@ class Recoveries(SessionFields):
         return False
 
     def _taken_all_of(self, peer: int, claims: dict[int, SignedMessage | None]) -> bool:
-        """We hold of ``peer`` what its claimants did: every message before its own stop
-        (a claim carries that stop as evidence: the referee must have read each claim, and
-        nothing of ``peer`` may wait ahead of a gap), and none after it is queued."""
+        """We hold of ``peer`` what its claimants did when they claimed: its messages for the
+        stages before (it was missing in the stage they claimed in), and none after them
+        queued but its own stop. A verifier reads a file in any order: it also waits until it
+        has read each claim, with its evidence (which carries that stop), and until nothing of
+        ``peer`` waits ahead of a gap (a live peer holds there what never reached its log,
+        and so is in no file)."""
         queue = self.queues[peer]
-        return (not self.future[peer] and (not queue or queue[0].msg.type == "abort")
-                and all(self.referee.claims.get(p) is not None
-                        and self.referee.claims[p].message == m for p, m in claims.items()))
+        if queue and queue[0].msg.type != "abort":
+            return False
+        return self.me is not None or (
+            not self.future[peer]
+            and all(self.referee.claims.get(p) is not None
+                    and self.referee.claims[p].message == m for p, m in claims.items()))
 
     def _open_escrow(self, peer: Peer, at: int, claims: dict[int, SignedMessage]) -> None:
         if peer == self.me:  # the others took our seat over while we were away
