@@ -65,7 +65,8 @@ def test_a_share_s_commitment_binds_its_author_holder_and_game() -> None:
 # -- a seat recovered ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "start"), [(3, 40), (4, 5), (3, 120)])
+# (stages 5 and 40 fall in round 1, so every game gets there: the deal, and the first draft)
+@pytest.mark.parametrize(("n", "start"), [(3, 40), (4, 5)])
 def test_a_peer_gone_for_good_is_played_on_from_the_escrow(n: int, start: int,
                                                             tmp_path: Path) -> None:
     table = play(n, start, tmp_path, shuffles=3 if start == 40 else 1)
@@ -95,7 +96,7 @@ def test_a_peer_gone_before_the_escrow_was_made_is_named_abandoned(tmp_path: Pat
 
 
 def test_two_player_tables_have_no_escrow(tmp_path: Path) -> None:
-    table = play(2, 40, tmp_path)
+    table = play(2, 10, tmp_path)
     assert not table.sessions[0].escrow
     assert table.sessions[0].aborted is not None
     assert table.sessions[0].aborted.kind == ABANDONED
