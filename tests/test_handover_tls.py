@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,12 @@ import trio
 from bots.netseat import bot_chooser
 from bots.registry import make_bot
 from p2p.net.games import PeerOptions, host_game, join_game
-from p2p.net.notices import GameEvent, Stopped, TranscriptWritten
+from p2p.net.notices import Stopped
 from p2p.net.transport import NetConfig
 from p2p.session.events import GameAborted, SeatHandedOver
-from p2p.session.machine import GameSession
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import verify_transcript
+from tests.test_net_tcp import Peer
 
 LOOPBACK = "127.0.0.1"
 CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=10.0,
@@ -29,96 +30,22 @@ CFG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=10.0
 SHORT_GRACE = dataclasses.replace(CFG, grace_period=3.0)
 
 
-class Peer:
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.events: list[GameEvent] = []
-        self.session: GameSession | None = None
-
-    def __call__(self, event: GameEvent) -> None:
-        self.events.append(event)
+Chooser = Callable[[int], Any]  # peer index (in the test) -> its chooser
 
 
-async def play(root: Path, n: int, leaver: int) -> list[Peer]:
+def random_bot(_: int) -> Any:
+    return bot_chooser(make_bot("random"), out=io.StringIO())
+
+
+async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
+               chooser: Chooser = random_bot,
+               scopes: dict[int, trio.CancelScope] | None = None) -> list[Peer]:
+    """Host and n-1 joiners in one trio run; each joiner runs in a cancel scope of its own
+    (kept in ``scopes``: a test may kill one)."""
     peers = [Peer(i) for i in range(n)]
     code: dict[str, Any] = {}
     ready = trio.Event()
-
-    def options(i: int) -> PeerOptions:
-        return PeerOptions(home=root / f"peer{i}", name=f"bot{i}", bind=LOOPBACK, port=0,
-                           net=CFG, leave_after_round=0 if i == leaver else None)
-
-    def chooser() -> Any:
-        return bot_chooser(make_bot("random"), out=io.StringIO())
-
-    def on_lobby(lobby: Any) -> None:
-        code["code"] = lobby.code
-        ready.set()
-
-    async def host() -> None:
-        peers[0].session = await host_game(n, chooser(), peers[0], options(0), on_lobby)
-
-    async def join(i: int) -> None:
-        await ready.wait()
-        peers[i].session = await join_game(code["code"], chooser(), peers[i], options(i))
-
-    with trio.fail_after(90):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(host)
-            for i in range(1, n):
-                nursery.start_soon(join, i)
-    return peers
-
-
-@pytest.mark.parametrize(("n", "leaver"), [(3, 1), (4, 2)])
-def test_the_table_plays_on_after_a_handover_and_every_transcript_verifies(
-        tmp_path: Path, n: int, leaver: int) -> None:
-    peers = trio.run(play, tmp_path, n, leaver)
-    gone = peers[leaver]
-    assert gone.session is not None and gone.session.left
-    assert any(isinstance(e, Stopped) and "we left" in e.text for e in gone.events)
-    game_id, left_peer = gone.session.game_id, gone.session.me  # (joiners race for places)
-    assert GameStore(tmp_path / f"peer{leaver}", game_id).finished  # not offered to resume
-    results = []
-    for peer in peers:
-        if peer is gone:
-            continue
-        session = peer.session
-        assert session is not None and session.result is not None, \
-            [e.text for e in peer.events if isinstance(e, GameAborted | Stopped)]
-        assert any(isinstance(e, SeatHandedOver) for e in session.events)
-        (path,) = [e.path for e in peer.events if isinstance(e, TranscriptWritten)]
-        verdict = verify_transcript(path)
-        assert verdict.ok, verdict.summary
-        faction = session.config.factions[session.seat_of_peer[left_peer]]
-        assert set(verdict.result["left"]) == {faction}
-        assert "seat played by the random ghost" in verdict.summary
-        results.append(verdict.result["scores"])
-    assert all(r == results[0] for r in results)
-
-
-async def play_with_a_death(root: Path, n: int, victim: int) -> list[Peer]:
-    """A table with escrow where the joiner ``victim`` is killed for good in round 2 (its
-    task cancelled: its connections drop, it never comes back)."""
-    peers = [Peer(i) for i in range(n)]
-    code: dict[str, Any] = {}
-    ready = trio.Event()
-    scopes: dict[int, trio.CancelScope] = {}
-
-    def options(i: int) -> PeerOptions:
-        return PeerOptions(home=root / f"peer{i}", name=f"bot{i}", bind=LOOPBACK, port=0,
-                           net=SHORT_GRACE, escrow=i == 0)
-
-    def chooser(i: int) -> Any:
-        honest = bot_chooser(make_bot("random"), out=io.StringIO())
-
-        async def choose(view: Any) -> Any:
-            if i == victim and view.state.round >= 2:
-                scopes[i].cancel()
-                await trio.sleep_forever()
-            return await honest(view)
-
-        return choose
+    scopes = {} if scopes is None else scopes
 
     def on_lobby(lobby: Any) -> None:
         code["code"] = lobby.code
@@ -140,6 +67,63 @@ async def play_with_a_death(root: Path, n: int, victim: int) -> list[Peer]:
     return peers
 
 
+def options_in(root: Path, net: NetConfig = CFG, **extra: Any) -> Callable[[int], PeerOptions]:
+    """Each peer's options: its own home under ``root``; ``extra``: field -> (index -> value)."""
+    def options(i: int) -> PeerOptions:
+        return PeerOptions(home=root / f"peer{i}", name=f"bot{i}", bind=LOOPBACK, port=0,
+                           net=net, **{k: f(i) for k, f in extra.items()})
+
+    return options
+
+
+@pytest.mark.parametrize(("n", "leaver"), [(3, 1), (4, 2)])
+def test_the_table_plays_on_after_a_handover_and_every_transcript_verifies(
+        tmp_path: Path, n: int, leaver: int) -> None:
+    options = options_in(tmp_path, leave_after_round=lambda i: 0 if i == leaver else None)
+    peers = trio.run(play, tmp_path, n, options)
+    gone = peers[leaver]
+    assert gone.session is not None and gone.session.left
+    assert any(isinstance(e, Stopped) and "we left" in e.text for e in gone.events)
+    game_id, left_peer = gone.session.game_id, gone.session.me  # (joiners race for places)
+    assert GameStore(tmp_path / f"peer{leaver}", game_id).finished  # not offered to resume
+    results = []
+    for peer in peers:
+        if peer is gone:
+            continue
+        session = peer.session
+        assert session is not None and session.result is not None, \
+            [e.text for e in peer.events if isinstance(e, GameAborted | Stopped)]
+        assert any(isinstance(e, SeatHandedOver) for e in session.events)
+        path = peer.transcript
+        verdict = verify_transcript(path)
+        assert verdict.ok, verdict.summary
+        faction = session.config.factions[session.seat_of_peer[left_peer]]
+        assert set(verdict.result["left"]) == {faction}
+        assert "seat played by the random ghost" in verdict.summary
+        results.append(verdict.result["scores"])
+    assert all(r == results[0] for r in results)
+
+
+async def play_with_a_death(root: Path, n: int, victim: int) -> list[Peer]:
+    """A table with escrow where the joiner ``victim`` is killed for good in round 2 (its
+    task cancelled: its connections drop, it never comes back)."""
+    scopes: dict[int, trio.CancelScope] = {}
+
+    def chooser(i: int) -> Any:
+        honest = random_bot(i)
+
+        async def choose(view: Any) -> Any:
+            if i == victim and view.state.round >= 2:
+                scopes[i].cancel()
+                await trio.sleep_forever()
+            return await honest(view)
+
+        return choose
+
+    options = options_in(root, SHORT_GRACE, escrow=lambda i: i == 0)
+    return await play(root, n, options, chooser, scopes)
+
+
 @pytest.mark.parametrize("n", [3, 4])
 def test_with_escrow_the_table_plays_on_after_a_player_is_killed_for_good(
         tmp_path: Path, n: int) -> None:
@@ -151,7 +135,7 @@ def test_with_escrow_the_table_plays_on_after_a_player_is_killed_for_good(
         session = peer.session
         assert session is not None and session.result is not None, \
             [e.text for e in peer.events if isinstance(e, GameAborted | Stopped)]
-        (path,) = [e.path for e in peer.events if isinstance(e, TranscriptWritten)]
+        path = peer.transcript
         verdict = verify_transcript(path)
         assert verdict.ok, verdict.summary
         (record,) = verdict.result["left"].values()
