@@ -18,6 +18,7 @@ from engine.actions import action_to_dict
 from p2p.net.roster import Roster, RosterEntry
 from p2p.session.events import (
     ABANDONED,
+    STOPPED,
     UNFAIR,
     ClockRanOut,
     DeckAudit,
@@ -35,12 +36,19 @@ def honest_peers(game: LoopbackGame, bad: int) -> list[GameSession]:
     return [s for i, s in enumerate(game.sessions) if i != bad]
 
 
-def assert_named(game: LoopbackGame, bad: int, kind: str, text: str = "") -> None:
+def assert_named(game: LoopbackGame, bad: int, kind: str, text: str = "",
+                 accused: int | None = None) -> None:
     """Every honest peer stopped naming ``bad`` with a verdict of ``kind``; none named an
-    honest peer; on an abandonment they agree on the stage too."""
+    honest peer; on an abandonment they agree on the stage too. ``accused``: the honest
+    peer a false claim of silence named, which names nobody itself (it cannot measure its
+    own lateness; its abort says the claim does not check)."""
     stages = set()
     for session in honest_peers(game, bad):
         assert session.aborted is not None, f"peer {session.me} did not stop"
+        if session.me == accused:
+            assert (session.aborted.peer, session.aborted.kind) == (None, STOPPED), \
+                session.aborted
+            continue
         assert (session.aborted.peer, session.aborted.kind) == (bad, kind), \
             (session.me, session.aborted.peer, session.aborted.kind, session.aborted.reason)
         assert text in session.aborted.reason, session.aborted.reason
@@ -359,7 +367,8 @@ def test_leaving_at_the_audit_names_the_peer_that_left_and_nobody_else() -> None
 
 
 def test_a_claim_of_silence_contradicted_by_the_log_names_the_claimant() -> None:
-    """Peer 2 claims peer 0 was silent at a stage where peer 0's message is in every log."""
+    """Peer 2 claims peer 0 was silent at a stage where peer 0's message is in every log:
+    peer 1 names peer 2."""
     game = started(3)
     run(game, until=lambda: len(game.sessions[0].msglog.messages) > 50)
     liar = game.sessions[2]
@@ -373,7 +382,13 @@ def test_a_claim_of_silence_contradicted_by_the_log_names_the_claimant() -> None
     for peer in (0, 1):
         game.sessions[peer].receive(2, FRAME_MESSAGE + claim.encode())
     run(game)
-    assert_named(game, 2, ABANDONED, "that peer's message for it is here")
+    witness, accused = game.sessions[1], game.sessions[0]
+    assert witness.aborted is not None and (witness.aborted.peer, witness.aborted.kind) == (
+        2, ABANDONED) and "that peer's message for it is here" in witness.aborted.reason
+    # The accused signs the same (its abort names peer 2), but names nobody itself.
+    assert accused.aborted is not None and accused.aborted.peer is None
+    said = [m for m in accused.msglog.messages if m.msg.seat == 0 and m.msg.type == "abort"]
+    assert [m.msg.body["blame"] for m in said] == [2]
 
 
 def _stopped() -> Any:

@@ -83,6 +83,10 @@ Chooser = Callable[[SeatView], Awaitable[Action]]
 SYNC_BURST = 4       # resync requests answered at once per peer...
 SYNC_EVERY = 5.0     # ... then one per this many seconds
 TICK = 0.5           # seconds between clock ticks fed to the session
+# A gap this long between two of our own clock readings means we were not running (a
+# suspended or starved process): frames may have waited unread in our sockets meanwhile, so
+# the session charges that time to nobody.
+STALL = 4 * TICK
 DRAIN = 2.0          # seconds we wait at the end for our last frames to leave
 _CHANNEL_SIZE = 256
 _HOLD_BACK = 32      # items taken in at most before what they made is sent
@@ -204,6 +208,7 @@ class _GameRun:
         self.lost_stop = False
         self.reached: set[int] = set()  # peers connected to us in this run
         self.started = self.last_progress = trio.current_time()
+        self.fed_at: float | None = None  # when we last gave the session the time
         self.last_stage = -1
         self.shown_waiting: tuple[int, ...] = ()
         self.shown_at = 0.0
@@ -229,7 +234,7 @@ class _GameRun:
                                                              range(len(self.names))),
                                       tuple(self.names)))
             self._emit_new()
-            session.tick(trio.current_time())
+            self._feed_time()
             session.start()
             await self._play(nursery)
             session.release_relays()
@@ -299,18 +304,25 @@ class _GameRun:
             # gets its whole window (S + grace), never up to a TICK less, a frame is timed
             # from its arrival, and the game clocks charge the wait since to those waited for
             # (advancing the clock without ``tick`` would let that wait go uncharged).
-            session.tick(trio.current_time())
+            self._feed_time()
             kind = item[0]
             if kind == "frame":
                 await self._on_frame(item[1], item[2])
             elif kind == "tick":
                 self._check_returning()
-                session.tick(trio.current_time())
+                self._feed_time()
             elif kind == "action":
                 self._on_action(item[1], item[2])
             elif kind == "mesh":
                 await self._on_mesh(item[1])
             self._report_waiting()
+
+    def _feed_time(self) -> None:
+        """Give the session the time, saying whether we were stalled since the last time."""
+        now = trio.current_time()
+        stalled = self.fed_at is not None and now - self.fed_at > STALL
+        self.fed_at = now
+        self.session.tick(now, stalled=stalled)
 
     async def _next_item(self) -> tuple[Any, ...] | None:
         """The next item; None when relays waited ``RELAY_WAIT`` for a message of ours to go

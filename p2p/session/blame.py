@@ -88,10 +88,13 @@ class RefereedSession(Protocol):
 
     def due(self, peer: int, stage: int) -> bool: ...
 
+    def came_overdrawn(self, peer: int, stage: int) -> bool: ...
+
     def _send(self, kind: str, body: dict[str, Any]) -> None: ...
 
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
-               kind: str = UNFAIR, box: bool = False, stage: int | None = None) -> None: ...
+               kind: str = UNFAIR, box: bool = False, stage: int | None = None, *,
+               disputed: bool = False) -> None: ...
 
 
 # The stages in which the deck is not complete (no deck yet, or a batch being built): an alarm
@@ -100,6 +103,13 @@ DECK_BUILDING = frozenset({StageKind.SETUP_COMMIT, StageKind.SETUP_REVEAL, Stage
                            StageKind.DECK_STEP})
 MAX_EVIDENCE = 8  # signed messages taken from one abort's evidence
 CORRUPT = "corrupt"  # the claim kind that opens the deck keys to find a wrong layer
+
+
+class _Disputed:
+    """A claim of silence that its accused signed it refutes, with no other peer's word."""
+
+
+DISPUTED = _Disputed()
 
 
 @dataclass
@@ -306,6 +316,12 @@ class Referee:
                 # each author's own order).
                 return False
             verdict = self._check_silence(claim, final)
+            if verdict is DISPUTED:
+                s._abort(None, f"peer {peer} declared peer {claim.blame} silent at stage "
+                               f"{claim.stage} and peer {claim.blame} signed that it was "
+                               "not; no other peer's word decides between them",
+                         kind=STOPPED, stage=claim.stage)
+                return True
             if verdict is True:
                 self.abandoned([claim.blame], f"peer {peer} saw it silent too", claim.stage)
                 return True
@@ -335,6 +351,13 @@ class Referee:
             return True
         return False
 
+    def _disputed_by(self, claim: Claim) -> set[int]:
+        """The peers whose own claim is that ``claim`` does not check: it names the claim's
+        sender, with that very abort as its evidence."""
+        return {c.peer for c in self.claims.values()
+                if c.kind == ABANDONED and c.blame == claim.peer and c is not claim
+                and claim.message is not None and claim.message in c.evidence}
+
     def _about_its_abort(self, claim: Claim) -> bool:
         """The claim carries a genuine abort of the peer it names (its signature, this game)."""
         s = self.session
@@ -357,6 +380,11 @@ class Referee:
     def _left(self, claim: Claim, why: str) -> None:
         s = self.session
         said = f" (it said: {claim.reason[:200]!r})" if claim.reason else ""
+        # A claim of our own silence: our message went out, but when it reached the claimant
+        # only the others can tell (we may have been stalled). We sign that the claim does
+        # not check, as any peer would, and name nobody ourselves.
+        disputed = claim.kind == ABANDONED and claim.blame is not None \
+            and claim.blame == s.me
         # The stage after the last one it contributed to, by our log: the same at every
         # honest peer (they hold the same messages of it), wherever each one is now.
         stages = [m.msg.body.get("stage") for m in s.msglog.messages
@@ -367,11 +395,15 @@ class Referee:
         # every receiver on that abort itself (never as a claim of silence at ``stage``,
         # which it may not even have been due in).
         evidence = [claim.message.to_json()] if claim.message is not None else None
-        s._abort(claim.peer, f"abandoned by peer {claim.peer} at stage {stage}: it "
-                             f"stopped the game and {why}{said}", kind=ABANDONED, stage=stage,
-                 evidence=evidence)
+        reason = (f"peer {claim.peer} declared us silent at stage {claim.stage}; our message "
+                  "for it went out, but only the other peers can tell whether it reached them "
+                  "in time, so we name nobody (we sign that the claim does not check)"
+                  if disputed else f"abandoned by peer {claim.peer} at stage {stage}: it "
+                                   f"stopped the game and {why}{said}")
+        s._abort(claim.peer, reason, kind=ABANDONED, stage=stage, evidence=evidence,
+                 disputed=disputed)
 
-    def _check_silence(self, claim: Claim, final: bool = False) -> bool | None:
+    def _check_silence(self, claim: Claim, final: bool = False) -> bool | _Disputed | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
         True: agreed; False: refuted; None: not yet known (we are not that far yet, or our
         own deadline for it there has not passed: its message may still come). An observer
@@ -379,14 +411,30 @@ class Referee:
         s = self.session
         silent = claim.blame
         assert silent is not None
-        if s.me is None and self._unanimous(silent, claim.stage):
-            # A transcript has no clock: every other peer signing that it saw the silence is
-            # the observation itself, even if the late message came in after the verdicts.
-            return True
+        if s.me is None:
+            # A transcript has no clock: what decides is what the peers signed about it.
+            disputes = self._disputed_by(claim)
+            if self._unanimous(silent, claim.stage) and not (s.n == 2 and silent in disputes):
+                # Every other peer signing that it saw the silence is the observation
+                # itself, even if the late message came in after the verdicts (with two
+                # peers, one word: the accused's signed dispute stands against it).
+                return True
+            if disputes - {silent}:
+                return False  # a witness signed that it does not check: as it was live
+            if silent in disputes:
+                return DISPUTED  # claim against claim, and no witness
         held = [*s.msglog.messages, *s.future[silent].values()]
+        if s.me is not None and silent == s.me:
+            # Our own silence: our own measure of ourselves proves nothing (a stalled
+            # machine does not see its own stall). Once our message is out we dispute it.
+            return False if any(m.msg.seat == silent and m.msg.type != "abort"
+                                and m.msg.body.get("stage") == claim.stage
+                                for m in held) else None
         if any(m.msg.seat == silent and m.msg.type != "abort"
                and m.msg.body.get("stage") == claim.stage for m in held):
-            return False
+            # Its message refutes the stage's deadline, not a game clock it had overdrawn
+            # (by our own measure) before the message came.
+            return s.me is not None and s.came_overdrawn(silent, claim.stage)
         if s.future[silent]:
             # Later messages of it wait for a gap in its sequence: the missing one may be its
             # message for that stage. Silence is not seen, so it is not agreed to.

@@ -115,11 +115,18 @@ class StageClock:
     def due(self, peer: int, clock: str) -> bool:
         """Has ``peer``'s own deadline for the current stage passed, as this peer measures it
         (the stage's time, or its game clock)? A claim that it is silent is agreed to only
-        then: the claimant waited the grace on top, which covers the peers' differences."""
+        then: the claimant waited the grace on top, which covers the peers' differences. A bank
+        is agreed run out past the margin (``Timing.margin``), never at zero: a peer's own
+        client plays its default only just before zero, and a message takes time."""
         if self.waited.get(peer, 0.0) > self.timing.limit(clock):
             return True
+        return self.overdrawn(peer, clock)
+
+    def overdrawn(self, peer: int, clock: str) -> bool:
+        """Is ``peer``'s game clock ``clock`` past zero by more than the margin, as this peer
+        measures it (the claimant's own threshold less the grace, as for a stage)?"""
         left = self.bank_left(peer, clock)
-        return left is not None and left < 0
+        return left is not None and left < -self.timing.margin(clock)
 
 
 class Deadlines:
@@ -139,6 +146,7 @@ class Deadlines:
     replaying: bool
     msglog: Any
     escrow_claims: Any
+    overdrawn_in: set[tuple[int, int]]  # (peer, stage number): answered past its game clock
     _escrow_overdue: Callable[[float], bool]  # provided by Recoveries
 
     def _pump(self) -> None:  # provided by GameSession
@@ -151,10 +159,13 @@ class Deadlines:
     def submit(self, action: Any) -> None:  # provided by GameSession
         raise NotImplementedError
 
-    def tick(self, now: float) -> None:
+    def tick(self, now: float, stalled: bool = False) -> None:
         """The driver's clock (seconds, any origin): plays our default when our own decision
-        time ran out, and declares peers that missed their deadline unresponsive."""
-        self.clock.advance(now, self._timed())
+        time ran out, and declares peers that missed their deadline unresponsive.
+        ``stalled``: the driver itself was not running since its last tick (a suspended or
+        starved process): what arrived meanwhile may have waited unread in its socket, so
+        that time is charged to nobody."""
+        self.clock.advance(now, () if stalled else self._timed())
         if self.finished or self.replaying:
             return  # while we catch up we judge nobody: what we lack may be on its way
         if self.escrow_claims:  # our claim waits for the others' shares, and nothing else
@@ -189,6 +200,11 @@ class Deadlines:
         """``peer``'s message for ``stage`` was taken: charge its wait to its game clock (not
         while replaying: that wait was measured, or not, before the restart)."""
         if not self.replaying and self.clock.running:
+            if self.clock.overdrawn(peer, stage.spec.clock):
+                # Its message came, but after its game clock ran out by our measure: a claim
+                # that its clock ran out in this stage is still agreed to (the message
+                # refutes a stage's deadline, not a bank spent before it came).
+                self.overdrawn_in.add((peer, stage.index))
             self.clock.answered(peer, stage.spec.clock)
 
     def due(self, peer: int, stage: int) -> bool:
@@ -200,6 +216,13 @@ class Deadlines:
             return self._we_said_silent(peer, stage)
         assert self.stage is not None
         return self.clock.due(peer, self.stage.spec.clock)
+
+    def came_overdrawn(self, peer: int, stage: int) -> bool:
+        """Did ``peer``'s message for stage number ``stage`` come after its game clock had
+        run out, as we measured it (while we replay: where our own log says we agreed)?"""
+        if self.replaying or not self.clock.running:
+            return self._we_said_silent(peer, stage)
+        return (peer, stage) in self.overdrawn_in
 
     def bank_left(self, peer: int, clock: str) -> float | None:
         return self.clock.bank_left(peer, clock) if self.clock.running else None

@@ -101,7 +101,7 @@ class SessionFields:
 
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
                kind: str = UNFAIR, box: bool = False, stage: int | None = None,
-               final: bool = False) -> None:
+               final: bool = False, *, disputed: bool = False) -> None:
         raise NotImplementedError  # provided by GameSession
 
     def _stage(self, kind: str, peers: Sequence[int] | None = None,

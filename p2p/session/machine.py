@@ -139,6 +139,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         # aborts (re-checked, never taken at face value), rejected frames per peer
         self.timing = timing or Timing()
         self.clock = StageClock(self.timing)
+        self.overdrawn_in: set[tuple[int, int]] = set()
         self.referee = Referee(self)
         self.rejections = [0] * self.n
         # Seats handed over (``p2p.session.handover``): played alike by every remaining peer.
@@ -247,7 +248,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
             return
         if self.me is None or self.identity is None:
             raise LocalProtocolError("an observer sends nothing")
-        body = {**body, "stage": self.stage_index}
+        body = {"stage": self.stage_index, **body}
         if self.stage is not None and self.stage.state is not None:
             body["state"] = self.stage.state
         signed = self.msglog.create(self.identity, self.me, kind, body)
@@ -258,14 +259,15 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
 
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
                kind: str = UNFAIR, box: bool = False, stage: int | None = None,
-               final: bool = False) -> None:
+               final: bool = False, *, disputed: bool = False) -> None:
         """Stop the game: ``peer`` proven at fault by ``evidence`` (UNFAIR), or observed
         silent (ABANDONED); tell the others, who re-check it (``p2p.session.blame``).
         ``box``: add our box secret key, so the others can open what was sealed to us.
         ``stage``: the stage the verdict is about (default: the current one). At a table
         with escrow an abandonment is a claim with our share (``recover``), and while it
         waits nothing else is judged; ``final``: the verdict that ends that wait (our claim
-        was sent already)."""
+        was sent already). ``disputed``: we sign that a claim of our own silence does not
+        check, but name nobody ourselves (``blame``: only the others can judge it)."""
         if self.finished or (self.escrow_claims and not final):
             return
         if peer is None and kind == UNFAIR:
@@ -273,15 +275,20 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         stage = self.stage_index if stage is None else stage
         if not final and kind == ABANDONED and self._escrow_claim(peer, reason, evidence,
                                                                   stage):
-            return
-        self.aborted = Aborted(peer, reason, kind, stage)
-        seat = self.seat_of_peer[peer] if peer is not None and self.seat_of_peer else None
-        self.events.append(GameAborted(peer, reason, kind, stage, evidence, seat))
+            return  # (a dispute too: at a table with escrow it is a claim with our share)
+        judged, verdict = (None, STOPPED) if disputed else (peer, kind)
+        self.aborted = Aborted(judged, reason, verdict, stage)
+        seat = self.seat_of_peer[judged] if judged is not None and self.seat_of_peer else None
+        self.events.append(GameAborted(judged, reason, verdict, stage, evidence, seat))
         if self.me is not None and not self.replaying and not final:
             body: dict[str, Any] = {"kind": kind, "blame": peer, "reason": reason[:500],
                                     "evidence": evidence}
             if box:
                 body["box"] = bytes(box_key(self.master, self.game_id)).hex()
+            if kind == ABANDONED and evidence is None and not self.referee.auditing:
+                # A claim of silence names the stage missed, which is ours now unless we agree
+                # with a claim about one we passed (a bank overdrawn before a late message).
+                body["stage"] = stage
             try:
                 self._send("abort", body)
             except (LocalProtocolError, CanonicalEncodingError):

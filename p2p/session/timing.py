@@ -24,10 +24,17 @@ DECISION_RANGE = (1, 3600)
 STEP_RANGE = (1, 600)
 BANK_RANGE = (0, 86400)       # 0: no game clock of that kind
 INCREMENT_RANGE = (0, 3600)
-# A game clock is declared run out only this far past zero (on top of the grace), so that
-# the small differences between peers' measures, which add up over a game, never make an
-# honest claimant wrong: the grace plus this share of the bank.
+# A game clock is agreed run out only this far past zero (a claimant waits the grace on top),
+# so that the differences between peers' measures, which add up over a game, never make an
+# honest claimant wrong: this share of the bank, and at least MIN_MARGIN seconds.
 BANK_TOLERANCE = 0.05
+# The clock floor: what no host can take away, because an honest peer on a loaded machine
+# needs it. Each stage a peer answers gives at least MIN_INCREMENT seconds back (the time a
+# message takes to be made, sent and read, even with every core busy, is no player's
+# choice), and a bank is overdrawn only past MIN_MARGIN seconds (a stall of the machine).
+# A host's smaller increment (0 included) is raised to the floor, on every peer alike.
+MIN_INCREMENT = 2
+MIN_MARGIN = 5.0
 
 
 @dataclass(frozen=True)
@@ -56,21 +63,27 @@ class Timing:
         return self.decision + self.step if clock == DECISION else self.step
 
     def bank(self, clock: str) -> tuple[int, int]:
-        """Game clock ``clock`` (DECISION or STEP): (bank, increment); bank 0: none."""
-        if clock == DECISION:
-            return self.decision_bank, self.decision_increment
-        return self.step_bank, self.step_increment
+        """Game clock ``clock`` (DECISION or STEP): (bank, increment in force, the floor
+        applied); bank 0: none."""
+        bank, increment = ((self.decision_bank, self.decision_increment) if clock == DECISION
+                           else (self.step_bank, self.step_increment))
+        return bank, max(increment, MIN_INCREMENT) if bank else 0
+
+    def margin(self, clock: str) -> float:
+        """How far past zero a game clock must be before a peer agrees that it ran out."""
+        return max(BANK_TOLERANCE * self.bank(clock)[0], MIN_MARGIN)
 
     def tolerance(self, clock: str) -> float:
-        """How far past zero a game clock must be before a peer declares it run out."""
-        return self.grace + BANK_TOLERANCE * self.bank(clock)[0]
+        """How far past zero a game clock must be before a peer declares it run out: the
+        margin, and the grace on top (as for a stage's deadline)."""
+        return self.grace + self.margin(clock)
 
     def describe(self) -> str:
-        def bank(seconds: int, increment: int) -> str:
+        def bank(clock: str) -> str:
+            seconds, increment = self.bank(clock)
             return f"{_minutes(seconds)} + {increment} s each" if seconds else "none"
         return (f"{self.decision} s per decision, {self.step} s per automatic step; game "
-                f"clock per player: decisions {bank(self.decision_bank, self.decision_increment)}"
-                f", steps {bank(self.step_bank, self.step_increment)}")
+                f"clock per player: decisions {bank(DECISION)}, steps {bank(STEP)}")
 
 
 def _minutes(seconds: float) -> str:

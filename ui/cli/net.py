@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
-from p2p.session.timing import BANK_RANGE, DECISION_RANGE, INCREMENT_RANGE, STEP_RANGE
+from p2p.session.timing import (
+    BANK_RANGE,
+    DECISION_RANGE,
+    INCREMENT_RANGE,
+    MIN_INCREMENT,
+    STEP_RANGE,
+)
 from p2p.session.timing import Timing as _Timing
 from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface
 
@@ -143,7 +149,8 @@ def _increment_option(clock: str, default: int) -> Any:
     """``--decision-increment`` / ``--step-increment``: what each one gives back."""
     return typer.Option(default, f"--{clock}-increment", min=INCREMENT_RANGE[0],
                         max=INCREMENT_RANGE[1], help=f"Seconds given back to a player's {clock} "
-                        f"clock after each {clock}.")
+                        f"clock after each {clock} (at least {MIN_INCREMENT}, whatever is set: "
+                        "the time a message takes on a loaded machine is no player's choice).")
 
 
 def host(
