@@ -5,6 +5,7 @@ Time is simulated (the sans-IO harness of ``test_game_clock``)."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -209,3 +210,38 @@ def test_the_accused_names_nobody_and_verify_of_its_file_never_names_its_claiman
     assert (stalled.aborted.peer, stalled.aborted.kind) == (None, STOPPED), stalled.aborted
     verdict = verify_transcript(transcript(game, 1, tmp_path))
     assert (verdict.status, verdict.blame) == ("incomplete", None), verdict.summary
+
+
+# -- verify weighs what the live peers signed (case 1) ------------------------------------------
+
+
+def test_verify_names_the_claimant_when_the_live_peers_stopped_before_the_accused_answered(
+        tmp_path: Path) -> None:
+    """Peer 2 claims peer 0 silent the moment a draft pick begins (every seat picks, peer 2
+    too). Live, peer 1 needs peer 2's pick and finds only its claim: it names peer 2 at once;
+    peer 0 signs that the claim does not check and names nobody. Neither file holds peer 0's
+    pick (the live peers stopped before it was made), yet ``verify`` names peer 2 on peer 1's
+    file (a witness's signed dispute is weighed) and nobody on peer 0's; before, it named
+    the honest peer 0 on both."""
+    game = started(3)
+    for _ in range(20000):
+        if all(s.pending_input is not None and s.stage is not None
+               and s.stage.kind == "pick/commit" for s in game.sessions):
+            break
+        assert game.deliver(), "no draft pick came"
+    accused, witness, liar = game.sessions
+    stage = accused.stage_index
+    frame = _claim_silence(liar, 0, stage)
+    liar.aborted = _stopped()  # type: ignore[assignment]
+    for session in (accused, witness):
+        session.receive(2, frame)
+    run(game)
+    assert witness.aborted is not None and witness.aborted.peer == 2, witness.aborted
+    assert accused.aborted is not None and accused.aborted.peer is None, accused.aborted
+    for peer, expected in ((1, ("abandoned", 2)), (0, ("incomplete", None))):
+        path = transcript(game, peer, tmp_path)
+        assert not any(m["msg"]["seat"] == 0 and m["msg"]["body"].get("stage") == stage
+                       and m["msg"]["type"] != "abort"
+                       for m in json.loads(path.read_text())["messages"])
+        verdict = verify_transcript(path)
+        assert (verdict.status, verdict.blame) == expected, verdict.summary
