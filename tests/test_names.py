@@ -122,3 +122,64 @@ def test_a_waiting_joiner_is_told_when_a_clash_renames_a_player() -> None:
     assert lines == [f"ann ({ANN.short_id}) is now ann#{ANN.short_id} (another player chose "
                      "the same name)",
                      f"Ann#{MALLORY.short_id} ({MALLORY.short_id}) joined, 3/3"]
+
+
+# -- issue 40, case 7: names that print alike -----------------------------------------------------
+
+LOOK_ALIKES = ["р0", "ρ0", "ｐ0", "Ｐ0", "ⲣ0"]  # Cyrillic er, Greek rho, fullwidth, Coptic ro
+
+
+@pytest.mark.parametrize("impostor", LOOK_ALIKES, ids=["cyrillic", "greek", "fullwidth",
+                                                       "fullwidth-upper", "coptic"])
+def test_a_joiner_whose_name_only_looks_like_the_hosts_is_tagged_with_the_host(
+        impostor: str) -> None:
+    """A name that prints like the host's "p0" in another script or a compatibility form is
+    a clash (Unicode TR39 confusables, after NFKC and case folding): both get their ids."""
+    lobby, _ = admit([(MALLORY, impostor)], host_name="p0")
+    assert [e.name for e in lobby.joined] == [f"p0#{HOST.short_id}",
+                                              f"{impostor}#{MALLORY.short_id}"]
+
+
+def test_a_look_alike_of_the_hosts_tagged_name_gets_the_joiners_own_id() -> None:
+    """"р0#<host id>" (Cyrillic) would print exactly like the tagged host: it is read as a
+    claim to the host's name and tagged with the joiner's own id."""
+    lobby, _ = admit([(MALLORY, f"р0#{HOST.short_id}")], host_name="p0")
+    names = [e.name for e in lobby.joined]
+    assert names == [f"p0#{HOST.short_id}", f"р0#{MALLORY.short_id}"]
+
+
+@pytest.mark.parametrize("name", ["p\u034f0", "p\u200b0", "p0\u0301", "\u2066p0"],
+                         ids=["grapheme-joiner", "zero-width-space", "combining-acute",
+                              "isolate"])
+def test_invisible_and_combining_characters_are_refused_in_a_name(name: str) -> None:
+    from p2p.errors import LocalProtocolError
+    from p2p.net.lobby import LobbyRefused, check_hello
+
+    assert not valid_name(name)
+    with pytest.raises(LocalProtocolError, match="bad player name"):
+        JoinerLobby(JoinCode("127.0.0.1", 4000, new_game_id(), HOST.peer_id), MALLORY, name,
+                    5000)
+    game_id = new_game_id()
+    hello = {"type": "hello", "version": JoinerLobby(JoinCode("127.0.0.1", 4000, game_id,
+                                                              HOST.peer_id), ANN, "ann",
+                                                     5000).hello()["version"],
+             "game": game_id, "name": name, "port": 5000}
+    with pytest.raises(LobbyRefused, match="bad name"):
+        check_hello(encode_control(hello), game_id)
+
+
+def test_a_precomposed_accent_is_a_name_and_spaces_around_a_name_are_trimmed() -> None:
+    lobby, _ = admit([(ANN, " Jose\u0301 "), (MALLORY, "bob")])
+    assert [e.name for e in lobby.joined] == ["host", "José", "bob"]
+
+
+def test_a_joiner_refuses_a_roster_with_look_alike_names_untagged() -> None:
+    game_id = new_game_id()
+    code = JoinCode("127.0.0.1", 4000, game_id, HOST.peer_id)
+    players = (RosterEntry(0, "p0", HOST.public_bytes, "127.0.0.1", 4000),
+               RosterEntry(1, "ann", ANN.public_bytes, "127.0.0.2", 5000),
+               RosterEntry(2, "р0", MALLORY.public_bytes, "127.0.0.3", 5000))
+    roster = Roster(game_id, players).sign(HOST)
+    with pytest.raises(RemoteProtocolError, match="same name"):
+        JoinerLobby(code, ANN, "ann", 5000).on_roster(
+            encode_control(HostLobby.roster_message(roster)))

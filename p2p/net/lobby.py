@@ -24,6 +24,7 @@ from p2p.net.roster import (
     Roster,
     RosterEntry,
     clashing_names,
+    clean_name,
     is_index,
     is_port,
     names_clash,
@@ -127,8 +128,12 @@ def check_hello(data: bytes, game_id: str) -> dict[str, Any]:
         raise LobbyRefused(None, f"protocol version {obj['version']!r} is not supported")
     if obj["game"] != game_id:
         raise LobbyRefused(None, "this is not the game of your join code")
+    if isinstance(obj["name"], str):
+        obj["name"] = clean_name(obj["name"])  # an older joiner's spaces trimmed here
     if not valid_name(obj["name"]) or not is_port(obj["port"]):
-        raise LobbyRefused(None, "bad name or port in hello")
+        raise LobbyRefused(None, "bad name or port in hello (a name is 1 to "
+                                 f"{MAX_NAME_LEN} printable characters, none invisible or "
+                                 "combining)")
     return obj
 
 
@@ -229,8 +234,10 @@ class JoinerLobby:
     """The joiner's side of the lobby: hello, then wait for the welcome and the roster."""
 
     def __init__(self, code: JoinCode, identity: Identity, name: str, port: int) -> None:
+        name = clean_name(name)
         if not valid_name(name):
-            raise LocalProtocolError(f"bad player name {name!r}")
+            raise LocalProtocolError(f"bad player name {name!r} (1 to {MAX_NAME_LEN} printable "
+                                     "characters, none invisible or combining)")
         self.code = code
         self.identity = identity
         self.name = name

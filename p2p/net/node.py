@@ -31,7 +31,15 @@ from p2p.net.lobby import (
 from p2p.net.lobbychat import LOBBY_CHAT_TYPE, LobbyChat, LobbyChatLine
 from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
-from p2p.net.roster import MIN_PLAYERS, Roster, RosterEntry, new_game_id
+from p2p.net.roster import (
+    MAX_NAME_LEN,
+    MIN_PLAYERS,
+    Roster,
+    RosterEntry,
+    clean_name,
+    new_game_id,
+    valid_name,
+)
 from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial, serve
 from p2p.storage.chatlog import save_lobby_chat
 
@@ -218,6 +226,10 @@ class Node:
             raise LocalProtocolError("this node already hosts a lobby or runs a game")
         address = self.advertised_address(advertise)
         game_id = game_id or new_game_id()
+        name = clean_name(name)
+        if not valid_name(name):
+            raise LocalProtocolError(f"bad player name {name!r} (1 to {MAX_NAME_LEN} printable "
+                                     "characters, none invisible or combining)")
         me = RosterEntry(0, name, self.identity.public_bytes, address, self.port)
         lobby = HostLobby(game_id, players, me)
         code = JoinCode(address, self.port, game_id, self.identity.peer_id)

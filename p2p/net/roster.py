@@ -5,9 +5,11 @@ Every peer keeps the roster and a restarted peer reloads it, so the host signs i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -41,18 +43,64 @@ def is_index(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+# Characters a name may not hold: invisible ones (format characters such as zero-width
+# joiners) and combining marks (after NFC, a precomposed letter has none): each can make two
+# different names print alike.
+_HIDDEN_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
+
+
 def valid_name(name: object) -> bool:
-    """Display names: 1-32 printable characters (no control characters to spoof a UI)."""
-    return isinstance(name, str) and 0 < len(name) <= MAX_NAME_LEN and name.isprintable()
+    """Display names: 1-32 printable characters (no control characters to spoof a UI), none
+    invisible or combining, no leading or trailing space (``clean_name`` makes one)."""
+    return (isinstance(name, str) and 0 < len(name) <= MAX_NAME_LEN and name.isprintable()
+            and name == name.strip()
+            and not any(unicodedata.category(c) in _HIDDEN_CATEGORIES for c in name))
+
+
+def clean_name(name: str) -> str:
+    """A name as typed, made what it is sent as: NFC, leading and trailing space trimmed."""
+    return unicodedata.normalize("NFC", name).strip()
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """The Latin letter or digit each look-alike character reads as, from the confusables
+    of Unicode TR39 (via ``confusable_homoglyphs``): Cyrillic "р" and Greek "ρ" read as "p"
+    (fullwidth and other compatibility forms are NFKC's). ASCII itself is left as it is."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    table: dict[str, str] = {}
+
+    def read_as(char: str, ascii_char: str) -> None:
+        for form in {char, char.casefold()}:
+            if len(form) == 1 and not form.isascii():
+                table[form] = min(table.get(form, ascii_char), ascii_char)
+
+    for char, homoglyphs in confusables_data.items():
+        for glyph in homoglyphs:
+            other = glyph["c"].strip("\u200e")  # the data marks right-to-left ones
+            for a, b in ((char, other), (other, char)):
+                if len(b) == 1 and b.isascii() and b.isalnum():
+                    read_as(a, b.casefold())
+    return table
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like to a reader: compatibility forms folded (NFKC), case and
+    spacing ignored, and every character replaced by its confusable prototype (in the
+    manner of the TR39 skeleton), so that look-alike names compare equal."""
+    table = _prototypes()
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return " ".join("".join(table.get(c, c) for c in folded).split())
 
 
 def name_base(name: str) -> str:
-    """What a name says to a reader: case and spacing ignored, and a trailing "#" and short
-    peer id left out (so that nobody can choose another player's tagged name)."""
+    """What a name says to a reader (``skeleton``), a trailing "#" and short peer id left
+    out (so that nobody can choose another player's tagged name)."""
     head, sep, tail = name.rpartition("#")
     if sep and len(tail) == SHORT_ID_LEN and set(tail) <= HEX_DIGITS:
         name = head
-    return " ".join(name.split()).casefold()
+    return skeleton(name)
 
 
 def names_clash(a: str, b: str) -> bool:
@@ -70,9 +118,9 @@ def tagged_name(name: str, peer_id: str) -> str:
 
 
 def clashing_names(names: list[str]) -> bool:
-    """True if two of ``names`` read the same (case and spacing ignored): what a host that
-    keeps the name rule never sends."""
-    read = [" ".join(n.split()).casefold() for n in names]
+    """True if two of ``names`` read the same (``skeleton``): what a host that keeps the
+    name rule never sends."""
+    read = [skeleton(n) for n in names]
     return len(set(read)) != len(read)
 
 
