@@ -286,13 +286,17 @@ def _open(s: GameState, step: tuple[str, ...]) -> None:
 
 # -- actions ------------------------------------------------------------------------------------
 
+LABEL_WORDS = max(len(label.split()) for label in CARD_BY_LABEL)
+
+
 def _slot_words(s: GameState, words: list[str], field: str) -> list[str]:
     """Read slots given as numbers or card labels (a label may hold spaces: the longest
     label that the words spell is taken)."""
     slots: list[str] = []
     i = 0
     while i < len(words):
-        for j in range(len(words), i, -1):
+        # No label is longer than LABEL_WORDS words: the cost stays linear in the words.
+        for j in range(min(len(words), i + LABEL_WORDS), i, -1):
             text = " ".join(words[i:j])
             if text in CARD_BY_LABEL:
                 slots.append(str(_slot_of_label(s, text, field)))

@@ -439,3 +439,25 @@ def test_a_face_down_card_under_a_vision_kept_its_planets_disclosure() -> None:
             {"card": "black:Duchess", "by": "black", "claim": "Duchess"},
             {"card": "event:Vision", "by": "white", "claim": "up"}]}]})
     assert out["scores"]["black"]["vp"] == 4  # Capital 3 + bonus 1 (favored)
+
+
+def test_a_long_action_costs_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: a 4,000-word action once took over a minute (every span of words was tried
+    as a card label). Only spans up to the longest label are tried now: label look-ups grow
+    linearly with the words."""
+    import engine.scenario_play as play
+
+    state, _ = play.build_play(_load(PLAY_FILES[0])["scenario"])
+
+    class Counting(dict):  # type: ignore[type-arg]
+        looked = 0
+
+        def __contains__(self, key: object) -> bool:
+            Counting.looked += 1
+            return super().__contains__(key)
+
+    monkeypatch.setattr(play, "CARD_BY_LABEL", Counting(play.CARD_BY_LABEL))
+    for words in (1000, 4000):
+        Counting.looked = 0
+        play.canonical(state, "black pick " + "x " * words, "action")
+        assert 0 < Counting.looked <= play.LABEL_WORDS * words, (words, Counting.looked)
