@@ -345,11 +345,26 @@ class Referee:
             # takes it first (it may hold the very fault claimed: a claimant still deciding
             # when it found it had nothing of its own to send for the stage).
             return False
+        if final and s.stage is not None and peer not in s.stage.missing \
+                and self._evidence_waiting(claim):
+            # The log ends held up by another peer before the stage that takes the claim's
+            # evidence: what it claims cannot be checked, so it names nobody (the claimant
+            # did its part; a file cut there, or missing another's last message, proves
+            # nothing).
+            return False
         if self._blocked_on(peer) or final:
             self._left(claim, "its accusation does not check against our log"
                        if claim.blame is not None else "it stopped the game")
             return True
         return False
+
+    def _evidence_waiting(self, claim: Claim) -> bool:
+        """Some evidence message of the claim waits, not yet applied by a stage (in its
+        author's queue, ahead of a gap, or collected by a stage still incomplete)."""
+        s = self.session
+        collected = list(s.stage.collected.values()) if s.stage is not None else []
+        return any(m in s.queues[m.msg.seat] or m in s.future[m.msg.seat].values()
+                   or m in collected for m in claim.evidence if 0 <= m.msg.seat < s.n)
 
     def _disputed_by(self, claim: Claim) -> set[int]:
         """The peers whose own claim is that ``claim`` does not check: it names the claim's

@@ -1,0 +1,101 @@
+"""Issue 40, hunting the class: whatever an outsider does to an honest peer's transcript of a
+game with a byzantine peer (truncate it, delete a message, splice in messages the cheater
+re-signed), ``solstice verify`` names the byzantine peer or nobody, never an honest one.
+
+The games are the byzantine tables of ``tests/test_byzantine.py`` (sans-IO, seeded); the
+edits are drawn from each game's seed. A few seeds run in ``make test``, the rest in
+``make soak``."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from byzantine import Table, strategy
+from test_byzantine import QUICK_SEEDS, SOAK_SEEDS
+
+from engine.canonical import canonical_json
+from p2p.session.envelope import SignedMessage, sign_message
+from p2p.storage.transcript import verify_transcript
+
+EDITS_PER_FILE = 6
+
+
+def _table(seed: int) -> Table:
+    n = 3 if seed % 3 else 4
+    table = Table(n, bad=seed % n, behaviours=strategy(seed), seed=seed,
+                  escrow=seed % 2 == 0)
+    table.play()
+    return table
+
+
+def _resigned(table: Table, data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """One of the cheater's messages with a field of its body changed, validly signed by the
+    cheater under the same sequence number (a twin it could have signed)."""
+    signed = SignedMessage.decode(canonical_json(data))
+    body = dict(signed.msg.body)
+    key = rng.choice(sorted(body)) if body else "stage"
+    value = body.get(key)
+    body[key] = (value + 1) if isinstance(value, int) and not isinstance(value, bool) \
+        else "x" if not isinstance(value, str) else value + "0"
+    twin = sign_message(table.identities[signed.msg.seat],
+                        dataclasses.replace(signed.msg, body=body))
+    return json.loads(twin.encode())
+
+
+def _edits(table: Table, messages: list[Any], rng: random.Random) -> list[tuple[str, list[Any]]]:
+    bad = [i for i, m in enumerate(messages) if m["msg"]["seat"] == table.bad]
+    out: list[tuple[str, list[Any]]] = []
+    for _ in range(EDITS_PER_FILE):
+        kind = rng.choice(["truncate", "delete", "splice", "replace"])
+        edited = copy.deepcopy(messages)
+        if kind == "truncate":
+            cut = rng.randrange(len(edited) + 1)
+            edited = edited[:cut]
+        elif kind == "delete":
+            del edited[rng.randrange(len(edited))]
+        elif bad:
+            i = rng.choice(bad)
+            twin = _resigned(table, edited[i], rng)
+            if kind == "splice":
+                edited.insert(rng.randrange(i + 1, len(edited) + 1), twin)
+            else:
+                edited[i] = twin
+        out.append((kind, edited))
+    # The cut that hides what the others signed about a claim: right after each of the
+    # cheater's aborts.
+    for i in bad:
+        if messages[i]["msg"]["type"] == "abort":
+            out.append(("cut-after-claim", copy.deepcopy(messages[:i + 1])))
+    return out
+
+
+def check_edits(seed: int, tmp_path: Path) -> None:
+    table = _table(seed)
+    rng = random.Random(seed + 40)
+    for session in table.honest:
+        assert session.me is not None
+        path = table.transcript(session.me, tmp_path)
+        data = json.loads(path.read_text())
+        for n, (kind, messages) in enumerate(_edits(table, data["messages"], rng)):
+            edited = path.with_name(f"{path.stem}-{kind}{n}.json")
+            edited.write_text(json.dumps({**data, "messages": messages}))
+            verdict = verify_transcript(edited)
+            assert verdict.blame in (None, table.bad), (
+                seed, list(table.behaviours), session.me, kind, verdict.summary)
+
+
+@pytest.mark.parametrize("seed", QUICK_SEEDS[:6])
+def test_no_outsider_edit_gets_an_honest_peer_named(seed: int, tmp_path: Path) -> None:
+    check_edits(seed, tmp_path)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", [*QUICK_SEEDS[6:], *SOAK_SEEDS[:60]])
+def test_no_outsider_edit_gets_an_honest_peer_named_soak(seed: int, tmp_path: Path) -> None:
+    check_edits(seed, tmp_path)
