@@ -19,7 +19,7 @@ from bots.registry import BotSpecError
 _COUNT = re.compile(r"^(?P<spec>.+?)\s*\*\s*(?P<count>\d+)$")
 
 # Faults that mean a bot program is not playing at all: it never started, or it is gone.
-FATAL_KINDS = frozenset({"start", "gone", "flood"})
+FATAL_KINDS = frozenset({"start", "protocol", "gone", "flood"})
 
 
 class BotProgramError(RuntimeError):
