@@ -1,16 +1,27 @@
-"""A bot playing a network seat: a faulty or stuck bot never stalls the game."""
+"""A bot playing a network seat: a faulty or stuck bot never stalls the game; a bot program
+hears the end of the game and is told to quit, as in local games."""
 
 from __future__ import annotations
 
 import io
+import json
+import sys
+import textwrap
 import time
+from pathlib import Path
+from typing import Any
 
 import trio
 
 from bots.base import Bot, GameInfo, Turn
-from bots.netseat import bot_chooser
+from bots.netseat import bot_chooser, finished
+from bots.process_bot import ProcessBot
+from bots.registry import make_bot
 from engine import Action
+from p2p.net.games import PeerOptions, host_game, join_game
+from p2p.net.transport import NetConfig
 from p2p.session.loopback import LoopbackGame
+from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
 
 
@@ -87,3 +98,75 @@ async def test_a_bot_that_raises_gets_a_random_legal_action_played_for_it() -> N
     legal = view.legal
     with trio.fail_after(2):
         assert await bot_chooser(Raising(), io.StringIO())(view) in legal
+
+
+# Answers every decision with its first legal action and writes down every message type it
+# gets (with the scores of an `end`) to the file named by its argument.
+LISTENER = textwrap.dedent("""
+    import json, sys
+    heard = open(sys.argv[1], "w")
+    for line in sys.stdin:
+        m = json.loads(line)
+        heard.write(json.dumps({"type": m["type"], "seat": m.get("seat"),
+                                "scores": m.get("scores"), "winner": m.get("winner")}) + "\\n")
+        heard.flush()
+        if m["type"] == "hello":
+            print(json.dumps({"type": "ready"}), flush=True)
+        elif m["type"] == "decide":
+            print(json.dumps({"type": "action", "id": m["id"], "action": m["legal"][0]}),
+                  flush=True)
+        elif m["type"] == "quit":
+            break
+""")
+
+
+def test_a_bot_program_at_a_network_table_hears_end_and_quit(tmp_path: Path) -> None:
+    """Issue 46: a ``cmd:`` bot in ``host``/``join --bot`` games only saw its stdin close; it
+    gets ``end`` with the seat's scores and the winner, then ``quit``, as in local games."""
+    script, heard = tmp_path / "listener.py", tmp_path / "heard.jsonl"
+    script.write_text(LISTENER)
+    program = make_bot(f"cmd:{sys.executable} {script} {heard}")
+    assert isinstance(program, ProcessBot)
+    config = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=5.0,
+                       backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
+    options = [PeerOptions(home=tmp_path / f"peer{i}", bind="127.0.0.1", net=config)
+               for i in range(2)]
+    sessions: list[GameSession] = []
+
+    async def game() -> None:
+        ready = trio.Event()
+        codes: list[Any] = []
+
+        def on_lobby(lobby: Any) -> None:
+            codes.append(lobby.code)
+            ready.set()
+
+        async def host() -> None:
+            seat = bot_chooser(program, io.StringIO())
+            sessions.append(await finished(seat, host_game(2, seat, lambda _e: None,
+                                                           options[0], on_lobby)))
+
+        async def joiner() -> None:
+            await ready.wait()
+            seat = bot_chooser(make_bot("random"), io.StringIO())
+            await finished(seat, join_game(codes[0], seat, lambda _e: None, options[1]))
+
+        with trio.fail_after(90):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(host)
+                nursery.start_soon(joiner)
+
+    trio.run(game)
+    [session] = sessions
+    result = session.result
+    assert result is not None
+    messages = [json.loads(line) for line in heard.read_text().splitlines()]
+    types = [m["type"] for m in messages]
+    assert types[0] == "hello" and set(types[1:-2]) == {"decide"}
+    assert types[-2:] == ["end", "quit"], types
+    end = messages[-2]
+    factions = list(session.config.factions)
+    assert end["seat"] == messages[0]["seat"]
+    assert end["scores"] == [result["scores"][f] for f in factions]
+    assert factions[end["winner"]] == result["winner"]
+    assert program.exit_code == 0  # it exited on quit, not killed
