@@ -112,11 +112,11 @@ def _rematching(rematch: bool, bot: str | None, start: Callable[[Chooser], Await
     from p2p.net.rematch import with_rematch
     from ui.cli.headless import LogPrinter
 
-    async def rematch(last: Any, choose: Chooser, *rest: Any) -> GameSession:
+    async def again_then_end(last: Any, choose: Chooser, *rest: Any) -> GameSession:
         return await finished(choose, again(last, choose, *rest))
 
     # the first game's bot hears its end before the rematch (``_play`` ends the rematch's)
-    return with_rematch(lambda choose: finished(choose, start(choose)), rematch,
+    return with_rematch(lambda choose: finished(choose, start(choose)), again_then_end,
                         lambda: bot_chooser(make_bot(bot)), LogPrinter(), options)
 
 
