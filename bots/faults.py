@@ -41,6 +41,13 @@ HINTS: dict[str, str] = {
 }
 
 
+# Kinds of the faults that cost the bot its move (a random legal action was played for it);
+# the other kinds are noted lines the bot's answer survived. A bot that is gone ("gone",
+# "flood", "start", "protocol") also plays random moves for the rest of its game unasked.
+REPLACED_KINDS = frozenset({"timeout", "garbage", "no-action", "illegal", "slow", "raised",
+                            "gone", "flood"})
+
+
 @dataclass(frozen=True)
 class Fault:
     """One reported fault. ``decision`` is the decision's id (a process bot's protocol id)."""
