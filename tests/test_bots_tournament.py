@@ -81,7 +81,7 @@ def test_json_output_has_exactly_the_specified_shape() -> None:
     assert list(data["results"]) == ["greedy", "random"]
     for entry in data["results"].values():
         assert list(entry) == ["wins", "win_rate", "ci95", "mean_score", "by_seat",
-                               "by_faction", "replaced", "faults"]
+                               "by_faction", "replaced", "rating", "faults"]
         assert entry["faults"] == 0
         assert isinstance(entry["wins"], int)
         assert entry["win_rate"] == round(entry["wins"] / 6, 4)
