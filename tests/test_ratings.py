@@ -67,11 +67,13 @@ CONFIG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=5
                    backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
 
 
-def _lan_game(homes: list[Path]) -> None:
+def _lan_game(homes: list[Path], leave_after_round: int | None = None) -> None:
     """One two-player LAN game over loopback, both seats random bots; the host plays it as
-    ``solstice host --bot random`` does (its game folder notes the bot)."""
+    ``solstice host --bot random`` does (its game folder notes the bot); the joiner leaves
+    after ``leave_after_round`` if given."""
     options = [PeerOptions(home=home, bind="127.0.0.1", net=CONFIG, name=home.name)
                for home in homes]
+    options[1].leave_after_round = leave_after_round
 
     async def game() -> None:
         ready = trio.Event()
@@ -154,3 +156,19 @@ def test_a_game_whose_transcript_does_not_verify_or_that_did_not_finish_is_not_r
     text = CliRunner().invoke(app, ["ratings", "--home", str(home)]).output
     assert text.startswith(f"no finished game in {home} can be rated:")
     assert f"  {games[1].name}: not finished" in text
+
+
+def test_a_seat_the_ghost_bot_played_on_is_marked(tmp_path: Path) -> None:
+    homes = [tmp_path / "hal", tmp_path / "ann"]
+    _lan_game(homes, leave_after_round=1)
+    ann = Identity.load_or_create(homes[1])
+    data = json.loads(CliRunner().invoke(app, ["ratings", "--home", str(homes[0]),
+                                               "--json"]).output)
+    players = {p["peer"]: p for p in data["players"]}
+    assert players[ann.peer_id]["bots"] == ["ghost"] and len(data["games"]) == 1
+    text = CliRunner().invoke(app, ["ratings", "--home", str(homes[0])]).output
+    assert f"ann ({ann.short_id}) [ghost bot after leaving]" in text
+    # the leaver's own home has no result for it
+    left = json.loads(CliRunner().invoke(app, ["ratings", "--home", str(homes[1]),
+                                               "--json"]).output)
+    assert left["games"] == [] and "did not end with a result" in left["skipped"][0]["why"]
