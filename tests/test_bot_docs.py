@@ -15,10 +15,8 @@ from types import ModuleType
 import pytest
 from typer.testing import CliRunner
 
-from bots.match import Stepper, seeded_game, stream_orders
-from engine import CARDS, GameState, legal_actions, random_chance
-from engine.randomness import RandomStream
-from engine.relabel import RelabelSchedule
+from bots.conformance import decisions_of_game
+from engine import CARDS, GameState, legal_actions
 from engine.view import redact, view
 from ui.cli import app
 
@@ -32,15 +30,8 @@ WRITING_A_BOT = README[README.index("## Writing a bot"):README.index("### Tourna
 def _states(players: int, seed: str) -> Iterator[tuple[GameState, int]]:
     """Every decision of a game played with random choices: the state and the seat to move
     (the state moves on when the loop does)."""
-    stream = RandomStream(seed)
-    state = seeded_game(stream, players)
-    chance, pick = stream.fork("chance"), stream.fork("pick")
-    stepper = Stepper(state, lambda s: random_chance(s, chance),
-                      RelabelSchedule(stream_orders(stream.fork("relabel"), players)))
-    while (seat := stepper.next_seat()) is not None:
+    for state, seat, _ in decisions_of_game(players, seed):
         yield state, seat
-        legal = legal_actions(state, seat)
-        stepper.play(legal[pick.randbelow(len(legal))])
 
 
 def _cards(state: GameState, slots: list[int]) -> Counter[int]:

@@ -19,10 +19,10 @@ from bots.process_bot import ProcessBot
 from bots.registry import make_bot
 from engine import Action
 from p2p.net.games import PeerOptions, host_game, join_game
-from p2p.net.transport import NetConfig
 from p2p.session.loopback import LoopbackGame
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
+from tests.lan_helpers import CONFIG, LOOPBACK, two_peers
 
 
 def _view_wanting_input() -> SeatView:
@@ -127,36 +127,20 @@ def test_a_bot_program_at_a_network_table_hears_end_and_quit(tmp_path: Path) -> 
     script.write_text(LISTENER)
     program = make_bot(f"cmd:{sys.executable} {script} {heard}")
     assert isinstance(program, ProcessBot)
-    config = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=5.0,
-                       backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
-    options = [PeerOptions(home=tmp_path / f"peer{i}", bind="127.0.0.1", net=config)
+    options = [PeerOptions(home=tmp_path / f"peer{i}", bind=LOOPBACK, net=CONFIG)
                for i in range(2)]
     sessions: list[GameSession] = []
 
-    async def game() -> None:
-        ready = trio.Event()
-        codes: list[Any] = []
+    async def host(on_lobby: Any) -> None:
+        seat = bot_chooser(program, io.StringIO())
+        sessions.append(await finished(seat, host_game(2, seat, lambda _e: None, options[0],
+                                                       on_lobby)))
 
-        def on_lobby(lobby: Any) -> None:
-            codes.append(lobby.code)
-            ready.set()
+    async def join(code: Any) -> None:
+        seat = bot_chooser(make_bot("random"), io.StringIO())
+        await finished(seat, join_game(code, seat, lambda _e: None, options[1]))
 
-        async def host() -> None:
-            seat = bot_chooser(program, io.StringIO())
-            sessions.append(await finished(seat, host_game(2, seat, lambda _e: None,
-                                                           options[0], on_lobby)))
-
-        async def joiner() -> None:
-            await ready.wait()
-            seat = bot_chooser(make_bot("random"), io.StringIO())
-            await finished(seat, join_game(codes[0], seat, lambda _e: None, options[1]))
-
-        with trio.fail_after(90):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(host)
-                nursery.start_soon(joiner)
-
-    trio.run(game)
+    two_peers(host, join)
     [session] = sessions
     result = session.result
     assert result is not None

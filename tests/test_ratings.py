@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 from typer.testing import CliRunner
 
 from bots.netseat import bot_chooser
@@ -19,7 +18,7 @@ from bots.ratings import finishing_ranks, rate
 from bots.registry import make_bot
 from p2p.identity import Identity
 from p2p.net.games import PeerOptions, host_game, join_game
-from p2p.net.transport import NetConfig
+from tests.lan_helpers import CONFIG, LOOPBACK, two_peers
 from ui.cli import app
 from ui.cli.net import _bot_game
 
@@ -63,42 +62,24 @@ def test_a_tournament_reports_a_rating_per_bot() -> None:
     assert "ratings: openskill Plackett-Luce, from each game's finishing order" in text
 
 
-CONFIG = NetConfig(handshake_timeout=5.0, first_read_timeout=5.0, grace_period=5.0,
-                   backoff_initial=0.02, backoff_max=0.2, lobby_timeout=30.0)
-
-
 def _lan_game(homes: list[Path], leave_after_round: int | None = None) -> None:
     """One two-player LAN game over loopback, both seats random bots; the host plays it as
     ``solstice host --bot random`` does (its game folder notes the bot); the joiner leaves
     after ``leave_after_round`` if given."""
-    options = [PeerOptions(home=home, bind="127.0.0.1", net=CONFIG, name=home.name)
+    options = [PeerOptions(home=home, bind=LOOPBACK, net=CONFIG, name=home.name)
                for home in homes]
     options[1].leave_after_round = leave_after_round
 
-    async def game() -> None:
-        ready = trio.Event()
-        codes: list[Any] = []
+    async def host(on_lobby: Any) -> None:
+        seat = bot_chooser(make_bot("random"), io.StringIO())
+        await _bot_game(seat, host_game(2, seat, lambda _e: None, options[0], on_lobby),
+                        options[0].home_dir, "random")
 
-        def on_lobby(lobby: Any) -> None:
-            codes.append(lobby.code)
-            ready.set()
+    async def join(code: Any) -> None:
+        seat = bot_chooser(make_bot("random"), io.StringIO())
+        await join_game(code, seat, lambda _e: None, options[1])
 
-        async def host() -> None:
-            seat = bot_chooser(make_bot("random"), io.StringIO())
-            await _bot_game(seat, host_game(2, seat, lambda _e: None, options[0], on_lobby),
-                            options[0].home_dir, "random")
-
-        async def joiner() -> None:
-            await ready.wait()
-            seat = bot_chooser(make_bot("random"), io.StringIO())
-            await join_game(codes[0], seat, lambda _e: None, options[1])
-
-        with trio.fail_after(90):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(host)
-                nursery.start_soon(joiner)
-
-    trio.run(game)
+    two_peers(host, join)
 
 
 @pytest.fixture(scope="module")
