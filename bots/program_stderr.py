@@ -106,11 +106,12 @@ class Stderr:
             self._feed(data)
 
     def _feed(self, data: bytes) -> None:
-        self._partial += data
-        while (end := self._partial.find(b"\n")) >= 0 or len(self._partial) >= MAX_LINE:
-            cut = end + 1 if end >= 0 else MAX_LINE
-            chunk, self._partial = self._partial[:cut], self._partial[cut:]
-            self._line(chunk)
+        *lines, self._partial = (self._partial + data).split(b"\n")
+        for line in lines:
+            self._line(line + b"\n")
+        while len(self._partial) >= MAX_LINE:  # a line too long to wait for its end
+            self._line(self._partial[:MAX_LINE])
+            self._partial = self._partial[MAX_LINE:]
 
     def _close(self) -> None:
         if self._partial:
