@@ -7,7 +7,7 @@ import io
 import json
 import sys
 import textwrap
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +42,11 @@ class Stuck(Bot):
 
     def __init__(self) -> None:
         self.asked = 0
+        self.release = threading.Event()
 
     def choose(self, turn: Turn) -> Action:
         self.asked += 1
-        time.sleep(3)
+        self.release.wait(3)
         return turn.legal[0]
 
 
@@ -91,6 +92,9 @@ async def test_a_bot_that_never_answers_is_abandoned_and_the_peer_plays_on() -> 
     with trio.fail_after(0.5):  # given up on: not asked again
         assert await choose(view) in legal
     assert bot.asked == 1
+    # its thread's late answer is reported now, not into a later test's bot log
+    bot.release.set()
+    assert choose.busy is not None and choose.busy.wait(2)
 
 
 async def test_a_bot_that_raises_gets_a_random_legal_action_played_for_it() -> None:
