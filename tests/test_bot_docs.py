@@ -65,7 +65,8 @@ def test_left_passes_the_hand_to_the_next_seat_number_and_right_to_the_one_befor
 
 def test_known_names_only_what_the_docs_list_and_legal_is_empty_only_with_nothing_to_do(
         ) -> None:
-    assert "the hand this seat passed on, under the slots it had" in BOT_PROTOCOL
+    assert "the hand this seat passed on, under the fresh slots its own pick gave" in \
+        BOT_PROTOCOL
     assert "claimed events (set aside face up on no planet" in BOT_PROTOCOL
     assert "empty exactly when the seat has nothing to do" in BOT_PROTOCOL
     seen: Counter[str] = Counter()
