@@ -26,16 +26,26 @@ HINTS: dict[str, str] = {
     "unexpected": "answer 'hello' with 'ready' before anything else",
     "start": "make the command start (try it in a shell), then answer 'hello' with "
              "{\"type\": \"ready\"} within the handshake time",
+    "protocol": "answer 'hello' with {\"type\": \"ready\", \"protocol\": 1} (or leave "
+                "'protocol' out): this client speaks bot protocol 1 only",
     "gone": "keep running and reading stdin until 'quit' or end of input",
     "flood": "write one answer per 'decide' and a few 'log' lines, not a stream of output",
     "raised": "the bot raised an exception: see its message",
     "slow": "return within the time budget",
     "quit": "exit promptly (within 1 s) and with status 0 after 'quit' or end of input",
-    "garbage": "answer each 'decide' with an 'action' message: a program that writes other "
-               "text to stdout is not waited for",
+    "garbage": "answer each 'decide' with an 'action' message whose 'id' is the decision's "
+               "number: a program that writes other text to stdout, or ids as strings, is not "
+               "waited for",
     "stderr": "write a few diagnostic lines per decision to stderr, not a stream (the rest "
               "is not shown)",
 }
+
+
+# Kinds of the faults that cost the bot its move (a random legal action was played for it);
+# the other kinds are noted lines the bot's answer survived. A bot that is gone ("gone",
+# "flood", "start", "protocol") also plays random moves for the rest of its game unasked.
+REPLACED_KINDS = frozenset({"timeout", "garbage", "no-action", "illegal", "slow", "raised",
+                            "gone", "flood"})
 
 
 @dataclass(frozen=True)

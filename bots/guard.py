@@ -71,8 +71,8 @@ class GuardedSeat:
         except Exception as exc:
             self.gone = True
             self._collect(faults)
-            kind = exc.kind if isinstance(exc, BotError) and exc.kind in ("gone", "flood") \
-                else "start"
+            kind = exc.kind if isinstance(exc, BotError) and \
+                exc.kind in ("gone", "flood", "protocol") else "start"
             self.report(Fault(kind, f"failed to start: {exc}; it plays random legal actions"),
                          faults)
         else:

@@ -19,7 +19,7 @@ from bots.registry import BotSpecError
 _COUNT = re.compile(r"^(?P<spec>.+?)\s*\*\s*(?P<count>\d+)$")
 
 # Faults that mean a bot program is not playing at all: it never started, or it is gone.
-FATAL_KINDS = frozenset({"start", "gone", "flood"})
+FATAL_KINDS = frozenset({"start", "protocol", "gone", "flood"})
 
 
 class BotProgramError(RuntimeError):
@@ -66,6 +66,30 @@ def seats_of(specs: Sequence[str], players: int, fill: str | None = None,
                            f"(e.g. --bots cmd:./mybot --fill greedy, or --bots greedy*2,random)"
                            f"{hint}")
     return seats
+
+
+def seating(specs: Sequence[str], players: int, fill: str | None = None) -> str:
+    """One line naming the bot of each seat before rotation, how the free seats were filled,
+    and how many processes a ``cmd:`` bot in several seats runs (the lineup trap:
+    ``greedy,cmd:X`` for 4 players puts X in three seats)."""
+    given = len(expand(specs))
+    seats = seats_of(specs, players, fill)
+    parts = []
+    start = 0
+    for seat in range(1, players + 1):
+        if seat == players or seats[seat] != seats[start]:
+            where = f"seat {start}" if seat - start == 1 else f"seats {start}-{seat - 1}"
+            parts.append(f"{where} {seats[start]}")
+            start = seat
+    line = "seating (rotated every game): " + ", ".join(parts)
+    free = players - given
+    if free:
+        source = "--fill" if fill is not None else "the last bot of --bots (--fill names another)"
+        line += f"; {free} free seat(s) filled by {source}"
+    for spec in sorted(cmd_specs(seats)):
+        if (count := seats.count(spec)) > 1:
+            line += f"; {spec} plays {count} seats, one process each"
+    return line
 
 
 def fatal_fault(faults: Iterable[Fault], seats: Sequence[str],

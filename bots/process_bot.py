@@ -74,6 +74,7 @@ MAX_JOINED_LINES = 500       # lines of one pretty-printed message that are put 
 GARBAGE_GRACE = 0.5          # seconds an answer is still waited for after a line of garbage
 END_QUIET = 0.05             # after an end: silence that shows a bot has said its last words
 END_SETTLE = 0.25            # ... waited for at most (then its lines go under the next game)
+STDERR_FINISH = 0.5          # seconds the stderr of a program that exited is read to its end
 
 
 class ProcessBot(Bot):
@@ -100,6 +101,8 @@ class ProcessBot(Bot):
         self._dead: str | None = None
         self._dead_kind = "gone"
         self._faults = LineFaults()
+        self._garbage = 0  # lines of the current wait that no answer can be (see _saw_garbage)
+        self._bad_ids = 0  # ... of them answers whose id is no number
         self._garbage_since = 0.0
         self._timed_out: set[int] = set()
         self._seat: int | None = None
@@ -121,7 +124,8 @@ class ProcessBot(Bot):
         self._finalizer = weakref.finalize(self, terminate, proc)
         threading.Thread(target=read_stdout, args=(proc.stdout, self._inbox),
                          daemon=True).start()
-        threading.Thread(target=self._stderr.read, args=(proc.stderr,), daemon=True).start()
+        self._stderr.attach(proc.stderr)
+        threading.Thread(target=self._stderr.read, daemon=True).start()
 
     def _show_stderr(self, line: str) -> None:
         self.output.emit(self.name, self._seat, " stderr", line, self._game)
@@ -129,7 +133,10 @@ class ProcessBot(Bot):
     def _died(self, what: str, kind: str = "gone", decision: int | None = None) -> BotGone:
         proc = self._proc
         code = exit_code(proc, 1.0) if proc is not None else None
-        time.sleep(0.05)  # let the stderr thread catch the program's last words
+        if code is not None:
+            self._stderr.finish(STDERR_FINISH)  # its last words, to the end of its stderr
+        else:
+            self._stderr.sync()
         detail = f"exit code {code}" if code is not None else "still running"
         tail = self._stderr.tail()
         self._dead = f"{what} ({detail})" + (f"; its stderr ends: {tail}" if tail else "")
@@ -166,6 +173,7 @@ class ProcessBot(Bot):
         """One wait for an answer (or for ``ready``): its skipped lines are counted together,
         for the flood limit and so that only the first few are reported one by one; it opens
         a new stderr allowance."""
+        self._garbage = self._bad_ids = 0
         with self._faults.wait(decision):
             try:
                 yield
@@ -188,12 +196,11 @@ class ProcessBot(Bot):
         """The next message object; skipped lines are noted as faults (counted per wait, see
         ``_waiting``). BotError on timeout, BotGone on death or flooding."""
         joined: list[Line] = []  # the lines of a message that may be pretty-printed
-        # Lines that are no message at all: an answer to a decision gets a short grace after
-        # them, not the rest of its budget (the handshake keeps its time: a program may print
-        # a banner while it starts).
-        garbage = 0
+        # Lines that are no message at all (or answers with an id that is no number): an
+        # answer to a decision gets a short grace after them, not the rest of its budget (the
+        # handshake keeps its time: a program may print a banner while it starts).
         while True:
-            if garbage and decision is not None:
+            if self._garbage and decision is not None:
                 deadline = min(deadline, self._garbage_since + GARBAGE_GRACE)
             item = self._lines(deadline)
             if item is None:
@@ -201,10 +208,9 @@ class ProcessBot(Bot):
                     self._faults.note_unparsed(joined, decision)
                 what = ("no answer to decision " + str(decision) if decision is not None
                         else f"no {waiting_for}")
-                if garbage and decision is not None:
-                    raise BotError(f"{what}: it wrote {max(garbage, 1)} line(s) that are not "
-                                   f"protocol messages instead, and nothing valid within "
-                                   f"{GARBAGE_GRACE:g} s of them", "garbage", decision)
+                if self._garbage and decision is not None:
+                    raise BotError(f"{what}: {self._garbage_text()} instead, and nothing valid "
+                                   f"within {GARBAGE_GRACE:g} s of them", "garbage", decision)
                 raise BotError(f"{what} within {self._budget_text(waiting_for)}", "timeout",
                                decision)
             if item is EOF:
@@ -226,7 +232,7 @@ class ProcessBot(Bot):
             if item.text is None:
                 self._note("long-line", f"wrote line {item.number} of {item.size} bytes, over "
                            f"the {MAX_LINE >> 20} MiB limit; skipped", decision)
-                garbage = self._saw_garbage(garbage)
+                self._saw_garbage()
                 continue
             if not item.text.strip():
                 continue
@@ -238,7 +244,7 @@ class ProcessBot(Bot):
                     if len(joined) >= MAX_JOINED_LINES:
                         self._faults.note_unparsed(joined, decision)
                         joined = []
-                        garbage = self._saw_garbage(garbage)
+                        self._saw_garbage()
                     continue
                 first, last = joined[0].number, joined[-1].number
                 if first != last:
@@ -249,16 +255,16 @@ class ProcessBot(Bot):
             elif joined:
                 self._faults.note_unparsed(joined, decision)
                 joined = []
-                garbage = self._saw_garbage(garbage)
+                self._saw_garbage()
             if message is None:
                 self._note("not-json", f"wrote line {item.number}, which is not JSON: "
                            f"{show(item.text)}; skipped", decision)
-                garbage = self._saw_garbage(garbage)
+                self._saw_garbage()
                 continue
             if not isinstance(message, dict):
                 self._note("not-object", f"wrote line {item.number}, which is not a JSON "
                            f"object: {show(item.text)}; skipped", decision)
-                garbage = self._saw_garbage(garbage)
+                self._saw_garbage()
                 continue
             if message.get("type") == "log":
                 self.output.emit(self.name, self._seat, "", str(message.get("message", "")),
@@ -268,11 +274,19 @@ class ProcessBot(Bot):
             message["_line"] = item.number
             return message
 
-    def _saw_garbage(self, count: int) -> int:
-        """One more line of garbage in this wait; the first starts the grace period."""
-        if not count:
+    def _saw_garbage(self) -> None:
+        """One more line in this wait that no answer can be; the first starts the grace
+        period."""
+        if not self._garbage:
             self._garbage_since = time.monotonic()
-        return count + 1
+        self._garbage += 1
+
+    def _garbage_text(self) -> str:
+        other = self._garbage - self._bad_ids
+        parts = [f"{other} line(s) that are not protocol messages"] if other else []
+        if self._bad_ids:
+            parts.append(f"{self._bad_ids} answer(s) whose id is not a number")
+        return "it wrote " + " and ".join(parts)
 
     def _budget_text(self, waiting_for: str) -> str:
         budget = self.handshake_timeout if waiting_for == "ready" else self.time_budget
@@ -370,7 +384,7 @@ class ProcessBot(Bot):
         version = message.get("protocol", PROTOCOL_VERSION)
         if version != PROTOCOL_VERSION:
             raise BotGone(f"speaks bot protocol {version!r}, the engine speaks "
-                          f"{PROTOCOL_VERSION}", "start")
+                          f"{PROTOCOL_VERSION}", "protocol")
 
     def _await_ready(self, deadline: float) -> dict[str, Any]:
         while True:
@@ -442,8 +456,12 @@ class ProcessBot(Bot):
                 self._note("wrong-id", f"answered with id {got} on line {line}, but the "
                            f"pending decision is {ident}; skipped", ident)
             else:
+                # an id that is no number (a string, most often) will not be right next time
+                # either: the answer gets the short grace of garbage, not the whole budget
                 self._note("wrong-id", f"answered with id {got!r} on line {line} (ids are "
                            f"numbers: the pending decision is {ident}); skipped", ident)
+                self._bad_ids += 1
+                self._saw_garbage()
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send a message that needs no answer (``bot-check`` sends an unknown type)."""
@@ -495,7 +513,8 @@ class ProcessBot(Bot):
         self.exit_code = exit_code(proc, QUIT_GRACE)
         self._drain_to_end()
         if self._finalizer is not None:
-            self._finalizer()
+            self._finalizer()  # (kills it if it did not exit)
+        self._stderr.finish(STDERR_FINISH)  # its last words, to the end of its stderr
         return self.exit_code
 
     def close(self) -> None:

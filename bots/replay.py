@@ -26,6 +26,7 @@ class Difference:
     where: str            # "round 2, dispatch/dispatch"
     recorded: str | None  # None: the recorded answer was a fault
     now: str | None       # None: the bot faulted now (see the report's faults)
+    view: dict[str, Any] = field(default_factory=dict, compare=False)  # the decision's view
 
 
 @dataclass
@@ -42,8 +43,8 @@ class ReplayReport:
     def render(self) -> str:
         lines = [f"bot-replay {self.path}: {self.decisions} decisions replayed"]
         for d in self.differences:
-            lines.append(f"  decision {d.decision} ({d.where}): recorded {_shown(d.recorded)}, "
-                         f"now {_shown(d.now)}")
+            lines.append(f"  decision {d.decision} ({d.where}): recorded "
+                         f"{_shown(d.recorded, d.view)}, now {_shown(d.now, d.view)}")
         for fault in self.faults:
             lines.append(f"  fault: {fault}")
         differ = len(self.differences)
@@ -91,9 +92,9 @@ def replay_trace(path: Path, bot: ProcessBot) -> ReplayReport:
                               for f in bot.take_faults()]
             report.decisions += 1
             if now != recorded.answer:
-                report.differences.append(Difference(ident, where(message.get("view", {}),
-                                                                  legal),
-                                                     recorded.answer, now))
+                view = message.get("view", {})
+                report.differences.append(Difference(ident, where(view, legal),
+                                                     recorded.answer, now, view))
             if bot.gone_reason is not None:
                 break
         end = game.end or {"type": "end", "seat": seat, "scores": [], "winner": 0}
@@ -103,5 +104,38 @@ def replay_trace(path: Path, bot: ProcessBot) -> ReplayReport:
     return report
 
 
-def _shown(answer: str | None) -> str:
-    return repr(answer) if answer is not None else "(a fault)"
+def _shown(answer: str | None, view: dict[str, Any]) -> str:
+    if answer is None:
+        return "(a fault)"
+    cards = cards_of(answer, view)
+    return repr(answer) + (f" [{cards}]" if cards else "")
+
+
+def cards_of(action: str, view: dict[str, Any]) -> str:
+    """What an action's slot numbers stand for, from the view it answered: its cards' labels
+    and the planet's name (``0 dispatch 12 2 Duchess`` -> ``white:Duchess to Capital``); slots
+    are places that change between decisions, so a slot number alone says little."""
+    words = action.split()
+    if len(words) < 3 or not words[2].isdigit():
+        return ""
+    known = view.get("known")
+    known = known if isinstance(known, dict) else {}
+    planets = view.get("planets")
+    planets = planets if isinstance(planets, list) else []
+
+    def label(slot: str) -> str:
+        return str(known.get(slot) or f"slot {slot} (face down)")
+
+    verb = words[1]
+    if verb == "pick":
+        return ", ".join(label(slot) for slot in words[2:] if slot.isdigit())
+    if verb in ("capture", "discard"):
+        return label(words[2])
+    if verb == "dispatch" and len(words) > 3 and words[3].isdigit():
+        planet = int(words[3])
+        name = (planets[planet].get("name") if 0 <= planet < len(planets) and
+                isinstance(planets[planet], dict) else None) or f"planet {planet}"
+        return f"{label(words[2])} to {name}"
+    if verb == "choose":  # Whispered Secrets names a face-down card by its slot
+        return label(words[2])
+    return ""

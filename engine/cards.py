@@ -103,7 +103,11 @@ class Card:
     def describe(self) -> str:
         """A one-line summary with the card's numbers, for logs and UIs."""
         if self.is_event:
-            return f"{self.name} (event, {self.event_kind}, initiative {self.initiative})"
+            notes = ["face up" if self.face_up else "", "claimed" if self.claim else "",
+                     f"{self.neutral_strength} neutral strength" if self.neutral_strength
+                     else ""]
+            return (f"{self.name} (event, {self.event_kind}, initiative {self.initiative}"
+                    + "".join(f", {note}" for note in notes if note) + ")")
         return (f"{self.faction} {self.type} (S{self.strength} F{self.favor}, "
                 f"initiative {self.initiative}, {self.effect})")
 

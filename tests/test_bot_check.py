@@ -63,7 +63,7 @@ def test_the_broken_bot_fails_with_each_fault_named() -> None:
     assert result.exit_code == 1
     out = result.output
     # one entry per mistake the broken bot makes, each with the fix
-    for kind in ("not-json", "multi-line", "wrong-id", "illegal", "timeout", "stray", "quit"):
+    for kind in ("not-json", "multi-line", "wrong-id", "illegal", "garbage", "stray", "quit"):
         assert f"[{kind}]" in out, (kind, out)
     assert "(seat 0, game check-2-0, decision 2) wrote line 2, which is not JSON: " \
            "'thinking about decision 2...'; skipped" in out
@@ -80,3 +80,19 @@ def test_the_broken_bot_fails_with_each_fault_named() -> None:
 def test_a_bad_spec_is_a_one_line_error() -> None:
     result = CliRunner().invoke(app, ["bot-check", "nosuchbot"])
     assert result.exit_code == 2 and "unknown bot 'nosuchbot'" in result.output
+
+
+def test_a_wrong_protocol_version_gets_its_own_hint(tmp_path: Path) -> None:
+    """Issue 46: a bot that answered 'hello' with another protocol version was told to "make
+    the command start"."""
+    bot = tmp_path / "future.py"
+    bot.write_text("import json, sys\n"
+                   "for line in sys.stdin:\n"
+                   "    if json.loads(line)['type'] == 'hello':\n"
+                   "        print(json.dumps({'type': 'ready', 'protocol': 2}), flush=True)\n")
+    result = CliRunner().invoke(app, ["bot-check", "--quiet", f"cmd:{sys.executable} {bot}"])
+    assert result.exit_code == 1
+    assert "[protocol] fix: answer 'hello' with {\"type\": \"ready\", \"protocol\": 1}" in \
+        result.output, result.output
+    assert "speaks bot protocol 2, the engine speaks 1" in result.output
+    assert "make the command start" not in result.output

@@ -120,6 +120,61 @@ def test_stderr_is_shown_up_to_a_cap_per_decision_and_the_excess_is_a_fault(scri
     assert all(" game chatty stderr] " in line for line in shown)
 
 
+# Writes 300 stderr lines before its first answer and 150 before each later one, and 50 when
+# told to quit.
+TALKER = textwrap.dedent("""
+    import json, sys
+    count = 0
+    for line in sys.stdin:
+        m = json.loads(line)
+        if m["type"] == "hello":
+            print(json.dumps({"type": "ready", "name": "talker"}), flush=True)
+        elif m["type"] == "decide":
+            count += 1
+            sys.stderr.write(f"decision {m['id']}\\n" * (300 if count == 1 else 150))
+            sys.stderr.flush()
+            print(json.dumps({"type": "action", "id": m["id"], "action": m["legal"][0]}),
+                  flush=True)
+        elif m["type"] == "quit":
+            sys.stderr.write("last words\\n" * 50); sys.stderr.flush()
+            break
+""")
+
+
+def _slow_sink(lines: list[str]) -> bot_output.BotLines:
+    """A log that takes 2 ms a line: the stderr thread falls well behind the answers."""
+
+    def keep(line: str) -> None:
+        time.sleep(0.002)
+        lines.append(line)
+
+    return bot_output.BotLines(keep, echo=False)
+
+
+def test_stderr_counts_for_the_decision_it_was_written_in_and_the_last_lines_are_kept(
+        tmp_path: Path) -> None:
+    """Issue 46: stderr lines were counted by when the reader thread got to them, so a
+    decision's excess was blamed on later ones (a fault at decision 8 named 1,406 lines), and
+    what a bot wrote on its way out after ``quit`` could be lost."""
+    script = tmp_path / "talker.py"
+    script.write_text(TALKER)
+    lines: list[str] = []
+    bot = ProcessBot(f"{sys.executable} {script}", output=_slow_sink(lines))
+    turn = _turn()
+    try:
+        bot.start(GameInfo(turn.seat, turn._full.config, b"t", game="t"))
+        for ident in (1, 2, 3):
+            assert bot.ask(turn.view, turn.legal_texts, ident) == turn.legal_texts[0]
+    finally:
+        bot.close()
+    [fault] = bot.take_faults()  # only the first decision wrote more than it may show
+    assert fault.kind == "stderr" and fault.decision == 1
+    assert "wrote 100 more stderr line(s)" in fault.message
+    shown = [line.rsplit("] ", 1)[1] for line in lines if " stderr] " in line]
+    assert shown == ["decision 1"] * MAX_STDERR_LINES + ["decision 2"] * 150 + \
+        ["decision 3"] * 150 + ["last words"] * 50
+
+
 def _first_decision(seed: str) -> tuple[GameState, int, tuple[Action, ...]]:
     """A new two-seat game dealt from ``seed``: its state, the seat to move, its legal actions."""
     stream = RandomStream(seed)

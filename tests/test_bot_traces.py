@@ -133,7 +133,33 @@ def test_replaying_to_a_changed_bot_shows_each_difference(tmp_path, first_bot) -
     first = expected[0]
     assert (f"decision {first.message['id']} (round {first.message['view']['round']}, "
             f"{first.message['view']['phase']}/") in result.output
-    assert f"recorded {first.answer!r}, now {first.message['legal'][0]!r}" in result.output
+    assert f"recorded {first.answer!r} [" in result.output
+
+
+def test_a_difference_names_the_cards_and_planets_of_its_slots(tmp_path, first_bot) -> None:
+    """Issue 46: bot-replay listed differences by slot number only, and slots are places
+    that change between decisions."""
+    trace = _trace(tmp_path)
+    result = CliRunner().invoke(app, ["bot-replay", str(trace), first_bot])
+    lines = result.output.splitlines()
+    checked = set()
+    for decision in read_trace(trace).decisions:
+        now = decision.message["legal"][0]
+        if decision.answer == now:
+            continue
+        view = decision.message["view"]
+        [line] = [x for x in lines if x.startswith(f"  decision {decision.message['id']} ")]
+        for answer in (decision.answer, now):
+            words = answer.split()
+            if words[1] == "pick":
+                cards = ", ".join(view["known"][slot] for slot in words[2:])
+                assert f"{answer!r} [{cards}]" in line, line
+            elif words[1] == "dispatch":
+                card = view["known"][words[2]]
+                planet = view["planets"][int(words[3])]["name"]
+                assert f"{answer!r} [{card} to {planet}]" in line, line
+            checked.add(words[1])
+    assert {"pick", "dispatch"} <= checked
 
 
 def test_replay_of_a_file_that_is_no_trace_is_a_clear_error(tmp_path) -> None:

@@ -160,10 +160,16 @@ def test_an_answer_with_a_wrong_id_is_reported_as_such(faulty_script):
     assert "answered with id 102 on line 5, but the pending decision is 2" in str(fault)
 
 
-def test_an_answer_with_a_string_id_is_reported_not_taken_for_silence(faulty_script):
-    wrong, timeout = _faults_of(faulty_script, "stringid", timeout=0.5)
+def test_an_answer_with_a_string_id_is_reported_and_not_waited_for(faulty_script):
+    """Issue 46: an id sent as a string was reported, then the answer was waited for the
+    whole budget (10 s a decision for a bot that always sends strings): it fails as fast as
+    garbage does."""
+    started = time.monotonic()
+    wrong, failed = _faults_of(faulty_script, "stringid", timeout=10)
+    assert time.monotonic() - started < 8  # the whole game, far from the 10 s budget
     assert wrong.kind == "wrong-id" and "answered with id '2' on line 5" in str(wrong)
-    assert timeout.kind == "timeout" and timeout.decision == 2
+    assert failed.kind == "garbage" and failed.decision == 2
+    assert "1 answer(s) whose id is not a number instead" in str(failed)
 
 
 def test_a_stray_line_after_end_is_blamed_on_the_game_before(faulty_script):

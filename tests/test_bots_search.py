@@ -175,7 +175,7 @@ def test_a_round_end_rewards_the_margin_and_the_game_end_the_win(n: int) -> None
 
 def test_bad_options_are_refused() -> None:
     for bad in ({"prune": -1}, {"claims": "x"}, {"draft": "x"}, {"win": 2.0},
-                {"policy": "x"}, {"lead": -0.1}, {"lead": 1.5}):
+                {"policy": "x"}, {"lead": -0.1}, {"lead": 1.5}, {"clock": "x"}):
         with pytest.raises(ValueError):
             IsmctsBot(**bad)  # type: ignore[arg-type]
 
@@ -277,6 +277,35 @@ def test_the_time_cap_stops_before_an_iteration_would_pass_it(monkeypatch: pytes
     bot.choose(Turn(s, seat, legal_actions(s, seat)))
     assert bot.last_iterations == 3
     assert clock[0] <= 0.1
+
+
+@pytest.mark.parametrize(("clock", "iterations"), [("cpu", 3), ("wall", 1)])
+def test_a_cpu_clock_cap_counts_the_searching_threads_cpu_time(
+        monkeypatch: pytest.MonkeyPatch, clock: str, iterations: int) -> None:
+    """Issue 46: on a loaded machine the same budget in CPU time, not wall: here each
+    iteration costs 30 ms of the thread's CPU time and 300 ms of wall time (the machine is
+    busy tenfold); a 100 ms cap in CPU time still allows three iterations, in wall time one."""
+    import types
+
+    import bots.ismcts as ismcts
+    import bots.memory as memory
+
+    cpu = [0.0]
+    real = memory.determinize
+
+    def slow_determinize(state, rng):
+        cpu[0] += 0.03
+        return real(state, rng)
+
+    monkeypatch.setattr(ismcts, "time", types.SimpleNamespace(
+        perf_counter=lambda: 10 * cpu[0], thread_time=lambda: cpu[0]))
+    monkeypatch.setattr(memory, "determinize", slow_determinize)
+    s = dispatch_states("cap", 2)[0]
+    seat = to_move(s)[0]
+    bot = IsmctsBot(time=0.1, clock=clock)
+    bot.start(GameInfo(seat, s.config, b"seed", game="g"))
+    bot.choose(Turn(s, seat, legal_actions(s, seat)))
+    assert bot.last_iterations == iterations
 
 
 def test_auto_drafts_search_with_two_players_only() -> None:

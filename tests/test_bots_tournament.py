@@ -81,7 +81,7 @@ def test_json_output_has_exactly_the_specified_shape() -> None:
     assert list(data["results"]) == ["greedy", "random"]
     for entry in data["results"].values():
         assert list(entry) == ["wins", "win_rate", "ci95", "mean_score", "by_seat",
-                               "by_faction", "faults"]
+                               "by_faction", "replaced", "rating", "faults"]
         assert entry["faults"] == 0
         assert isinstance(entry["wins"], int)
         assert entry["win_rate"] == round(entry["wins"] / 6, 4)
@@ -103,7 +103,9 @@ def test_text_output_and_bad_spec_exit_code() -> None:
                              "--games", "2"])
     assert ok.exit_code == 0, ok.output
     assert "ismcts:iterations=5" in ok.output and "95% CI" in ok.output
-    assert ok.output.startswith("2 games, 2 players")  # not a terminal: no progress bar
+    # not a terminal: no progress bar; the seating comes before the first game
+    assert ok.output.startswith("seating (rotated every game): seat 0 ismcts:iterations=5, "
+                                "seat 1 random\n2 games, 2 players")
     assert "by seat:" in ok.output and "by faction:" in ok.output
     assert "paired by deal (1 deals played from every seat)" in ok.output
     bad = runner.invoke(app, ["tournament", "--bots", "nosuch,random", "--games", "2"])
@@ -202,3 +204,53 @@ def test_fault_text_from_a_bot_cannot_drive_the_terminal() -> None:
     lines = text_report(_result([record]))
     assert "\x1b" not in lines[-1]
     assert lines[-1].endswith("raised ValueError: ?[2Jgone")
+
+
+def test_the_seating_is_printed_before_the_first_game_with_the_lineup_trap_named() -> None:
+    """Issue 46: ``--bots 'greedy,cmd:X' --players 4`` puts X in three seats; the run says so
+    before it plays (here, before the program fails to start)."""
+    result = CliRunner().invoke(app, ["tournament", "--bots", "greedy,cmd:/nonexistent/bot",
+                                      "--players", "4", "--games", "4"])
+    assert result.exit_code == 1
+    first = result.output.splitlines()[0]
+    assert first == ("seating (rotated every game): seat 0 greedy, seats 1-3 "
+                     "cmd:/nonexistent/bot; 2 free seat(s) filled by the last bot of --bots "
+                     "(--fill names another); cmd:/nonexistent/bot plays 3 seats, one process "
+                     "each"), result.output
+    filled = CliRunner().invoke(app, ["tournament", "--bots", "cmd:/nonexistent/bot", "--fill",
+                                      "greedy", "--players", "4", "--games", "4"])
+    assert filled.output.splitlines()[0] == ("seating (rotated every game): seat 0 "
+                                             "cmd:/nonexistent/bot, seats 1-3 greedy; 3 free "
+                                             "seat(s) filled by --fill")
+
+
+def test_a_bot_in_several_seats_is_reported_once() -> None:
+    """Issue 46: ``--fill greedy`` printed "mybot vs greedy" three times and "greedy vs greedy
+    even" lines."""
+    result = CliRunner().invoke(app, ["tournament", "--bots", "random", "--fill", "greedy",
+                                      "--players", "4", "--games", "4"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines if " wins " in line] == ["random", "greedy"]
+    assert [line.split(":")[0].strip() for line in lines if " vs " in line] == \
+        ["random vs greedy"]
+
+
+def test_the_decisions_a_fault_cost_are_counted_beside_the_time(tmp_path) -> None:
+    """Issue 46: a bot that timed out on every decision was reported at 516 ms per decision,
+    like any bot."""
+    path = tmp_path / "sleepy.py"
+    path.write_text("import time\nfrom bots.base import Bot\n\n\nclass Sleepy(Bot):\n"
+                    "    def choose(self, turn):\n        time.sleep(0.003)\n"
+                    "        return turn.legal[0]\n")
+    spec = f"{path}:Sleepy:timeout=0.001"
+    result = CliRunner().invoke(app, ["tournament", "--bots", f"{spec},random", "--games", "2",
+                                      "--json"])
+    data = json.loads(result.stdout)
+    decisions = sum(r["decisions"][r["seats"].index(spec)] for r in data["records"])
+    assert data["results"][spec]["replaced"] == decisions > 0
+    assert data["results"]["random"]["replaced"] == 0
+    text = CliRunner().invoke(app, ["tournament", "--bots", f"{spec},random", "--games", "2"])
+    [row] = [line for line in text.stdout.splitlines() if line.startswith(f"  {spec} ")]
+    assert row.endswith(f"ms/decision ({decisions} of {decisions} decisions played for it by "
+                        f"random moves: slow {decisions})")

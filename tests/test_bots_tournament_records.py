@@ -221,7 +221,7 @@ def test_resuming_a_shard_takes_the_shard_from_the_records(tmp_path: Path) -> No
     path.write_bytes(b"".join(lines[:2]))  # one of the shard's 4 games kept
     out = CliRunner().invoke(app, ["tournament", "--records", str(path), "--resume"])
     assert out.exit_code == 0, out.output
-    assert out.output.startswith("4 games, shard 2/2, 2 players")
+    assert out.output.splitlines()[1].startswith("4 games, shard 2/2, 2 players")
     assert sorted(line["game"] for line in _lines(path)[1:]) == [2, 3, 6, 7]
 
 

@@ -6,7 +6,7 @@ so that ``solstice bot-check`` can be seen (and tested) to name every one of the
 
 Decision 1 is preceded by a line that is not JSON; decision 2 is answered pretty-printed;
 decision 3 first with a wrong id; decision 4 with an action that is not legal; decision 5 with
-the id as a string (so no valid answer arrives in time); after every ``end`` it writes one
+the id as a string (faulted 0.5 s later, as garbage is); after every ``end`` it writes one
 more answer; and it ignores ``quit``.
 Do not copy it: copy ``example_bot.py`` or ``example_bot.js``.
 """

@@ -15,8 +15,16 @@ const readline = require("readline");
 const OWN_VALUE = { Duchess: 6, Diplomat: 3, Marshal: 3, Legions: 3, Elder: 2, Assassin: 2 };
 const GOOD_EVENTS = { "Whispered Secrets": 3, "Medical Team": 2, Messenger: 2, Sentry: 2,
   "Hidden Base": 2, Mercenaries: 2, Imposter: 2, Transport: 1, Famine: 1 };
-const STRENGTH = { Legions: 2, Diplomat: 1, Assassin: 1, Duchess: 0, Marshal: 1, Elder: 1 };
-const FAVOR = { Legions: 2, Diplomat: 1, Assassin: 0, Duchess: 1, Marshal: 0, Elder: 1 };
+// The cards' numbers (`solstice rules cards` prints them): type -> [strength, favor, VP]. The
+// factions differ: each has one signature card worth 3 VP, and green's Diplomat is also S0 F3
+// where the others' are S1 F1.
+const NUMBERS = { Legions: [2, 2, 0], Diplomat: [1, 1, 2], Assassin: [1, 0, 2],
+  Duchess: [0, 1, 1], Marshal: [1, 0, 2], Elder: [1, 1, 1] };
+const SIGNATURE = { black: ["Assassin", [1, 0, 3]], white: ["Duchess", [0, 1, 3]],
+  blue: ["Marshal", [1, 0, 3]], green: ["Diplomat", [0, 3, 3]] };
+const numbers = (faction, name) =>
+  (SIGNATURE[faction][0] === name ? SIGNATURE[faction][1] : NUMBERS[name]);
+const NEUTRAL_STRENGTH = { "Atmospheric Storm": 3, Quagmire: 2 }; // strongest must beat these
 
 function send(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
@@ -44,7 +52,9 @@ function draftScore(label, faction) {
   if (!label) return 0;
   const [owner, name] = split(label);
   if (owner === "event") return GOOD_EVENTS[name] ?? 0.5;
-  if (owner === faction) return OWN_VALUE[name] ?? 1;
+  if (owner === faction) {
+    return (OWN_VALUE[name] ?? 1) + numbers(faction, name)[2] - NUMBERS[name][2];
+  }
   return name === "Duchess" ? 2.5 : 0.5; // deny an opponent's Duchess
 }
 
@@ -52,16 +62,22 @@ function standing(view, p, seat) {
   const n = view.factions.length;
   const strength = new Array(n).fill(0);
   const favor = new Array(n).fill(0);
+  let neutral = 0; // a neutral source counts as another faction's strength
   for (const card of view.planets[p].cards) {
-    if (!card.label || card.label.startsWith("event:")) continue;
+    if (!card.label) continue;
     const [owner, name] = split(card.label);
+    if (owner === "event") {
+      neutral = Math.max(neutral, NEUTRAL_STRENGTH[name] ?? 0);
+      continue;
+    }
     const k = view.factions.indexOf(owner);
-    strength[k] += STRENGTH[name];
-    favor[k] += FAVOR[name];
+    const [s, f] = numbers(owner, name);
+    strength[k] += s;
+    favor[k] += f;
   }
   const others = [...Array(n).keys()].filter((i) => i !== seat);
   const best = (xs) => Math.max(...others.map((i) => xs[i]));
-  return [strength[seat] - best(strength), favor[seat] - best(favor)];
+  return [strength[seat] - Math.max(neutral, best(strength)), favor[seat] - best(favor)];
 }
 
 function dispatchScore(view, seat, slot, p) {

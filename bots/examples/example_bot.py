@@ -26,11 +26,20 @@ from typing import Any
 Message = dict[str, Any]
 
 PROTOCOL = 1
+FACTIONS = ("black", "white", "blue", "green")
+# The cards' numbers (`solstice rules cards` prints them): type -> (strength, favor, VP), where
+# VP is what the card scores (a Duchess: its bonus beside the planet's VP; an Elder: if
+# strongest, and as much again if favored). The factions differ: each has one signature card
+# worth 3 VP, and green's Diplomat is also S0 F3 where the others' are S1 F1.
+NUMBERS = {"Legions": (2, 2, 0), "Diplomat": (1, 1, 2), "Assassin": (1, 0, 2),
+           "Duchess": (0, 1, 1), "Marshal": (1, 0, 2), "Elder": (1, 1, 1)}
+SIGNATURE = {"black": ("Assassin", (1, 0, 3)), "white": ("Duchess", (0, 1, 3)),
+             "blue": ("Marshal", (1, 0, 3)), "green": ("Diplomat", (0, 3, 3))}
+CARDS = {f: {**NUMBERS, SIGNATURE[f][0]: SIGNATURE[f][1]} for f in FACTIONS}
 OWN_VALUE = {"Duchess": 6, "Diplomat": 3, "Marshal": 3, "Legions": 3, "Elder": 2, "Assassin": 2}
 GOOD_EVENTS = {"Whispered Secrets": 3, "Medical Team": 2, "Messenger": 2, "Sentry": 2,
                "Hidden Base": 2, "Mercenaries": 2, "Imposter": 2, "Transport": 1, "Famine": 1}
-STRENGTH = {"Legions": 2, "Diplomat": 1, "Assassin": 1, "Duchess": 0, "Marshal": 1, "Elder": 1}
-FAVOR = {"Legions": 2, "Diplomat": 1, "Assassin": 0, "Duchess": 1, "Marshal": 0, "Elder": 1}
+NEUTRAL_STRENGTH = {"Atmospheric Storm": 3, "Quagmire": 2}  # strongest must beat these too
 
 
 def send(message: Message) -> None:
@@ -49,26 +58,32 @@ def draft_score(label: str | None, faction: str) -> float:
     owner, _, name = label.partition(":")
     if owner == "event":
         return GOOD_EVENTS.get(name, 0.5)
-    if owner == faction:
-        return OWN_VALUE.get(name, 1)
+    if owner == faction:  # worth more as the signature card: VP above the common value
+        return OWN_VALUE.get(name, 1) + CARDS[faction][name][2] - NUMBERS[name][2]
     return 2.5 if name == "Duchess" else 0.5  # denying an opponent's Duchess
 
 
 def planet_standing(view: Message, p: int, seat: int) -> tuple[int, int]:
-    """(my strength - best other, my favor - best other) from the face-up or known cards."""
+    """(my strength - best other, my favor - best other) from the face-up or known cards;
+    a neutral source (Atmospheric Storm, Quagmire) counts as another faction's strength."""
     factions = view["factions"]
     strength = [0] * len(factions)
     favor = [0] * len(factions)
+    neutral = 0
     for card in view["planets"][p]["cards"]:
         label = card["label"]
-        if not label or label.startswith("event:"):
+        if not label:
             continue
         owner, _, name = label.partition(":")
+        if owner == "event":
+            neutral = max(neutral, NEUTRAL_STRENGTH.get(name, 0))
+            continue
         k = factions.index(owner)
-        strength[k] += STRENGTH[name]
-        favor[k] += FAVOR[name]
+        card_strength, card_favor, _ = CARDS[owner][name]
+        strength[k] += card_strength
+        favor[k] += card_favor
     others = [i for i in range(len(factions)) if i != seat] or [seat]
-    return (strength[seat] - max(strength[i] for i in others),
+    return (strength[seat] - max([neutral] + [strength[i] for i in others]),
             favor[seat] - max(favor[i] for i in others))
 
 

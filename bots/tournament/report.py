@@ -1,16 +1,18 @@
 """Tournament results, computed from game records only: win rates with Wilson intervals per bot,
-per seat and per faction, mean scores, and a comparison paired by deal."""
+per seat and per faction, mean scores, ratings (``bots.ratings``), and a comparison paired by
+deal."""
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from bots.faults import Fault
+from bots.faults import REPLACED_KINDS, Fault
+from bots.ratings import MODEL, Rating, finishing_ranks, rate
 from bots.tournament.records import GameRecord
 from bots.tournament.schedule import Settings, deal_of
 
@@ -56,6 +58,7 @@ class BotStats:
     by_faction: dict[str, Tally] = field(default_factory=dict)
     decisions: int = 0
     think_seconds: float = 0.0
+    replaced: Counter[str] = field(default_factory=Counter)  # decisions lost, by fault kind
 
     @property
     def seconds_per_decision(self) -> float:
@@ -99,7 +102,9 @@ class TournamentResult:
 
     @property
     def bots(self) -> list[str]:
-        return list(self.settings.bots)
+        """The different bots, in lineup order (a lineup written out seat by seat, as with
+        ``--fill``, names a bot once per seat)."""
+        return list(dict.fromkeys(self.settings.bots))
 
     @property
     def faults(self) -> list[Fault]:
@@ -130,6 +135,9 @@ class TournamentResult:
                 s.by_faction.setdefault(record.factions[seat], Tally()).add(won)
                 s.decisions += record.decisions[seat]
                 s.think_seconds += record.decisions[seat] * record.seconds_per_decision[seat]
+            for fault in record.faults:
+                if fault.kind in REPLACED_KINDS and fault.seat is not None:
+                    out[record.seats[fault.seat]].replaced[fault.kind] += 1
         return out
 
     def complete_deals(self) -> list[list[GameRecord]]:
@@ -139,6 +147,11 @@ class TournamentResult:
             deals[deal_of(record.game, self.players)].append(record)
         return [games for _, games in sorted(deals.items()) if len(games) == self.players]
 
+    def ratings(self) -> dict[str, Rating]:
+        """Each bot's rating from every game's finishing order, games in their order."""
+        return rate(list(zip(record.seats, finishing_ranks(record.scores, record.winner),
+                             strict=True)) for record in self.records)
+
     def paired(self) -> list[Paired]:
         deals = self.complete_deals()
         return [_pair(a, b, deals) for a, b in combinations(self.bots, 2)]
@@ -147,6 +160,7 @@ class TournamentResult:
         """The results and every game's reproducible outcome (no wall-clock times, so the same
         settings give the same JSON wherever the games ran)."""
         results = {}
+        ratings = self.ratings()
         for bot, s in self.stats().items():
             lo, hi = wilson_interval(s.wins, self.games)
             results[bot] = {
@@ -156,11 +170,13 @@ class TournamentResult:
                 "mean_score": round(s.score_total / s.seat_games, 3) if s.seat_games else 0.0,
                 "by_seat": [t.to_json() for t in s.by_seat],
                 "by_faction": {f: s.by_faction[f].to_json() for f in sorted(s.by_faction)},
+                "replaced": sum(s.replaced.values()),
+                "rating": ratings[bot].to_json() if bot in ratings else None,
             }
         for bot, count in self.fault_counts().items():
             results[bot]["faults"] = count
         return {"games": self.games, "players": self.players, "seed": self.settings.seed,
-                "bots": self.bots, "results": results,
+                "bots": list(self.settings.bots), "results": results,
                 "paired": [p.to_json() for p in self.paired()],
                 "records": [r.outcome() for r in self.records]}
 
@@ -201,16 +217,22 @@ def text_report(result: TournamentResult) -> list[str]:
     """The human-readable table, one line per entry."""
     games = result.games
     lines = []
+    ratings = result.ratings()
     for bot, s in result.stats().items():
         lo, hi = wilson_interval(s.wins, games)
         lines.append(f"  {bot:28} wins {s.wins:5} ({_pct(s.wins, games)}, 95% CI "
                      f"{100 * lo:5.1f}-{100 * hi:5.1f}%)  mean score "
                      f"{s.score_total / max(1, s.seat_games):6.2f}  "
-                     f"{1000 * s.seconds_per_decision:.1f} ms/decision")
+                     f"{1000 * s.seconds_per_decision:.1f} ms/decision{_replaced(s)}")
+        if bot in ratings:
+            lines.append(f"      rating:     {ratings[bot].text()}")
         lines.append("      by seat:    " + "  ".join(
             f"{seat}: {_tally(t)}" for seat, t in enumerate(s.by_seat) if t.games))
         lines.append("      by faction: " + "  ".join(
             f"{f}: {_tally(s.by_faction[f])}" for f in sorted(s.by_faction)))
+    if ratings:
+        lines.append(f"  ratings: {MODEL}, from each game's finishing order (mu +- sigma; "
+                     "ranked by mu - 3 sigma)")
     pairs = result.paired()
     if pairs and pairs[0].deals:
         lines.append(f"  paired by deal ({pairs[0].deals} deals played from every seat):")
@@ -226,6 +248,16 @@ def text_report(result: TournamentResult) -> list[str]:
         lines.append(f"  {len(result.faults)} bot fault(s) ({counts}); first: "
                      f"{_printable(str(result.faults[0]))}")
     return lines
+
+
+def _replaced(s: BotStats) -> str:
+    """How many of the bot's decisions a fault cost it (the time per decision counts them
+    too: a bot that timed out on every one is no fast bot)."""
+    lost = sum(s.replaced.values())
+    if not lost:
+        return ""
+    kinds = ", ".join(f"{kind} {n}" for kind, n in s.replaced.most_common())
+    return f" ({lost} of {s.decisions} decisions played for it by random moves: {kinds})"
 
 
 def _printable(text: str, limit: int = 300) -> str:

@@ -27,7 +27,7 @@ import trio
 
 from bots.base import Bot, GameInfo, Turn
 from bots.bot_output import BotLines
-from bots.netseat import bot_chooser
+from bots.netseat import bot_chooser, finished
 from bots.process_bot import ProcessBot
 from bots.registry import make_bot
 from engine import Action
@@ -421,7 +421,8 @@ class NetGame:
         options = PeerOptions(home=home, name=f"{spec.split(':')[0]}-{index + 1}",
                               bind=base.bind, net=base.net)
         try:
-            await join_game(code, bot_chooser(bot, io.StringIO()), lambda _event: None, options)
+            seat = bot_chooser(bot, io.StringIO())
+            await finished(seat, join_game(code, seat, lambda _event: None, options))
         except (P2PError, OSError) as exc:
             self.side.post(NetNote("rejected", f"bot {options.name} stopped: {exc}"))
         finally:

@@ -22,6 +22,7 @@ from ui.cli import bots as cmd_bots
 from ui.cli import games as cmd_games
 from ui.cli import net as cmd_net
 from ui.cli import play as cmd_play
+from ui.cli import ratings as cmd_ratings
 from ui.cli import replay as cmd_replay
 from ui.cli import rules as cmd_rules
 from ui.cli import simulate as cmd_simulate
@@ -159,6 +160,7 @@ cmd_tournament.register(app)
 cmd_bots.register(app)
 cmd_replay.register(app)
 cmd_botcheck.register(app)
+cmd_ratings.register(app)
 app.command()(cmd_play.play)
 
 

@@ -61,7 +61,7 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     game_id = str(game) if game else (join_code.game_id if join_code else None)
     hint = InterruptHint(mode, options.home_dir, bot, game_id,
                          join_code.encode() if join_code else None)
-    session = run_game(start(choose), hint)
+    session = run_game(_bot_game(choose, start(choose), options.home_dir, bot), hint)
     raise typer.Exit(0 if session.result is not None or session.left else 1)
 
 
@@ -118,8 +118,27 @@ def _rematching(rematch: bool, bot: str | None, start: Callable[[Chooser], Await
     from p2p.net.rematch import with_rematch
     from ui.cli.headless import LogPrinter
 
-    return with_rematch(start, again, lambda: bot_chooser(make_bot(bot)), LogPrinter(),
+    spec, home = bot, options.home_dir
+
+    async def again_then_end(last: Any, choose: Chooser, *rest: Any) -> GameSession:
+        return await _bot_game(choose, again(last, choose, *rest), home, spec)
+
+    # the first game's bot hears its end before the rematch (``_play`` ends the rematch's)
+    return with_rematch(lambda choose: _bot_game(choose, start(choose), home, spec),
+                        again_then_end, lambda: bot_chooser(make_bot(spec)), LogPrinter(),
                         options)
+
+
+async def _bot_game(choose: Chooser, game: Awaitable[GameSession], home: Path,
+                    spec: str) -> GameSession:
+    """``game``, played by the bot ``spec``: the bot hears how it ended (``finished``), and
+    the game's folder notes the bot (``solstice ratings`` marks the seat as a bot's)."""
+    from bots.home_ratings import note_bot
+    from bots.netseat import finished
+
+    session = await finished(choose, game)
+    note_bot(home, session.game_id, spec)
+    return session
 
 
 def _run_ui(mode: str, **kwargs: object) -> NoReturn:

@@ -123,7 +123,7 @@ def tournament(
     records of a run's shards."""
     if ctx.invoked_subcommand is not None:
         return
-    from bots.lineup import BotProgramError, seats_of
+    from bots.lineup import BotProgramError, seating, seats_of
     from bots.registry import BotSpecError, split_bot_list
     from bots.tournament import RecordsError, ScheduleError, Shard, read_records, run_tournament
     from bots.tournament.cluster import ClusterError
@@ -145,6 +145,8 @@ def tournament(
             part = part if shard is not None else saved.shard
         if not lineup:
             raise BotSpecError("--bots is required (e.g. --bots greedy,random)")
+        if not as_json:  # who sits where, before the first game (--json has it in "bots")
+            typer.echo(seating(lineup, players or 2, fill))
         if fill is not None:  # written out seat by seat: the records hold the whole lineup
             lineup = seats_of(lineup, players or 2, fill)
         progress = _LiveProgress() if not as_json and sys.stderr.isatty() else None
