@@ -84,6 +84,18 @@ def pending_decision(s: GameState) -> Decision | None:
     return s.decision
 
 
+def unasked_answer(s: GameState) -> Choose | None:
+    """The answer to the pending decision when only one of its options is legal for its
+    seat, else None. Such a decision is not asked (ruling 41): it stays in the state, so that
+    peers who cannot see why (a prisoner's card) stop at the same place, and whoever plays
+    the seat answers it at once."""
+    d = s.decision
+    if d is None:
+        return None
+    allowed = _resolution.decision_options(s, d)
+    return Choose(d.seat, allowed[0]) if len(allowed) == 1 else None
+
+
 def legal_actions(s: GameState, seat: int) -> list[Action]:
     """Every legal action of ``seat`` now (empty if it has nothing to do). Needs the seat's own
     cards to be known to this state. For chance, use ``chance_request``."""

@@ -25,7 +25,8 @@ from engine.dispatch import next_turn
 from engine.draft import pick_count, round_quotas
 from engine.errors import IllegalActionError, MalformedActionError, RuleViolationError
 from engine.flow import advance
-from engine.game import apply_in_place, legal_actions, to_move
+from engine.game import apply_in_place, legal_actions, to_move, unasked_answer
+from engine.resolution import decision_options
 from engine.scenario import ScenarioError
 from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
@@ -378,6 +379,17 @@ def _default_chance(s: GameState, steps: list[dict[str, Any]]) -> None:
         apply_in_place(s, shuffle)
         steps.append({"action": shuffle.text(), "named": "- shuffle (default: identity)",
                       "log": s.log[before:]})
+        _unasked(s, steps)
+
+
+def _unasked(s: GameState, steps: list[dict[str, Any]]) -> None:
+    """Answer each decision with a single legal option, as every driver does (ruling 41)."""
+    while (answer := unasked_answer(s)) is not None:
+        before = len(s.log)
+        shown = named(s, answer)
+        apply_in_place(s, answer)
+        steps.append({"action": answer.text(), "named": f"{shown} (not asked: the only option)",
+                      "log": s.log[before:]})
 
 
 _REFUSAL_KIND: dict[type, str] = {MalformedActionError: "malformed",
@@ -389,6 +401,7 @@ def play_scenario(data: Any) -> dict[str, Any]:
     """Play a scenario's actions and report every step and the final position."""
     s, actions = build_play(data)
     steps: list[dict[str, Any]] = [{"action": None, "named": "(setup)", "log": s.log[:]}]
+    _unasked(s, steps)
     stopped: dict[str, Any] | None = None
     for i, value in enumerate(actions):
         where = f"actions[{i}]"
@@ -413,6 +426,7 @@ def play_scenario(data: Any) -> dict[str, Any]:
             step: dict[str, Any] = {"action": action.text(), "named": shown,
                                     "log": s.log[before:]}
             steps.append(step)
+            _unasked(s, steps)
             if expected is not None:
                 stopped = {"index": i, "action": text, "kind": "accepted",
                            "reason": "the scenario expected this action to be refused"
@@ -483,19 +497,21 @@ def report(s: GameState) -> dict[str, Any]:
             "quotas": {f: s.quota[i] for i, f in enumerate(factions)},
             "picked": [f for i, f in enumerate(factions)
                        if s.phase is Phase.DRAFT and s.picks[i] is not None],
-            "pick_counts": {f: pick_count(s, i) if s.phase is Phase.DRAFT else 0
-                            for i, f in enumerate(factions)},
+            "pick_counts": {f: _pick_size(s, i) for i, f in enumerate(factions)},
             "prisoners": [f for i, f in enumerate(factions) if s.prisoner[i] >= 0],
             "captured": [f for i, f in enumerate(factions) if s.captured[i]],
             "claims": [{"card": s.label(slot), "player": factions[who],
                         "acts_this_round": rnd == s.round - 1} for slot, who, rnd in s.claims],
             "deck_size": len(s.deck),
+            # the table's truth, which no player sees: what Prophecy and Clean Up work on
+            "deck": [s.label(x) for x in s.deck],
+            "discard": [s.label(x) for x in s.discard],
         },
         "views": {f: _seat_view(s, i) for i, f in enumerate(factions)},
         "to_move": [factions[m] for m in movers],
         "decision": None if decision is None else {
             "player": factions[decision.seat], "kind": decision.kind,
-            "options": list(decision.options), "default": decision.default,
+            "options": list(decision_options(s, decision)), "default": decision.default,
             "prompt": decision.prompt},
         "legal_actions": {factions[m]: [named(s, a) for a in legal_actions(s, m)]
                           for m in movers},
@@ -504,6 +520,15 @@ def report(s: GameState) -> dict[str, Any]:
         "over": over,
         "end": end,
     }
+
+
+def _pick_size(s: GameState, seat: int) -> int:
+    """Cards ``seat`` picks this pick round: the pick it made (its cards already drafted,
+    ruling 38), else the pick it must make."""
+    if s.phase is not Phase.DRAFT:
+        return 0
+    made = s.picks[seat]
+    return len(made) // 2 if made is not None else pick_count(s, seat)
 
 
 def _seat_view(s: GameState, seat: int) -> dict[str, Any]:

@@ -30,7 +30,8 @@ RESOLVE_FILES = sorted((HERE / "scenarios").glob("*.json"))
 # The areas of a whole game (issue 27), by file name prefix: each needs a play scenario; and
 # the rulings each need a scenario of either kind (their number in the file name).
 PLAY_AREAS = ("draft", "claims", "dispatch", "effects", "sentry", "end", "cleanup", "refusal")
-RULINGS = ("ruling30", "ruling31", "ruling32", "ruling33", "ruling34", "ruling35")
+RULINGS = ("ruling30", "ruling31", "ruling32", "ruling33", "ruling34", "ruling35", "ruling36",
+           "ruling37", "ruling38", "ruling39", "ruling40", "ruling41")
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -384,7 +385,14 @@ def test_positions_of_seeded_games_play_on_the_same(n: int) -> None:
     from engine_helpers import random_game
 
     from engine.actions import Shuffle
-    from engine.game import CHANCE, apply_in_place, legal_actions, random_chance, to_move
+    from engine.game import (
+        CHANCE,
+        apply_in_place,
+        legal_actions,
+        random_chance,
+        to_move,
+        unasked_answer,
+    )
     from engine.randomness import RandomStream
     from engine.scenario_play import named, play_scenario, report
 
@@ -407,6 +415,9 @@ def test_positions_of_seeded_games_play_on_the_same(n: int) -> None:
                     who = to_move(game)
                     if who == [CHANCE]:
                         action = random_chance(game, stream)
+                    elif (forced := unasked_answer(game)) is not None:
+                        apply_in_place(game, forced)  # the run answers it unasked (ruling 41)
+                        continue
                     else:
                         options = legal_actions(game, who[0])
                         action = options[stream.randbelow(len(options))]
@@ -414,6 +425,8 @@ def test_positions_of_seeded_games_play_on_the_same(n: int) -> None:
                     apply_in_place(game, action)
                 while game.chance is not None:  # as the run does once its actions end
                     apply_in_place(game, Shuffle(tuple(range(game.chance[1]))))
+                    while (forced := unasked_answer(game)) is not None:
+                        apply_in_place(game, forced)
                 out = play_scenario({**scenario, "actions": moves})
                 assert out["stopped"] is None, out["stopped"]
                 got, want = _comparable(out), _comparable(report(game))
