@@ -17,7 +17,7 @@ from engine.cards import CARDS, HAND_SIZE, PLANET_LIMIT
 from engine.config import GameConfig
 from engine.disclosure import claims_by_card
 from engine.errors import IllegalActionError, NotWaitingError
-from engine.flow import advance
+from engine.flow import advance, advance_until
 from engine.randomness import RandomStream
 from engine.state import Decision, GameState, Phase
 
@@ -229,6 +229,17 @@ def apply(s: GameState, action: Action) -> GameState:
 
 def apply_in_place(s: GameState, action: Action) -> None:
     """Apply ``action`` to ``s``. On an illegal action ``s`` is left unchanged."""
+    _check_and_apply(s, action)
+    advance(s)
+
+
+def apply_until(s: GameState, action: Action, stop: str) -> None:
+    """``apply_in_place``, stopping before the engine step named ``stop`` (scenarios)."""
+    _check_and_apply(s, action)
+    advance_until(s, stop)
+
+
+def _check_and_apply(s: GameState, action: Action) -> None:
     if s.phase is _OVER:
         raise IllegalActionError(action.seat, "cannot act: the game is over")
     if s.awaiting:
@@ -240,7 +251,6 @@ def apply_in_place(s: GameState, action: Action) -> None:
     if s.chance is not None and handler is not _apply_shuffle:
         raise IllegalActionError(action.seat, "cannot act: waiting for a chance outcome")
     handler(s, action)
-    advance(s)
 
 
 def apply_trusted(s: GameState, action: Action) -> None:
