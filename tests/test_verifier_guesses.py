@@ -1,0 +1,114 @@
+"""Probes for what a second verifier, written from protocol.md alone, had to guess (issue 43,
+item 5): each pins the rule protocol.md now states, on the stored honest 2-peer game of
+``tests/vectors/transcript.json`` edited the way a cheater or a damaged file would.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+VECTORS = Path(__file__).resolve().parent / "vectors"
+sys.path.insert(0, str(VECTORS))
+
+from build import verdict_of  # noqa: E402
+from verdict_cases import find, new_message, with_body  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def honest() -> dict[str, Any]:
+    return json.loads((VECTORS / "transcript.json").read_text(encoding="utf-8"))["transcript"]
+
+
+def _verdict(base: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    return verdict_of({**copy.deepcopy(base), "messages": messages})
+
+
+# -- a stray `escrow` field at a table without escrow -------------------------------------------
+
+def test_escrow_shares_at_a_table_without_escrow_blame_their_author(honest) -> None:
+    """protocol.md, "Stages": `setup/reveal`'s `escrow` is absent at a table without escrow;
+    one that is there (any value but null) blames its author, unfair."""
+    m = copy.deepcopy(honest["messages"])
+    i = find(m, 1, "setup/reveal")
+    m[i] = with_body(m[i], lambda body: body.__setitem__("escrow", {"0": {"box": "00",
+                                                                          "commitment": "00"}}))
+    got = _verdict(honest, m)
+    assert (got["exit"], got["json"]["verdict"], got["json"]["blame_peer"]) == (1, "unfair", 1)
+    assert "escrow shares at a table without escrow" in got["json"]["error"]
+
+
+def test_a_null_escrow_in_setup_reveal_is_taken_as_absent(honest) -> None:
+    m = copy.deepcopy(honest["messages"])
+    i = find(m, 1, "setup/reveal")
+    m[i] = with_body(m[i], lambda body: body.__setitem__("escrow", None))
+    assert _verdict(honest, m)["exit"] == 0
+
+
+def test_a_non_hosts_escrow_flag_is_ignored_but_must_be_a_boolean(honest) -> None:
+    """`setup/commit`'s `escrow` is read from the host alone; another peer's `true` changes
+    nothing, but any peer's non-boolean `escrow` blames it (the body does not parse)."""
+    m = copy.deepcopy(honest["messages"])
+    i = find(m, 1, "setup/commit")
+    ignored = [*m[:i], with_body(m[i], lambda b: b.__setitem__("escrow", True)), *m[i + 1:]]
+    assert _verdict(honest, ignored)["exit"] == 0
+    bad = [*m[:i], with_body(m[i], lambda b: b.__setitem__("escrow", "yes")), *m[i + 1:]]
+    got = _verdict(honest, bad)
+    assert (got["exit"], got["json"]["blame_peer"]) == (1, 1)
+
+
+# -- the message index of a gap at the end of the file ------------------------------------------
+
+def test_a_gap_at_the_end_reports_the_first_held_message_in_file_order(honest) -> None:
+    """"Verifying a transcript", 10: the index reported for a gap is that of the first message
+    of the file, in file order, that is still held (its `seq` at or past its author's next
+    one), whichever author's gap comes first in the file."""
+    m = copy.deepcopy(honest["messages"])
+    late0 = max(i for i, x in enumerate(m) if x["msg"]["seat"] == 0 and x["msg"]["seq"] > 5)
+    early1 = min(i for i, x in enumerate(m) if x["msg"]["seat"] == 1 and x["msg"]["seq"] == 3)
+    kept = [x for i, x in enumerate(m) if i not in (late0, early1)]
+    got = _verdict(honest, kept)
+    first_held = next(i for i, x in enumerate(kept)
+                      if x["msg"]["seat"] == 1 and x["msg"]["seq"] > 3)
+    assert (got["exit"], got["json"]["verdict"]) == (2, "damaged")
+    assert got["json"]["message"] == first_held < late0
+
+
+# -- the roster's size at verify time -----------------------------------------------------------
+
+@pytest.mark.parametrize("size", [1, 5])
+def test_a_roster_of_fewer_than_2_or_more_than_4_players_is_unreadable(honest, size) -> None:
+    """"Verifying a transcript", 3: a roster lists 2-4 players, checked before its signature;
+    any other size makes the file unreadable (exit 2, no JSON)."""
+    data = copy.deepcopy(honest)
+    players = data["roster"]["roster"]["players"]
+    while len(players) < size:
+        extra = copy.deepcopy(players[-1])
+        extra["index"] = len(players)
+        players.append(extra)
+    del players[size:]
+    got = verdict_of(data)
+    assert got["exit"] == 2 and got["json"] is None
+
+
+# -- claims of silence naming the claimant or no peer -------------------------------------------
+
+@pytest.mark.parametrize("blame", [0, 2, -1, True])
+def test_a_silence_claim_naming_itself_or_no_peer_names_the_claimant(honest, blame) -> None:
+    """"Stopping a game": a `blame` that is no peer index (out of range, a boolean) reads as
+    null, and a claim of silence naming its own sender accuses nobody else: either way the
+    claim does not check, and its sender is the one that left (abandoned, naming it)."""
+    m = copy.deepcopy(honest["messages"])
+    head = m[:find(m, 0, "pick/commit") + 1]
+    stage = head[-1]["msg"]["body"]["stage"]
+    claim = new_message(head, 0, "abort", {"kind": "abandoned", "blame": blame,
+                                           "reason": "silent", "evidence": None,
+                                           "stage": stage})
+    got = _verdict(honest, [*head, claim])
+    assert (got["exit"], got["json"]["verdict"], got["json"]["blame_peer"]) == \
+        (3, "abandoned", 0)
