@@ -112,3 +112,34 @@ def test_a_silence_claim_naming_itself_or_no_peer_names_the_claimant(honest, bla
     got = _verdict(honest, [*head, claim])
     assert (got["exit"], got["json"]["verdict"], got["json"]["blame_peer"]) == \
         (3, "abandoned", 0)
+
+
+# -- the trace: a reshuffle batch's sources and the leftovers label's round ---------------------
+
+def test_the_trace_names_each_reshuffle_batchs_sources_and_each_leftovers_label() -> None:
+    """protocol.md, "Test vectors": a `deck/step` of a clean-up reshuffle lists its batch's
+    `sources` (the engine's discard order, as the batch's `deck/blind` messages carry them),
+    and a chance stage its seed label `leftovers/<round>`, the round whose draft just ended
+    (as its seed messages carry it)."""
+    vector = json.loads((VECTORS / "transcript.json").read_text(encoding="utf-8"))
+    messages = vector["transcript"]["messages"]
+    by_stage: dict[int, list[dict[str, Any]]] = {}
+    for m in messages:
+        by_stage.setdefault(m["msg"]["body"].get("stage"), []).append(m["msg"]["body"])
+    sources = labels = 0
+    rounds = []
+    for stage in vector["trace"]["stages"]:
+        step = stage.get("deck_step") or {}
+        if step.get("batch", 0) > 0:
+            blinds = [b["deck"] for b in by_stage[stage["stage"]]
+                      if b.get("deck", {}).get("type") == "deck/blind"]
+            for blind in blinds:
+                assert blind["sources"] == step["sources"]
+                sources += 1
+        if stage["kind"].startswith("chance/"):
+            said = {b["seed"]["label"] for b in by_stage[stage["stage"]]}
+            assert said == {stage["label"]}
+            rounds.append(int(stage["label"].split("/")[1]))
+            labels += 1
+    assert sources and labels
+    assert rounds == sorted(rounds) and rounds[0] == 1  # one leftover shuffle per draft

@@ -261,7 +261,12 @@ def decided(session: Any, stage: Any) -> dict[str, Any]:
     engine, deck = session.engine, session.deck
     if stage.kind == "deck/step":
         turn = deck.turn
-        return {"deck_step": {"step": turn.step, "seat": turn.seat, "batch": turn.batch}}
+        step = {"step": turn.step, "seat": turn.seat, "batch": turn.batch}
+        if turn.batch > 0:  # a clean-up reshuffle: its inputs, the engine's discard order
+            step["sources"] = list(engine.discard)
+        return {"deck_step": step}
+    if stage.kind in ("chance/commit", "chance/reveal"):
+        return {"label": f"leftovers/{engine.round}"}
     if stage.kind == "keys":
         opens = stage.param(Opens)
         due = {}
