@@ -143,3 +143,45 @@ def test_the_trace_names_each_reshuffle_batchs_sources_and_each_leftovers_label(
             labels += 1
     assert sources and labels
     assert rounds == sorted(rounds) and rounds[0] == 1  # one leftover shuffle per draft
+
+
+# -- names' printability and IP literals, exactly -----------------------------------------------
+
+def _entry(name: str = "alice", address: str = "10.0.0.1") -> dict[str, Any]:
+    from p2p.identity import Identity, peer_id_of
+
+    key = Identity.from_private_bytes(bytes(32)).public_bytes
+    return {"index": 0, "name": name, "peer": peer_id_of(key), "key": key.hex(),
+            "address": address, "port": 4000}
+
+
+def _roster_entry_ok(**fields: str) -> bool:
+    from p2p.errors import RemoteProtocolError
+    from p2p.net.roster import RosterEntry
+
+    try:
+        RosterEntry.from_json(_entry(**fields))
+    except RemoteProtocolError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("address", "ok"), [
+    ("1.2.3.4", True), ("0.0.0.0", True), ("::", True), ("::1", True),
+    ("::ffff:1.2.3.4", True), ("FE80::1", True), ("fe80::1%eth0", True),
+    ("01.2.3.4", False), ("1.2.3", False), ("256.1.1.1", False), ("0x1.2.3.4", False),
+    ("::ffff:01.2.3.4", False), ("fe80::1%", False), ("[::1]", False), (" 1.2.3.4", False),
+    ("1.2.3.4/32", False), ("localhost", False), ("\u0661.2.3.4", False),
+])
+def test_a_roster_address_is_an_ip_literal_exactly_as_protocol_md_lists(address: str,
+                                                                        ok: bool) -> None:
+    assert _roster_entry_ok(address=address) is ok
+
+
+@pytest.mark.parametrize(("name", "ok"), [
+    ("a b", True), (" ", True), ("e\u0301", True), ("\U0001F600" * 32, True),
+    ("\U0001F600" * 33, False), ("", False), ("a\u00a0b", False), ("a\u200bb", False),
+    ("\u2028", False), ("\u00ad", False), ("\ue000", False), ("a\tb", False),
+])
+def test_a_roster_name_is_1_to_32_printable_code_points(name: str, ok: bool) -> None:
+    assert _roster_entry_ok(name=name) is ok
