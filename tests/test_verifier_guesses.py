@@ -185,3 +185,68 @@ def test_a_roster_address_is_an_ip_literal_exactly_as_protocol_md_lists(address:
 ])
 def test_a_roster_name_is_1_to_32_printable_code_points(name: str, ok: bool) -> None:
     assert _roster_entry_ok(name=name) is ok
+
+
+# -- Ed25519's edge rules -----------------------------------------------------------------------
+
+_L = 2**252 + 27742317777372353535851937790883648493
+_P = 2**255 - 19
+_IDENTITY = (1).to_bytes(32, "little")
+_ORDER_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+
+
+def _le(x: int) -> bytes:
+    return x.to_bytes(32, "little")
+
+
+def test_ed25519_takes_small_order_and_non_canonical_keys() -> None:
+    """"Signed messages": the key is decoded leniently: the identity (a small-order key, for
+    which [0]B = R = identity forges any message) and a y at or above p (here p + 1, the
+    identity again) are taken."""
+    from p2p.identity import verify_signature
+
+    forged = _IDENTITY + _le(0)
+    assert verify_signature(_IDENTITY, forged, b"any message")
+    assert verify_signature(_le(_P + 1), forged, b"any message")
+
+
+def test_ed25519_refuses_a_non_canonical_s_or_r() -> None:
+    """S must be below L, and R is compared by its bytes with the canonical encoding of
+    [S]B - [h]A (so a non-canonical R never verifies)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p.identity import verify_signature
+
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    public = key.public_key().public_bytes(serialization.Encoding.Raw,
+                                           serialization.PublicFormat.Raw)
+    sig = key.sign(b"m")
+    s = int.from_bytes(sig[32:], "little")
+    assert verify_signature(public, sig, b"m")
+    assert not verify_signature(public, sig[:32] + _le(s + _L), b"m")
+    assert not verify_signature(_IDENTITY, _le(_P + 1) + _le(0), b"m")
+
+
+def test_ed25519_is_cofactorless() -> None:
+    """The check is [S]B = R + [h]A exactly, not multiplied by the cofactor 8: with a
+    mixed-order key A = aB + T (T of order 8), an honest signature verifies only when
+    h = 0 mod 8."""
+    import hashlib
+
+    from nacl import bindings as sodium
+
+    from p2p.identity import verify_signature
+
+    a = int.from_bytes(hashlib.sha512(b"a").digest(), "little") % _L
+    key = sodium.crypto_core_ed25519_add(sodium.crypto_scalarmult_ed25519_base_noclamp(_le(a)),
+                                         _ORDER_8)
+    outcomes: dict[bool, set[bool]] = {True: set(), False: set()}
+    for i in range(40):
+        message = b"m%d" % i
+        r = int.from_bytes(hashlib.sha512(b"r" + message).digest(), "little") % _L
+        big_r = sodium.crypto_scalarmult_ed25519_base_noclamp(_le(r))
+        h = int.from_bytes(hashlib.sha512(big_r + key + message).digest(), "little") % _L
+        signature = big_r + _le((r + h * a) % _L)
+        outcomes[h % 8 == 0].add(verify_signature(key, signature, message))
+    assert outcomes == {True: {True}, False: {False}}
