@@ -250,3 +250,33 @@ def test_ed25519_is_cofactorless() -> None:
         signature = big_r + _le((r + h * a) % _L)
         outcomes[h % 8 == 0].add(verify_signature(key, signature, message))
     assert outcomes == {True: {True}, False: {False}}
+
+
+# -- a sealed key entry's `to` and `type` at the audit ------------------------------------------
+
+@pytest.mark.parametrize("edit", [
+    {"to": 1}, {"type": "deck/remask-key"}, {"slot": 99}, {"extra": True}])
+def test_the_audit_reads_only_the_key_of_a_sealed_entry(honest, edit) -> None:
+    """"End of game and audit": opening the sealed keys, the audit compares each entry's
+    `key` with the true key of its slot (the slots due, in order) and reads nothing else:
+    an entry whose `to`, `type` or `slot` is wrong, or that has an extra field, passes
+    there. Only its recipient, live, refuses it ("Opening cards"): a keyless verifier of a
+    file in which the recipient went on finds the game fair."""
+    from nacl import bindings as sodium
+    from verdict_cases import MASTERS, seal_deterministically
+
+    from engine.canonical import canonical_json, parse_json
+    from p2p.crypto.sealed import box_key
+
+    m = copy.deepcopy(honest["messages"])
+    game = honest["roster"]["roster"]["game"]
+    keys8 = find(m, 0, "keys", 8)  # the deal: peer 0's keys sealed to seat 0 (peer 1)
+    recipient = bytes(box_key(MASTERS[1], game).public_key)
+    opened = parse_json(sodium.crypto_box_seal_open(
+        bytes.fromhex(m[keys8]["msg"]["body"]["private"]["0"]), recipient,
+        bytes(box_key(MASTERS[1], game))))
+    opened[0].update(edit)
+    box = seal_deterministically(recipient, canonical_json(opened), "guess probe box")
+    m[keys8] = with_body(m[keys8], lambda body: body["private"].update({"0": box}))
+    got = _verdict(honest, m)
+    assert (got["exit"], got["json"]["verdict"]) == (0, "fair"), got["json"]
