@@ -280,3 +280,32 @@ def test_the_audit_reads_only_the_key_of_a_sealed_entry(honest, edit) -> None:
     m[keys8] = with_body(m[keys8], lambda body: body["private"].update({"0": box}))
     got = _verdict(honest, m)
     assert (got["exit"], got["json"]["verdict"]) == (0, "fair"), got["json"]
+
+
+# -- which re-key layer a bad slot point found at decryption blames -----------------------------
+
+def test_a_bad_slot_point_blames_the_first_wrong_layer_in_the_batchs_order() -> None:
+    """"Deck audit", 3: a point found bad when a slot is decrypted names nobody live; the
+    audit recomputes the batch's layers in their order (shuffles, then re-keys, each seat's
+    in seat order) and blames the first layer that differs, at its lowest differing
+    position: here seat 1's re-key (wrong at position 5, the slot opened), not seat 2's
+    later one, although seat 2's is wrong at a lower position (2)."""
+    from p2p.crypto.group import mul
+    from p2p.deck.loopback import LoopbackTable
+    from p2p.errors import DeckCorrupted, StepMismatch
+
+    def scramble(seat: int, message: dict[str, Any]) -> dict[str, Any]:
+        if message["type"] == "deck/rekey" and seat in (1, 2):
+            at = 5 if seat == 1 else 2
+            points = list(message["points"])
+            points[at] = mul((3).to_bytes(32, "little"), bytes.fromhex(points[at])).hex()
+            return message | {"points": points}
+        return message
+
+    table = LoopbackTable("guess", 3, 16, scramble)
+    table.setup()
+    with pytest.raises(DeckCorrupted):
+        table.reveal(5)
+    with pytest.raises(StepMismatch) as info:
+        table.audit()
+    assert (info.value.seat, info.value.evidence["position"]) == (1, 5)
