@@ -309,3 +309,53 @@ def test_a_bad_slot_point_blames_the_first_wrong_layer_in_the_batchs_order() -> 
     with pytest.raises(StepMismatch) as info:
         table.audit()
     assert (info.value.seat, info.value.evidence["position"]) == (1, 5)
+
+
+# -- handover, ghost and escrow verification: what the ghost bot draws --------------------------
+
+def test_every_ghost_decision_is_the_documented_draw(monkeypatch) -> None:
+    """"Leaving with a handover", step by step: at each stage that asks the ghost's seat to
+    choose (a `pick/commit` or an `action`), the ghost's legal actions are
+    `legal_actions(its engine, its seat)` in the engine's order, listed before any re-mask
+    of its hand (a pick on a re-masked hand then goes to the fresh slots, ascending), and
+    it plays `legal[i]`, i from a fresh RandomStream(SHA-256("solstice/ghost/v1\\0" || setup
+    joint seed || stage number as 4 bytes big-endian)), one `randbelow(len(legal))` per
+    stage. A keyless observer (the verifier) draws the same."""
+    import hashlib
+
+    from engine.randomness import RandomStream
+    from p2p.session import ghost as ghost_module
+    from p2p.session.loopback import LoopbackGame
+    from p2p.session.machine import GameSession
+
+    draws: list[tuple[Any, int, tuple[Any, ...], Any]] = []
+    real = ghost_module.ghost_choice
+
+    def recording(joint_seed: bytes, stage: int, legal: Any) -> Any:
+        chosen = real(joint_seed, stage, legal)
+        draws.append((joint_seed, stage, tuple(legal), chosen))
+        return chosen
+
+    monkeypatch.setattr(ghost_module, "ghost_choice", recording)
+    game = LoopbackGame(3)
+    game.sessions[1].leave_after_round = 0
+    rng = RandomStream(b"guess")
+    game.play(lambda view: view.legal[rng.randbelow(len(view.legal))])
+    assert draws
+    for joint_seed, stage, legal, chosen in draws:
+        seed = hashlib.sha256(b"solstice/ghost/v1\x00" + joint_seed +
+                              stage.to_bytes(4, "big")).digest()
+        assert chosen == legal[RandomStream(seed).randbelow(len(legal))]
+    remaining = game.sessions[0]
+    assert {d[0] for d in draws} == {remaining.setup.joint_seed()}
+    # every remaining peer, and the observer's replay, make the very same draw at each stage
+    live: dict[int, tuple[Any, Any]] = {}
+    for _, stage, legal, chosen in draws:
+        assert live.setdefault(stage, (legal, chosen)) == (legal, chosen)
+    draws.clear()
+    observer = GameSession(game.game_id, [i.public_bytes for i in game.identities])
+    for signed in remaining.msglog.messages:
+        observer.accept(signed, direct=False)
+    observer.end_of_log()
+    assert observer.result == remaining.result
+    assert {stage: (legal, chosen) for _, stage, legal, chosen in draws} == live
