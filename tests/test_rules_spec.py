@@ -1,0 +1,110 @@
+"""rules.md, the engine as a language-neutral specification, checked against the engine the way
+protocol.md's stage table is: every step, decision kind, state field, card number, planet and
+constant it names must be the engine's, so the two cannot drift apart unnoticed. (Behaviour
+is checked by the whole-game vectors, ``tests/vectors/engine.json``.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import engine.game  # registers every step (and is read below)
+from engine import cards
+from engine.cards import CARDS, PLANETS
+from engine.flow import STEPS
+from engine.serialize import state_to_dict
+from engine.state import GameState
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = (ROOT / "rules.md").read_text(encoding="utf-8")
+DECISION_KINDS = ("whispered_secrets", "vision", "prophecy", "sentry", "sacrifice",
+                  "mercenaries", "assassin_target", "ambush", "transport", "transport_card",
+                  "mimic", "escape", "martyr")
+
+
+def _section(title: str) -> str:
+    return RULES.split(title, 1)[1].split("\n## ", 1)[0]
+
+
+def _table(text: str, header: str) -> list[list[str]]:
+    """The rows of the markdown table whose header row starts with ``header``."""
+    lines = text.split(header, 1)[1].splitlines()[2:]
+    rows = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_every_engine_step_is_specified() -> None:
+    named = set(re.findall(r'\["([a-z_]+)"', RULES)) | set(re.findall(r"^([a-z_]+)[(:]", RULES,
+                                                                       re.MULTILINE))
+    assert set(STEPS) - named == set()
+    assert named & {"resolve", "deal", "end_round"} == {"resolve", "deal", "end_round"}
+
+
+def test_every_decision_kind_is_specified_and_asked_by_the_engine() -> None:
+    sources = "".join((ROOT / "engine" / f"{m}.py").read_text(encoding="utf-8")
+                      for m in ("draft", "dispatch", "resolution"))
+    for kind in DECISION_KINDS:
+        assert f'"{kind}"' in RULES, kind
+        assert f'"{kind}"' in sources or kind in ("mimic", "escape", "martyr"), kind
+    asked = set(re.findall(r'ask\(s, [a-z_\[\]\.]+, "([a-z_]+)"', sources))
+    assert asked <= set(DECISION_KINDS)
+
+
+def test_every_state_field_is_in_the_state_table() -> None:
+    listed: set[str] = set()
+    for row in _table(_section("## 2. State"), "| field |"):
+        listed.update(re.findall(r"`([a-z_]+)`", row[0]))
+    fields = set(state_to_dict(GameState(engine.game.GameConfig(
+        ("black", "white"), ("Capital", "Water", "Desert"), (), 0))))
+    assert fields - listed == set()
+    assert {"picks", "step", "decision", "chance"} <= listed
+
+
+def test_the_event_table_is_the_engines() -> None:
+    rows = _table(_section("## 1. Data"), "| event |")
+    events = [c for c in CARDS if c.is_event]
+    assert [r[0] for r in rows] == [c.name for c in events]
+    for row, card in zip(rows, events, strict=True):
+        assert int(row[1]) == card.initiative, card.name
+        assert row[2] == card.event_kind, card.name
+        assert (row[3] == "yes") == card.face_up, card.name
+        assert (row[4] == "yes") == card.claim, card.name
+        assert int(row[5]) == card.neutral_strength, card.name
+    assert [c.id for c in events] == list(range(24, 48))
+    assert [c.order for c in events] == list(range(24))
+
+
+def _value(cell: str, faction: str) -> int:
+    """``"2 (black 3)"`` for ``faction``: its exception, else the first number."""
+    special = dict(re.findall(r"(black|white|blue|green) (\d+)", cell))
+    if faction in special:
+        return int(special[faction])
+    return int(re.findall(r"\d+", cell)[0])
+
+
+@pytest.mark.parametrize("faction", ["black", "white", "blue", "green"])
+def test_the_action_card_table_is_the_engines(faction: str) -> None:
+    rows = {r[0]: r for r in _table(_section("## 1. Data"), "| type |")}
+    for card in CARDS:
+        if card.faction != faction:
+            continue
+        row = rows[card.type]
+        assert int(row[1]) == card.initiative
+        assert (_value(row[2], faction), _value(row[3], faction), _value(row[4], faction),
+                _value(row[5], faction)) == (card.strength, card.favor, card.vp, card.vp2), \
+            card.label
+        assert card.id == 6 * cards.FACTIONS.index(faction) + cards.TYPES.index(card.type)
+
+
+def test_the_planets_and_constants_are_the_engines() -> None:
+    data = " ".join(_section("## 1. Data").split())
+    for name, planet in PLANETS.items():
+        assert f"{name} {planet.vp} `{planet.disclosure}`" in data, name
+    for constant in ("PLANET_LIMIT", "HAND_SIZE", "DRAFT_QUOTA", "WIN_VP", "MAX_CASUALTIES"):
+        assert f"`{constant} = {getattr(cards, constant)}`" in data, constant
