@@ -359,3 +359,38 @@ def test_every_ghost_decision_is_the_documented_draw(monkeypatch) -> None:
     observer.end_of_log()
     assert observer.result == remaining.result
     assert {stage: (legal, chosen) for _, stage, legal, chosen in draws} == live
+
+
+def test_a_seat_recovered_from_the_escrow_draws_as_a_handed_over_one(monkeypatch) -> None:
+    """The same draws for a seat played on from the escrow ("Leaving without a word"): the
+    rebuilt master plays the ghost exactly as a handover's would."""
+    import hashlib
+    import random
+
+    from byzantine import Table, Vanish
+
+    from engine.randomness import RandomStream
+    from p2p.session import ghost as ghost_module
+
+    draws: list[tuple[bytes, int, tuple[Any, ...], Any]] = []
+    real = ghost_module.ghost_choice
+
+    def recording(joint_seed: bytes, stage: int, legal: Any) -> Any:
+        chosen = real(joint_seed, stage, legal)
+        draws.append((joint_seed, stage, tuple(legal), chosen))
+        return chosen
+
+    monkeypatch.setattr(ghost_module, "ghost_choice", recording)
+    gone = Vanish(random.Random(0))
+    gone.start, gone.share = 40, 1.0
+    table = Table(3, bad=2, behaviours=[gone], seed=7, escrow=True, kinds={})
+    table.play()
+    assert all(s.result is not None and s.result["left"] for s in table.honest)
+    assert {r["by"] for s in table.honest for r in s.result["left"].values()} == {"escrow"}
+    assert draws
+    per_stage: dict[int, tuple[Any, Any]] = {}
+    for joint_seed, stage, legal, chosen in draws:
+        seed = hashlib.sha256(b"solstice/ghost/v1\x00" + joint_seed +
+                              stage.to_bytes(4, "big")).digest()
+        assert chosen == legal[RandomStream(seed).randbelow(len(legal))]
+        assert per_stage.setdefault(stage, (legal, chosen)) == (legal, chosen)
