@@ -108,3 +108,102 @@ def test_the_planets_and_constants_are_the_engines() -> None:
         assert f"{name} {planet.vp} `{planet.disclosure}`" in data, name
     for constant in ("PLANET_LIMIT", "HAND_SIZE", "DRAFT_QUOTA", "WIN_VP", "MAX_CASUALTIES"):
         assert f"`{constant} = {getattr(cards, constant)}`" in data, constant
+
+
+def test_the_truthful_claims_are_the_pseudocodes() -> None:
+    """Section 1's `claims(card, planet, vision)`, written again from rules.md, against the
+    engine for every card, planet and Vision mark."""
+    from engine.disclosure import legal_claims
+
+    rule = {"Capital": "type", "Industrial": "type", "Water": "faction_or_type",
+            "Jungle": "jungle", "Desert": "nothing"}
+
+    def claims(card, planet: str, vision: bool) -> tuple[str, ...]:
+        if card.face_up or vision:
+            return ("up",)
+        if rule[planet] == "jungle":
+            return ("up",) if card.is_event else ("none",)
+        if rule[planet] == "nothing":
+            return ("none",)
+        if card.name == "Rumor":
+            return ("event", *cards.TYPES,
+                    *(cards.FACTIONS if rule[planet] == "faction_or_type" else ()))
+        if card.name == "Imposter":
+            return ("event", "Duchess")
+        if card.is_event:
+            return ("event",)
+        if rule[planet] == "faction_or_type":
+            return (card.faction, card.type)
+        return (card.type,)
+
+    for card in CARDS:
+        for planet in PLANETS:
+            for vision in (False, True):
+                assert claims(card, planet, vision) == legal_claims(card.id, planet, vision)
+
+
+def test_the_order_of_legal_actions_is_section_4s() -> None:
+    """Section 4's `legal_actions`, written again from rules.md, against the engine at every
+    position of the whole-game vectors (their choices index this order)."""
+    import json
+
+    from engine import (
+        Capture,
+        Choose,
+        Discard,
+        Dispatch,
+        GameConfig,
+        Pick,
+        action_from_dict,
+        apply_in_place,
+        legal_actions,
+        new_game,
+        to_move,
+    )
+    from engine.disclosure import legal_claims
+    from engine.draft import pick_count
+    from engine.resolution import decision_options
+
+    def limit(s, p: int) -> int:
+        return 5 if any(CARDS[s.card_of[x]].name == "Blockade" and s.face_up[x]
+                        for x in s.planets[p]) else 6
+
+    def spec_legal(s, seat: int) -> list:
+        if s.awaiting or s.chance is not None or s.phase.value == "over":
+            return []
+        if s.decision is not None:
+            return [Choose(seat, o) for o in decision_options(s, s.decision)] \
+                if s.decision.seat == seat else []
+        if s.step is not None:
+            return []
+        hand = s.hands[seat]
+        if s.phase.value == "dispatch":
+            if s.turn != seat:
+                return []
+            out: list = [Dispatch(seat, x, p, c) for x in hand
+                         for p in range(len(s.planets)) if len(s.planets[p]) < limit(s, p)
+                         for c in legal_claims(s.card_of[x], s.config.planets[p],
+                                               s.vision_up[p])]
+            if not s.captured[seat]:
+                out += [Capture(seat, x) for x in hand]
+            return out or [Discard(seat, x) for x in hand]
+        if s.phase.value != "draft" or s.picks[seat] is not None:
+            return []
+        c = pick_count(s, seat)
+        if c == 1:
+            return [Pick(seat, (x,)) for x in hand]
+        if c == 2:
+            return [Pick(seat, (a, b)) for i, a in enumerate(hand) for b in hand[i + 1:]]
+        return []
+
+    vectors = Path(__file__).resolve().parent / "vectors" / "engine.json"
+    positions = 0
+    for case in json.loads(vectors.read_text(encoding="utf-8"))["cases"]:
+        s = new_game(GameConfig.from_dict(case["config"]), case["deck_order"])
+        for step in case["steps"]:
+            for seat in range(s.n):
+                assert spec_legal(s, seat) == legal_actions(s, seat)
+            assert to_move(s)  # someone acts at every position of a vector game
+            positions += 1
+            apply_in_place(s, action_from_dict(step["action"]))
+    assert positions > 500
