@@ -207,3 +207,31 @@ def test_the_order_of_legal_actions_is_section_4s() -> None:
             positions += 1
             apply_in_place(s, action_from_dict(step["action"]))
     assert positions > 500
+
+
+def test_every_decision_prompt_of_the_vector_games_is_section_3s() -> None:
+    """Prompts are hashed: every decision met in the whole-game vectors has the kind and the
+    exact prompt rules.md gives (its placeholders filled with a planet, a card or an answer)."""
+    import json
+
+    from engine import GameConfig, action_from_dict, apply_in_place, new_game
+
+    templates: dict[str, list[re.Pattern[str]]] = {}
+    for row in _table(_section("## 3. The step loop"), "| kind | prompt |"):
+        kind = row[0].strip("`")
+        texts = re.findall(r"`([^`]+)`", row[1])
+        templates[kind] = [re.compile(re.escape(text).replace(r"\{planet\}", ".+")
+                                      .replace(r"\{card\}", ".+").replace(r"\{dest\}", ".+")
+                                      + "$") for text in texts]
+    assert set(templates) == set(DECISION_KINDS)
+    vectors = Path(__file__).resolve().parent / "vectors" / "engine.json"
+    met = set()
+    for case in json.loads(vectors.read_text(encoding="utf-8"))["cases"]:
+        s = new_game(GameConfig.from_dict(case["config"]), case["deck_order"])
+        for step in case["steps"]:
+            d = s.decision
+            if d is not None:
+                assert any(t.match(d.prompt) for t in templates[d.kind]), (d.kind, d.prompt)
+                met.add(d.kind)
+            apply_in_place(s, action_from_dict(step["action"]))
+    assert met == set(DECISION_KINDS)
