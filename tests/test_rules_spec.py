@@ -235,3 +235,26 @@ def test_every_decision_prompt_of_the_vector_games_is_section_3s() -> None:
                 met.add(d.kind)
             apply_in_place(s, action_from_dict(step["action"]))
     assert met == set(DECISION_KINDS)
+
+
+def test_the_step_left_pending_at_each_decision_is_section_3s() -> None:
+    """The hashed `step` at a decision (rules.md, section 3): ["resolve", p] when a card's
+    effect or a step that set it first asked, null otherwise, over the vector games."""
+    import json
+
+    from engine import GameConfig, action_from_dict, apply_in_place, new_game
+
+    null_kinds = {"whispered_secrets", "vision", "prophecy", "sentry"}
+    vectors = Path(__file__).resolve().parent / "vectors" / "engine.json"
+    for case in json.loads(vectors.read_text(encoding="utf-8"))["cases"]:
+        s = new_game(GameConfig.from_dict(case["config"]), case["deck_order"])
+        for step in case["steps"]:
+            d = s.decision
+            if d is not None:
+                # (a kill of assassin_target's, whether it asked or took its one option)
+                via_assassin_target = d.kind == "sacrifice" and d.then[5].startswith("assassin:")
+                if d.kind in null_kinds or via_assassin_target:
+                    assert s.step is None, (d.kind, s.step)
+                else:
+                    assert s.step is not None and s.step[0] == "resolve", (d.kind, s.step)
+            apply_in_place(s, action_from_dict(step["action"]))
