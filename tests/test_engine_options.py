@@ -27,7 +27,7 @@ from engine.cards import events_of_kind
 from engine.flow import advance
 from engine.randomness import RandomStream
 from engine.relabel import RelabelSchedule
-from engine.scenario import build, resolve_scenario
+from engine.scenario import build
 from engine.view import view
 
 
@@ -126,15 +126,3 @@ def test_martyr_and_mimic_show_only_no_for_an_event_prisoner(event: str) -> None
     assert shown["options"] == ["no"] and shown["default"] == "no"
     assert [a.text() for a in legal_actions(s, 0)] == [Choose(0, "no").text()]
     assert unasked_answer(s) == Choose(0, "no")
-
-
-@pytest.mark.parametrize("event", ["Martyr", "Mimic"])
-def test_a_scenario_asks_nothing_for_an_event_prisoner(event: str) -> None:
-    """The scenario's first choice is not spent on the unasked question."""
-    result = resolve_scenario({
-        "players": ["black", "white", "blue"],
-        "planets": [{"name": "Capital", "cards": [f"event:{event}", "black:Legions",
-                                                   "black:Elder"]}],
-        "prisoners": {"black": "event:Famine"}})
-    assert not any("chose" in line and event.lower() in line for line in result["log"]), \
-        result["log"]
