@@ -32,6 +32,7 @@ from engine import (
     random_config,
     ranking,
     to_move,
+    unasked_answer,
 )
 from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
@@ -173,6 +174,11 @@ class Stepper:
             self._relabels.at_dispatch(s)
             self._pickers = waiting_pickers(s)
             if self._pickers:
+                continue
+            forced = unasked_answer(s)
+            if forced is not None:  # one legal option: not asked (ruling 41)
+                apply_trusted(s, forced)
+                self._applied()
                 continue
             seat = to_move(s)[0]
             assert seat != CHANCE

@@ -55,6 +55,7 @@ from engine.game import (
     reveal,
     reveal_in_place,
     to_move,
+    unasked_answer,
 )
 from engine.randomness import RandomStream
 from engine.state import Decision, GameState, Phase
@@ -69,5 +70,5 @@ __all__ = [
     "legal_actions",
     "new_game", "parse_action", "pending_decision", "random_chance", "random_config",
     "ranking", "reveal",
-    "reveal_in_place", "to_move", "winner",
+    "reveal_in_place", "to_move", "unasked_answer", "winner",
 ]

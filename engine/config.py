@@ -56,6 +56,8 @@ class GameConfig:
         n = self.n
         if "Desert" in self.planets and self.planets[-1] != "Desert":
             raise ConfigError("the Desert is always placed last")
+        if ("Desert" in self.planets) != (n == 2):
+            raise ConfigError("the Desert is in play with 2 players, and only then")
         if len([p for p in self.planets if p != "Desert"]) != n:
             raise ConfigError(f"{n} players need {n} planets besides the Desert")
 

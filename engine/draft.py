@@ -111,21 +111,23 @@ def apply_pick(s: GameState, action: Pick) -> None:
 
 
 def take_pick(s: GameState, action: Pick) -> None:
-    """Record a (checked) pick; when every seat has picked, take the cards and pass."""
+    """Record a (checked) pick: the cards leave the picker's hand for its drafted cards at once
+    (ruling 38); when every seat has picked, pass the hands."""
+    seat = action.seat
     picks = s.picks
-    picks[action.seat] = action.slots
+    held, kept = s.hands[seat], s.drafted[seat]
+    made: list[int] = []
+    for slot in action.slots:
+        at = held.index(slot)
+        del held[at]
+        kept.append(slot)
+        made += (slot, at)
+    picks[seat] = tuple(made)
     # Everyone picks at once: wait for each seat that still has to (pick_count inline).
     quota, drafted, hands, n = s.quota, s.drafted, s.hands, s.n
     for x in range(n):
         if picks[x] is None and quota[x] > len(drafted[x]) and hands[x]:
             return
-    for who in range(n):
-        taken = picks[who]
-        if taken:
-            held, kept = hands[who], drafted[who]
-            for slot in taken:
-                held.remove(slot)
-                kept.append(slot)
     s.first_pick = False
     # Pass every hand on; the receiver sees the cards in it.
     direction, known = s.direction, s.known
@@ -137,6 +139,27 @@ def take_pick(s: GameState, action: Pick) -> None:
             known[slot] |= bit
     s.picks = [None] * n
     s.step = ("pick_round",)
+
+
+def undo_pick(s: GameState, seat: int) -> None:
+    """Take back ``seat``'s pick of this pick round (``s.picks[seat]``: each picked slot with
+    its place in the hand it left), putting the hand back exactly as it was: the others learn
+    only that it picked (ruling 38), so a redacted state and the public hash hold the pick as
+    not yet made."""
+    made = s.picks[seat]
+    assert made is not None
+    kept, held = s.drafted[seat], s.hands[seat]
+    del kept[len(kept) - len(made) // 2:]
+    for i in range(len(made) - 2, -1, -2):
+        held.insert(made[i + 1], made[i])
+    s.picks[seat] = None
+
+
+def undo_picks(s: GameState, keep: int | None = None) -> None:
+    """``undo_pick`` for every seat that has picked this pick round but ``keep``."""
+    for seat, made in enumerate(s.picks):
+        if made is not None and seat != keep:
+            undo_pick(s, seat)
 
 
 def non_desert_planets(s: GameState) -> list[int]:

@@ -31,6 +31,17 @@ def advance(s: GameState) -> None:
         STEPS[current[0]](s, *current[1:])
 
 
+def advance_until(s: GameState, stop: str) -> None:
+    """``advance``, but stop before running the step named ``stop`` (for scenarios that look
+    at a point between two steps, e.g. after Resolve Planets, before Clean Up)."""
+    while s.step is not None and s.decision is None and s.chance is None and not s.awaiting:
+        if s.step[0] == stop:
+            return
+        current = s.step
+        s.step = None
+        STEPS[current[0]](s, *current[1:])
+
+
 def make_public(s: GameState, slots: Iterable[int]) -> bool:
     """Mark slots as seen by everyone; False (and ``awaiting`` set) until they are revealed.
 

@@ -17,7 +17,7 @@ from engine.cards import CARDS, HAND_SIZE, PLANET_LIMIT
 from engine.config import GameConfig
 from engine.disclosure import claims_by_card
 from engine.errors import IllegalActionError, NotWaitingError
-from engine.flow import advance
+from engine.flow import advance, advance_until
 from engine.randomness import RandomStream
 from engine.state import Decision, GameState, Phase
 
@@ -82,6 +82,18 @@ def is_over(s: GameState) -> bool:
 
 def pending_decision(s: GameState) -> Decision | None:
     return s.decision
+
+
+def unasked_answer(s: GameState) -> Choose | None:
+    """The answer to the pending decision when only one of its options is legal for its
+    seat, else None. Such a decision is not asked (ruling 41): it stays in the state, so that
+    peers who cannot see why (a prisoner's card) stop at the same place, and whoever plays
+    the seat answers it at once."""
+    d = s.decision
+    if d is None:
+        return None
+    allowed = _resolution.decision_options(s, d)
+    return Choose(d.seat, allowed[0]) if len(allowed) == 1 else None
 
 
 def legal_actions(s: GameState, seat: int) -> list[Action]:
@@ -217,6 +229,17 @@ def apply(s: GameState, action: Action) -> GameState:
 
 def apply_in_place(s: GameState, action: Action) -> None:
     """Apply ``action`` to ``s``. On an illegal action ``s`` is left unchanged."""
+    _check_and_apply(s, action)
+    advance(s)
+
+
+def apply_until(s: GameState, action: Action, stop: str) -> None:
+    """``apply_in_place``, stopping before the engine step named ``stop`` (scenarios)."""
+    _check_and_apply(s, action)
+    advance_until(s, stop)
+
+
+def _check_and_apply(s: GameState, action: Action) -> None:
     if s.phase is _OVER:
         raise IllegalActionError(action.seat, "cannot act: the game is over")
     if s.awaiting:
@@ -228,7 +251,6 @@ def apply_in_place(s: GameState, action: Action) -> None:
     if s.chance is not None and handler is not _apply_shuffle:
         raise IllegalActionError(action.seat, "cannot act: waiting for a chance outcome")
     handler(s, action)
-    advance(s)
 
 
 def apply_trusted(s: GameState, action: Action) -> None:

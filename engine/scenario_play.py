@@ -14,19 +14,30 @@ scenario does not place go to the deck, below the listed top cards, in that same
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.actions import CLAIMS, Action, Choose, Dispatch, Pick, Shuffle, parse_action
-from engine.cards import CARD_BY_LABEL, CARDS, FACTIONS, MAX_CASUALTIES, PLANETS, WIN_VP
+from engine.cards import (
+    CARD_BY_LABEL,
+    CARDS,
+    FACTIONS,
+    HAND_SIZE,
+    MAX_CASUALTIES,
+    PLANETS,
+    WIN_VP,
+)
 from engine.cleanup import final_scores, ranking
 from engine.config import ConfigError, GameConfig
 from engine.disclosure import legal_claims
 from engine.dispatch import next_turn
 from engine.draft import pick_count, round_quotas
 from engine.errors import IllegalActionError, MalformedActionError, RuleViolationError
-from engine.flow import advance
-from engine.game import apply_in_place, legal_actions, to_move
+from engine.flow import advance, advance_until
+from engine.game import apply_in_place, apply_until, legal_actions, to_move, unasked_answer
+from engine.resolution import decision_options
 from engine.scenario import ScenarioError
+from engine.scenario_setup import check_new_game, seeded_game, setup_report
 from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
 from engine.view import view
@@ -37,8 +48,14 @@ FIELDS: dict[str, Any] = {
     "players": None, "first_player": None, "round": 1, "phase": "draft", "events": None,
     "planets": None, "hands": {}, "drafted": {}, "prisoners": {}, "claims": {}, "scores": {},
     "deck": [], "discard": [], "turn": None, "captured": [], "first_pick": None,
-    "actions": [],
+    "claimed_this_round": {}, "new_game": None, "until": None, "actions": [],
 }
+# Where a run may stop: ``until`` -> the engine step it stops before.
+UNTIL = {"resolved": "end_round"}
+# The fields that state a position: a new game drawn from a seed states none of them.
+POSITION_FIELDS = ("first_player", "round", "phase", "events", "planets", "hands", "drafted",
+                   "prisoners", "claims", "scores", "deck", "discard", "turn", "captured",
+                   "first_pick", "claimed_this_round")
 PLANET_FIELDS = ("name", "cards", "vision_face_up")
 CARD_FIELDS = ("card", "by", "claim")
 
@@ -103,13 +120,27 @@ def _per_player(data: dict[str, Any], key: str, t: _Table) -> dict[int, Any]:
     return {t.seat(who, _where(key, who)): v for who, v in value.items()}
 
 
-def build_play(data: Any) -> tuple[GameState, list[Any]]:
-    """The state a play scenario describes, and its list of actions (not yet read)."""
-    data = {**FIELDS, **_obj(data, "", FIELDS)}
+def build_play(data: Any) -> tuple[GameState, list[Any], str | None]:
+    """The state a play scenario describes, its list of actions (not yet read), and the
+    engine step the run stops before (``until``), if any."""
+    given = _obj(data, "", FIELDS)
+    data = {**FIELDS, **given}
     factions = _list(data["players"], "players")
     if not 2 <= len(factions) <= 4 or any(f not in FACTIONS for f in factions) \
             or len(set(map(str, factions))) != len(factions):
         raise ScenarioError("players", f"must be 2-4 distinct factions from {list(FACTIONS)}")
+    until = data["until"]
+    if until is not None and until not in UNTIL:
+        raise ScenarioError("until", f"must be one of {', '.join(UNTIL)}")
+    stop = UNTIL[until] if until is not None else None
+    new = data["new_game"]
+    if isinstance(new, str):
+        stated = [key for key in POSITION_FIELDS if key in given]
+        if stated:
+            raise ScenarioError(stated[0], "a new game drawn from a seed states no position")
+        return seeded_game(factions, new), _list(data["actions"], "actions"), stop
+    if new is not None and new is not True:
+        raise ScenarioError("new_game", "must be a seed (text) or true")
     t = _Table(factions)
     first = 0 if data["first_player"] is None else t.seat(data["first_player"], "first_player")
     rnd = _count(data["round"], "round", 1)
@@ -132,6 +163,13 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
     names = [name for name, _, _ in planets]
     if not names:
         raise ScenarioError("planets", "needs at least one planet")
+    if "Desert" in names:
+        if names[-1] != "Desert":
+            raise ScenarioError(f"planets[{names.index('Desert')}]",
+                                "the Desert is always placed last")
+        if len(factions) != 2:
+            raise ScenarioError(f"planets[{names.index('Desert')}]",
+                                f"the Desert is for 2 players, not {len(factions)}")
 
     # First pass: where every named card lies (and so which events are in play).
     placed_planets: list[list[tuple[str, int, str]]] = []  # (label, dispatcher, claim)
@@ -163,6 +201,12 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
         c.label for c in CARDS if c.claim))
     claims = [(t.place(label, f"claims.{label}"), t.seat(who, f"claims.{label}"))
               for label, who in claims_data.items()]
+    made_data = _obj(data["claimed_this_round"] or {}, "claimed_this_round", tuple(
+        c.label for c in CARDS if c.claim))
+    if made_data and phase != "resolve":
+        raise ScenarioError("claimed_this_round", "claims are made in Resolve Planets")
+    made = [(t.place(label, f"claimed_this_round.{label}"),
+             t.seat(who, f"claimed_this_round.{label}")) for label, who in made_data.items()]
     deck_top = [t.place(x, f"deck[{j}]") for j, x in enumerate(_list(data["deck"], "deck"))]
     discard = [t.place(x, f"discard[{j}]")
                for j, x in enumerate(_list(data["discard"], "discard"))]
@@ -227,15 +271,25 @@ def build_play(data: Any) -> tuple[GameState, list[Any]]:
     for label, seat in claims:  # claimed last round: they act in this one (ruling 21)
         s.claims.append((slot_of[label], seat, rnd - 1))
         s.known[slot_of[label]] = everyone
+    for label, seat in made:  # claimed earlier in this Resolve Planets: they act next round
+        s.claims.append((slot_of[label], seat, rnd))
+        s.known[slot_of[label]] = everyone
+        s.claimer[slot_of[label]] = seat
     s.discard = [slot_of[x] for x in discard]
     s.deck = [slot_of[x] for x in deck_top] + [
         slot_of[CARDS[cid].label] for cid in ids if CARDS[cid].label not in t.zone_of]
     _read_scores(s, data["scores"], t)
+    for seat, labels in hands.items():
+        if len(labels) > HAND_SIZE:
+            raise ScenarioError(f"hands.{factions[seat]}",
+                                f"a hand holds at most {HAND_SIZE} cards, not {len(labels)}")
+    if new is True:
+        check_new_game(s, given, FIELDS)
     try:
-        _start_phase(s, data, phase, t)
+        _start_phase(s, data, phase, t, stop)
     except RuleViolationError as exc:  # a face-down card's claim, checked as the phase opens
         raise ScenarioError("planets", f"the position breaks the rules: {exc}") from exc
-    return s, _list(data["actions"], "actions")
+    return s, _list(data["actions"], "actions"), stop
 
 
 def _read_scores(s: GameState, scores: Any, t: _Table) -> None:
@@ -246,9 +300,10 @@ def _read_scores(s: GameState, scores: Any, t: _Table) -> None:
         s.casualties[seat] = _count(entry.get("casualties", 0), f"{where}.casualties")
 
 
-def _start_phase(s: GameState, data: dict[str, Any], phase: str, t: _Table) -> None:
+def _start_phase(s: GameState, data: dict[str, Any], phase: str, t: _Table,
+                 stop: str | None) -> None:
     if phase == "draft":
-        _open(s, ("start_round",))  # quotas from the claims (ruling 2), direction, log
+        _open(s, ("start_round",), stop)  # quotas from the claims (ruling 2), direction, log
         if s.phase is Phase.DRAFT and s.step is None:
             first_pick = data["first_pick"]
             if first_pick is None:  # ruling 1: only a draft's first pick takes two
@@ -269,19 +324,33 @@ def _start_phase(s: GameState, data: dict[str, Any], phase: str, t: _Table) -> N
         s.turn = s.first_player if data["turn"] is None else t.seat(data["turn"], "turn")
         if not s.hands[s.turn]:
             next_turn(s)
-        advance(s)
+        _run(s, stop)
         return
     if data["turn"] is not None or data["captured"]:
         raise ScenarioError("turn" if data["turn"] is not None else "captured",
                             "only a dispatch phase has a turn and captures")
-    _open(s, ("start_resolve",))
+    _open(s, ("start_resolve",), stop)
 
 
-def _open(s: GameState, step: tuple[str, ...]) -> None:
+def _open(s: GameState, step: tuple[str, ...], stop: str | None) -> None:
     """Run the engine from ``step`` (in a function of its own: a compiled build would
     otherwise keep ``s.step`` narrowed to the tuple set here after ``advance`` cleared it)."""
     s.step = step
-    advance(s)
+    _run(s, stop)
+
+
+def _run(s: GameState, stop: str | None) -> None:
+    if stop is None:
+        advance(s)
+    else:
+        advance_until(s, stop)
+
+
+def _apply(s: GameState, action: Action, stop: str | None) -> None:
+    if stop is None:
+        apply_in_place(s, action)
+    else:
+        apply_until(s, action, stop)
 
 
 # -- actions ------------------------------------------------------------------------------------
@@ -326,12 +395,20 @@ def canonical(s: GameState, text: str, field: str) -> str:
     seat, verb, rest = words[0], words[1], words[2:]
     if seat in s.config.factions:
         seat = str(s.config.factions.index(seat))
+    elif seat in FACTIONS:
+        raise MalformedActionError(f"{seat} is not a player; the players are "
+                                   f"{', '.join(s.config.factions)}")
     if verb in ("pick", "capture", "discard"):
         rest = _slot_words(s, rest, field)
     elif verb == "dispatch" and len(rest) >= 3:
         claim, planet = rest[-1], rest[-2]
         if planet in s.config.planets:
             planet = str(s.config.planets.index(planet))
+        elif not planet.isdigit():
+            raise MalformedActionError(
+                f"{planet} is not in play; the planets are {', '.join(s.config.planets)}"
+                if planet in PLANETS else
+                f"unknown planet {planet!r}; the planets are {', '.join(s.config.planets)}")
         rest = [*_slot_words(s, rest[:-2], field), planet, claim]
     elif verb == "choose" and s.decision is not None:
         option = " ".join(rest)
@@ -362,6 +439,38 @@ def named(s: GameState, action: Action) -> str:
     return f"{who} {action.verb} {s.label(action.slot) or action.slot}"
 
 
+_SEAT = re.compile(r"\bseat (\d+)\b")
+_SLOT = re.compile(r"\bslot (\d+)\b")
+_PLANET = re.compile(r"\bplanet (\d+)\b")
+
+
+def in_scenario_words(s: GameState, reason: str) -> str:
+    """An engine refusal as a scenario writes it: factions for seats, card labels for slots
+    and planet names for planet numbers (where they exist)."""
+    factions, planets = s.config.factions, s.config.planets
+
+    def seat(m: re.Match[str]) -> str:
+        k = int(m.group(1))
+        return factions[k] if k < len(factions) else m.group(0)
+
+    def slot(m: re.Match[str]) -> str:
+        k = int(m.group(1))
+        return (s.label(k) or m.group(0)) if k < len(s.card_of) else m.group(0)
+
+    def planet(m: re.Match[str]) -> str:
+        k = int(m.group(1))
+        return planets[k] if k < len(planets) else m.group(0)
+
+    reason = _PLANET.sub(planet, _SLOT.sub(slot, _SEAT.sub(seat, reason)))
+    d = s.decision
+    if d is not None and d.kind == "whispered_secrets" and "options are " in reason:
+        head, _, listed = reason.partition("options are ")
+        reason = head + "options are " + ", ".join(
+            (s.label(int(x)) or x) if x.isdigit() and int(x) < len(s.card_of) else x
+            for x in listed.split(", "))
+    return reason
+
+
 def _entry(value: Any, field: str) -> tuple[str, str | None]:
     """(action text, the refusal expected or None): ``"..."`` or ``{"action", "refused"}``."""
     if isinstance(value, str):
@@ -374,13 +483,24 @@ def _entry(value: Any, field: str) -> tuple[str, str | None]:
     return value["action"], refused
 
 
-def _default_chance(s: GameState, steps: list[dict[str, Any]]) -> None:
+def _default_chance(s: GameState, steps: list[dict[str, Any]], stop: str | None) -> None:
     """Chance outcomes a scenario does not give are the identity permutation (documented)."""
     while s.chance is not None:
         before = len(s.log)
         shuffle = Shuffle(tuple(range(s.chance[1])))
-        apply_in_place(s, shuffle)
+        _apply(s, shuffle, stop)
         steps.append({"action": shuffle.text(), "named": "- shuffle (default: identity)",
+                      "log": s.log[before:]})
+        _unasked(s, steps, stop)
+
+
+def _unasked(s: GameState, steps: list[dict[str, Any]], stop: str | None) -> None:
+    """Answer each decision with a single legal option, as every driver does (ruling 41)."""
+    while (answer := unasked_answer(s)) is not None:
+        before = len(s.log)
+        shown = named(s, answer)
+        _apply(s, answer, stop)
+        steps.append({"action": answer.text(), "named": f"{shown} (not asked: the only option)",
                       "log": s.log[before:]})
 
 
@@ -391,32 +511,34 @@ _REFUSAL_KIND: dict[type, str] = {MalformedActionError: "malformed",
 
 def play_scenario(data: Any) -> dict[str, Any]:
     """Play a scenario's actions and report every step and the final position."""
-    s, actions = build_play(data)
+    s, actions, stop = build_play(data)
     steps: list[dict[str, Any]] = [{"action": None, "named": "(setup)", "log": s.log[:]}]
+    _unasked(s, steps, stop)
     stopped: dict[str, Any] | None = None
     for i, value in enumerate(actions):
         where = f"actions[{i}]"
         text, expected = _entry(value, where)
         if s.chance is not None and not text.strip().startswith("- shuffle"):
-            _default_chance(s, steps)
+            _default_chance(s, steps, stop)
         before = len(s.log)
         refusal: tuple[str, str] | None = None
         action: Action | None = None
         try:
             action = parse_action(canonical(s, text, where))
             trial = s.clone()
-            apply_in_place(trial, action)
+            _apply(trial, action, stop)
             shown = named(s, action)  # legal, so every seat, slot and planet in it exists
         except (MalformedActionError, IllegalActionError, RuleViolationError) as exc:
             # one handler: a compiled build types a name bound by several handlers by the first
             refusal = (next(kind for cls, kind in _REFUSAL_KIND.items() if isinstance(exc, cls)),
-                       str(exc))
+                       in_scenario_words(s, str(exc)))
         if refusal is None:
             assert action is not None
             s = trial
             step: dict[str, Any] = {"action": action.text(), "named": shown,
                                     "log": s.log[before:]}
             steps.append(step)
+            _unasked(s, steps, stop)
             if expected is not None:
                 stopped = {"index": i, "action": text, "kind": "accepted",
                            "reason": "the scenario expected this action to be refused"
@@ -433,8 +555,11 @@ def play_scenario(data: Any) -> dict[str, Any]:
                        "reason": f"refused, but not for {expected!r}: {reason}"}
             break
     if stopped is None:
-        _default_chance(s, steps)
-    return {"steps": steps, "stopped": stopped, **report(s)}
+        _default_chance(s, steps, stop)
+    out = {"steps": steps, "stopped": stopped, **report(s)}
+    if isinstance(data, dict) and isinstance(data.get("new_game"), str):
+        out["setup"] = setup_report(s)
+    return out
 
 
 def report(s: GameState) -> dict[str, Any]:
@@ -487,19 +612,21 @@ def report(s: GameState) -> dict[str, Any]:
             "quotas": {f: s.quota[i] for i, f in enumerate(factions)},
             "picked": [f for i, f in enumerate(factions)
                        if s.phase is Phase.DRAFT and s.picks[i] is not None],
-            "pick_counts": {f: pick_count(s, i) if s.phase is Phase.DRAFT else 0
-                            for i, f in enumerate(factions)},
+            "pick_counts": {f: _pick_size(s, i) for i, f in enumerate(factions)},
             "prisoners": [f for i, f in enumerate(factions) if s.prisoner[i] >= 0],
             "captured": [f for i, f in enumerate(factions) if s.captured[i]],
             "claims": [{"card": s.label(slot), "player": factions[who],
                         "acts_this_round": rnd == s.round - 1} for slot, who, rnd in s.claims],
             "deck_size": len(s.deck),
+            # the table's truth, which no player sees: what Prophecy and Clean Up work on
+            "deck": [s.label(x) for x in s.deck],
+            "discard": [s.label(x) for x in s.discard],
         },
         "views": {f: _seat_view(s, i) for i, f in enumerate(factions)},
         "to_move": [factions[m] for m in movers],
         "decision": None if decision is None else {
             "player": factions[decision.seat], "kind": decision.kind,
-            "options": list(decision.options), "default": decision.default,
+            "options": list(decision_options(s, decision)), "default": decision.default,
             "prompt": decision.prompt},
         "legal_actions": {factions[m]: [named(s, a) for a in legal_actions(s, m)]
                           for m in movers},
@@ -508,6 +635,15 @@ def report(s: GameState) -> dict[str, Any]:
         "over": over,
         "end": end,
     }
+
+
+def _pick_size(s: GameState, seat: int) -> int:
+    """Cards ``seat`` picks this pick round: the pick it made (its cards already drafted,
+    ruling 38), else the pick it must make."""
+    if s.phase is not Phase.DRAFT:
+        return 0
+    made = s.picks[seat]
+    return len(made) // 2 if made is not None else pick_count(s, seat)
 
 
 def _seat_view(s: GameState, seat: int) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.canonical import canonical_json
 from engine.config import GameConfig
+from engine.draft import undo_picks
 from engine.state import Decision, GameState, Phase, StepCall
 
 _LISTS = ("card_of", "known", "face_up", "dispatcher", "claim", "claim_vision", "controller",
@@ -93,6 +94,11 @@ def public_hash(s: GameState) -> str:
     pending secret draft picks. Peers who know different cards agree on it; the card values
     themselves are bound by the deck protocol, and a card being opened is known to some peers
     a moment before the others."""
+    if any(made is not None for made in s.picks):
+        # a pick of this pick round counts as not yet made (its cards still in the hand): a
+        # peer knows only its own (ruling 38)
+        s = s.clone()
+        undo_picks(s)
     public = state_to_dict(s)
     for name in ("card_of", "omniscient", "picks"):
         public.pop(name)

@@ -132,6 +132,8 @@ class GameState:
     phase: Phase
     # draft
     quota: list[int]
+    # this pick round's pick of each seat, None until it picks: each picked slot, then the
+    # place in the hand it left (``draft.undo_pick`` puts the hand back from it)
     picks: list[tuple[int, ...] | None]
     first_pick: bool
     # dispatch

@@ -10,9 +10,10 @@ from typing import Any
 from engine.cards import CARDS, PLANET_LIMIT, PLANETS
 from engine.disclosure import claims_by_card
 from engine.dispatch import planet_limit
-from engine.draft import active_claim, must_pick
+from engine.draft import active_claim, must_pick, undo_picks
 from engine.game import legal_actions, to_move
 from engine.randomness import RandomStream
+from engine.resolution import decision_options
 from engine.state import GameState, Phase
 from engine.strength import strongest_and_favored
 
@@ -51,9 +52,7 @@ def redact(s: GameState, seat: int | None) -> GameState:
     r = s.clone()
     live = s.live_slots()
     _hide_unknown(s, r.card_of, seat, live)
-    r.picks = [None] * s.n
-    if seat is not None:
-        r.picks[seat] = s.picks[seat]
+    undo_picks(r, keep=seat)
     r.omniscient = _all_known(r.card_of, live)
     return r
 
@@ -157,6 +156,13 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
     # listing them on the full state gives what a redacted copy would.
     can_list = _all_known(card_of, live) or _all_known(card_of, s.hands[seat])
     subject = decision_subject(s, seat)
+    # Another seat's pick of this pick round is counted as still in its hand, as ``redact``
+    # holds it: the others learn only that it picked (ruling 38).
+    pending = [len(made) // 2 if made is not None and other != seat else 0
+               for other, made in enumerate(s.picks)]
+    # Only the options the seat may take (ruling 41); the state keeps the public ones.
+    shown = decision_options(s, decision) if decision is not None and decision.seat == seat \
+        else ()
     return {
         "seat": seat,
         "players": s.n,
@@ -170,8 +176,8 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "planets": planets,
         "hand": [card(x) for x in s.hands[seat]],
         "drafted": [card(x) for x in s.drafted[seat]],
-        "hand_sizes": [len(h) for h in s.hands],
-        "drafted_counts": [len(d) for d in s.drafted],
+        "hand_sizes": [len(h) + pending[i] for i, h in enumerate(s.hands)],
+        "drafted_counts": [len(d) - pending[i] for i, d in enumerate(s.drafted)],
         "pick_count": must_pick(s, seat),  # the seat's pick_count while it is a waiting picker
         "picked": [p is not None for p in s.picks] if s.phase is _DRAFT else [False] * s.n,
         "prisoner": card(s.prisoner[seat]) if s.prisoner[seat] >= 0 else None,
@@ -184,8 +190,9 @@ def view(s: GameState, seat: int) -> dict[str, Any]:
         "deck_size": len(s.deck),
         "turn": s.turn if s.phase is _DISPATCH else None,
         "decision": None if decision is None or decision.seat != seat else {
-            "kind": decision.kind, "options": list(decision.options),
-            "default": decision.default, "prompt": decision.prompt,
+            "kind": decision.kind, "options": list(shown),
+            "default": decision.default if decision.default in shown else shown[0],
+            "prompt": decision.prompt,
             "planet": subject[0], "card": card(subject[1]) if subject[1] is not None else None},
         "waiting_for_decision": decision.seat if decision is not None else None,
         "messenger": active_claim(s, "Messenger"),

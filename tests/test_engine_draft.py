@@ -20,8 +20,8 @@ from engine_helpers import (
 
 from engine import CHANCE, IllegalActionError, Phase, Pick, apply_in_place, legal_actions, to_move
 from engine.dispatch import planet_limit
-from engine.serialize import state_to_dict
-from engine.view import view
+from engine.serialize import public_hash, state_to_dict
+from engine.view import redact, view
 
 ALL3 = ["black", "white", "blue"]
 
@@ -32,11 +32,14 @@ def test_picks_are_simultaneous_every_seat_with_cards_picks_at_once() -> None:
     assert all(len(a.slots) == 1 for a in legal_actions(s, 1))
 
 
-def test_a_pick_stays_hidden_from_the_other_seats_until_everyone_has_picked() -> None:
+def test_a_pick_leaves_the_hand_at_once_and_the_others_learn_only_that_it_picked() -> None:
+    """Ruling 38: the picked card shows among the picker's drafted cards in its own view at
+    once; the other seats' views change only in that it has picked."""
     s = game(n=3)
     before = {seat: view(s, seat) for seat in (1, 2)}
     picked = s.hands[0][2]
-    pick(s, 0, s.label(picked))
+    label = s.label(picked)
+    pick(s, 0, label)
     assert to_move(s) == [1, 2]
     for seat in (1, 2):
         after = view(s, seat)
@@ -45,9 +48,34 @@ def test_a_pick_stays_hidden_from_the_other_seats_until_everyone_has_picked() ->
         # only that seat 0 has picked (public): not which card
         assert changed == {"picked", "to_move"}, f"seat {seat} learns {changed}"
         assert after["to_move"] == [1, 2]
-    assert picked in s.hands[0] and s.drafted[0] == [], "cards move only when all picked"
     own = view(s, 0)
-    assert own["pick_count"] == 0 and own["picked"][0]
+    assert [e["label"] for e in own["drafted"]] == [label]
+    assert label not in [e["label"] for e in own["hand"]] and len(own["hand"]) == 5
+    assert own["hand_sizes"][0] == 5 and own["drafted_counts"][0] == 1
+    assert own["pick_count"] == 0 and own["picked"][0] and own["legal"] == []
+    # the hands pass only when everyone has picked (ruling 2)
+    assert picked not in s.hands[0] and s.drafted[0] == [picked]
+    pick(s, 1, hand(s, 1)[0])
+    assert len(s.hands[1]) == 5 and len(s.drafted[1]) == 1, "no hand passes before the last"
+    from_2 = s.hands[2][1:]
+    pick(s, 2, hand(s, 2)[0])
+    assert len(s.drafted[0]) == len(s.drafted[1]) == len(s.drafted[2]) == 1
+    assert s.hands[0] == from_2, "then seat 2's hand comes to seat 0 (passing left)"
+
+
+def test_a_redacted_state_holds_another_seats_pick_still_in_its_hand() -> None:
+    """A search from another seat's knowledge sees that seat 0 picked, not what: its pick is
+    back in its hand there, still to make."""
+    s = game(n=3)
+    before = list(s.hands[0])
+    pick(s, 0, hand(s, 0)[3])
+    for seat in (1, 2):
+        r = redact(s, seat)
+        assert r.hands[0] == before and r.drafted[0] == [] and r.picks[0] is None
+        assert public_hash(r) == public_hash(s)
+        assert to_move(r) == [0, 1, 2]
+    own = redact(s, 0)
+    assert own.hands[0] == s.hands[0] and own.drafted[0] == s.drafted[0]
 
 
 def test_a_seat_picks_once_per_pick_round() -> None:

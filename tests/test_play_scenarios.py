@@ -29,8 +29,10 @@ PLAY_FILES = sorted((HERE / "play_scenarios").glob("*.json"))
 RESOLVE_FILES = sorted((HERE / "scenarios").glob("*.json"))
 # The areas of a whole game (issue 27), by file name prefix: each needs a play scenario; and
 # the rulings each need a scenario of either kind (their number in the file name).
-PLAY_AREAS = ("draft", "claims", "dispatch", "effects", "sentry", "end", "cleanup", "refusal")
-RULINGS = ("ruling30", "ruling31", "ruling32", "ruling33", "ruling34", "ruling35")
+PLAY_AREAS = ("setup", "draft", "claims", "dispatch", "effects", "sentry", "end", "cleanup",
+              "refusal")
+RULINGS = ("ruling30", "ruling31", "ruling32", "ruling33", "ruling34", "ruling35", "ruling36",
+           "ruling37", "ruling38", "ruling39", "ruling40", "ruling41")
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -165,7 +167,7 @@ def test_actions_in_the_projects_own_text_work_too(tmp_path: Path) -> None:
     from engine.cards import CARD_BY_LABEL
     from engine.scenario_play import build_play
 
-    s, _ = build_play(_DISPATCH)
+    s, _, _ = build_play(_DISPATCH)
     slot = next(x for x in s.hands[0] if s.card_of[x] == CARD_BY_LABEL["black:Duchess"].id)
     code, out, _ = _play([f"0 dispatch {slot} 0 Duchess"], tmp_path)
     assert code == 0
@@ -192,6 +194,36 @@ BAD_PLAYS: dict[str, tuple[dict[str, Any], str]] = {
     "bad_scores": ({**_DISPATCH, "scores": {"black": {"vp": -1}}}, "scores.black.vp"),
     "action_not_text": ({**_DISPATCH, "actions": [3]}, "actions[0]"),
     "not_an_object": ([], "$"),
+    # malformed set-ups (issue 43): the Desert with 3 players or not last, wrong hand sizes
+    "desert_with_three_players": ({**_DISPATCH, "players": ["black", "white", "green"],
+                                   "planets": ["Capital", "Water", "Jungle", "Desert"]},
+                                  "'planets[3]': the Desert is for 2 players, not 3"),
+    "desert_not_last": ({**_DISPATCH, "planets": ["Desert", "Capital", "Water"]},
+                        "'planets[0]': the Desert is always placed last"),
+    "new_game_with_five_cards": ({"players": ["black", "white"], "new_game": True,
+                                  "planets": ["Capital", "Water", "Desert"],
+                                  "events": ["Rumor", "Prophecy", "Quagmire", "Mercenaries"],
+                                  "hands": {"black": ["black:Duchess"]}},
+                                 "'hands.black': a new game deals 6 cards"),
+    "new_game_with_scores": ({"players": ["black", "white"], "new_game": True,
+                              "planets": ["Capital", "Water", "Desert"],
+                              "scores": {"black": {"vp": 2}}}, "'scores'"),
+    "new_game_events_by_type": ({"players": ["black", "white", "green"], "new_game": True,
+                                 "planets": ["Capital", "Water", "Jungle"],
+                                 "events": ["Rumor"], "hands": {
+                                     f: [f"{f}:{k}" for k in ("Legions", "Diplomat", "Assassin",
+                                                              "Duchess", "Marshal", "Elder")]
+                                     for f in ("black", "white", "green")}},
+                                "'events': 3-4 players play"),
+    "seeded_game_states_a_position": ({"players": ["black", "white"], "new_game": "t",
+                                       "hands": {"black": ["black:Duchess"]}},
+                                      "'hands': a new game drawn from a seed"),
+    "seven_cards_in_hand": ({**_DISPATCH, "hands": {"black": [
+        f"black:{k}" for k in ("Legions", "Diplomat", "Assassin", "Duchess", "Marshal",
+                               "Elder")] + ["white:Elder"]}}, "at most 6 cards"),
+    "unknown_stop": ({**_DISPATCH, "until": "lunch"}, "until"),
+    "claim_made_outside_resolve": ({**_DISPATCH, "claimed_this_round": {
+        "event:Poison": "black"}}, "claimed_this_round"),
 }
 BAD_PLAYS["turn_outside_dispatch"][0]["turn"] = "black"
 
@@ -211,7 +243,10 @@ def test_the_schema_and_the_loader_agree_on_bad_scenarios() -> None:
     # The loader reads a few things the schema cannot (a card used twice, an event not in
     # play, fields of the wrong phase); every other bad scenario the schema refuses too.
     loader_only = {"card_twice", "event_not_in_play", "drafted_outside_a_draft",
-                   "turn_outside_dispatch", "not_a_player"}
+                   "turn_outside_dispatch", "not_a_player", "desert_with_three_players",
+                   "desert_not_last", "new_game_with_five_cards", "new_game_with_scores",
+                   "new_game_events_by_type", "seven_cards_in_hand",
+                   "claim_made_outside_resolve"}
     for name, (data, _) in BAD_PLAYS.items():
         if name not in loader_only:
             assert not validator.is_valid(data), name
@@ -384,7 +419,14 @@ def test_positions_of_seeded_games_play_on_the_same(n: int) -> None:
     from engine_helpers import random_game
 
     from engine.actions import Shuffle
-    from engine.game import CHANCE, apply_in_place, legal_actions, random_chance, to_move
+    from engine.game import (
+        CHANCE,
+        apply_in_place,
+        legal_actions,
+        random_chance,
+        to_move,
+        unasked_answer,
+    )
     from engine.randomness import RandomStream
     from engine.scenario_play import named, play_scenario, report
 
@@ -407,6 +449,9 @@ def test_positions_of_seeded_games_play_on_the_same(n: int) -> None:
                     who = to_move(game)
                     if who == [CHANCE]:
                         action = random_chance(game, stream)
+                    elif (forced := unasked_answer(game)) is not None:
+                        apply_in_place(game, forced)  # the run answers it unasked (ruling 41)
+                        continue
                     else:
                         options = legal_actions(game, who[0])
                         action = options[stream.randbelow(len(options))]
@@ -414,6 +459,8 @@ def test_positions_of_seeded_games_play_on_the_same(n: int) -> None:
                     apply_in_place(game, action)
                 while game.chance is not None:  # as the run does once its actions end
                     apply_in_place(game, Shuffle(tuple(range(game.chance[1]))))
+                    while (forced := unasked_answer(game)) is not None:
+                        apply_in_place(game, forced)
                 out = play_scenario({**scenario, "actions": moves})
                 assert out["stopped"] is None, out["stopped"]
                 got, want = _comparable(out), _comparable(report(game))
@@ -461,3 +508,71 @@ def test_a_long_action_costs_linear_time(monkeypatch: pytest.MonkeyPatch) -> Non
         Counting.looked = 0
         play.canonical(state, "black pick " + "x " * words, "action")
         assert 0 < Counting.looked <= play.LABEL_WORDS * words, (words, Counting.looked)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_a_new_game_drawn_from_a_seed_keeps_every_set_up_rule(n: int) -> None:
+    """Seeded property: ``new_game: SEED`` deals as a local game deals, and every set-up rule
+    holds (6 cards each, the rest in the deck, a planet per player with the Desert last and
+    only with 2, events by type, a random first player)."""
+    from engine.scenario_play import play_scenario
+
+    factions = ["black", "white", "blue", "green"][:n]
+    firsts = set()
+    for seed in range(8):
+        out = play_scenario({"players": factions, "new_game": f"setup {n}/{seed}"})
+        setup = out["setup"]
+        assert all(setup["rules_kept"].values()), setup["rules_kept"]
+        assert ("Desert" in setup["planets"]) == (n == 2)
+        assert out["state"]["hand_sizes"] == dict.fromkeys(factions, 6)
+        assert out["to_move"] == factions  # everyone picks at once
+        firsts.add(setup["first_player"])
+    assert len(firsts) > 1  # the first player is drawn
+
+
+def test_the_set_up_rules_are_checked_not_assumed() -> None:
+    """The check of a seeded set-up finds a broken one (a Desert with 3 players)."""
+    from engine import GameConfig, new_game
+    from engine.scenario_setup import new_game_problems
+
+    config = GameConfig(("black", "white", "blue"), ("Capital", "Water", "Jungle"),
+                        ("Whispered Secrets", "Rumor", "Hidden Base", "Orbital Bombardment",
+                         "Blockade", "Honor Guards", "Planetary Siege", "Famine"), 1)
+    good = new_game(config, list(config.card_ids()))
+    assert all(new_game_problems(good).values())
+    bad = good.clone()
+    bad.config = GameConfig(good.config.factions, (*good.config.planets, "Desert"),
+                            good.config.events, 1)
+    bad.hands[0].pop()
+    kept = new_game_problems(bad)
+    assert not kept["a planet per player, the Desert last and only with 2 players"]
+    assert not kept["6 cards dealt to each player"]
+
+
+def test_until_resolved_stops_after_resolve_planets_before_clean_up() -> None:
+    """``until: resolved``: the end is checked, and Clean Up done, only after it (here 17 VP
+    brought to 15 by Famine, ruling 36, and a claim made earlier this round, stated)."""
+    from engine.scenario_play import play_scenario
+
+    out = play_scenario({
+        "players": ["black", "white", "green"], "round": 2, "phase": "resolve",
+        "until": "resolved",
+        "planets": [{"name": "Capital", "cards": ["black:Duchess", "event:Famine"]}, "Water",
+                    "Jungle"],
+        "claimed_this_round": {"event:Messenger": "white"},
+        "scores": {"black": {"vp": 13}}})
+    assert out["stopped"] is None and not out["over"]
+    state = out["state"]
+    assert (state["round"], state["phase"]) == (2, "resolve")
+    assert [c["card"] for c in state["planets"][0]["cards"]] == ["black:Duchess",
+                                                                  "event:Famine"]
+    assert state["claims"] == [{"card": "event:Messenger", "player": "white",
+                                "acts_this_round": False}]
+    assert out["scores"]["black"]["vp"] == 15
+    # without the stop, Clean Up runs: the claim stays for next round, where it acts
+    out = play_scenario({
+        "players": ["black", "white", "green"], "round": 2, "phase": "resolve",
+        "planets": ["Capital", "Water", "Jungle"],
+        "claimed_this_round": {"event:Messenger": "white"}})
+    assert out["state"]["round"] == 3
+    assert out["state"]["quotas"] == {"black": 5, "white": 6, "green": 5}

@@ -184,3 +184,42 @@ def test_the_verdict_cases_protocol_md_names_exist() -> None:
                            protocol))
     assert named, "protocol.md names no verdict case"
     assert named <= {c["name"] for c in VERDICTS["cases"]}
+
+
+def test_the_engine_vectors_cover_every_part_of_the_rules() -> None:
+    """engine.json's whole games, replayed from their stored actions, cover 2-4 players, every
+    event resolved on a planet, every decision kind, the four claims, captured prisoners,
+    Prophecy, and both ends; each step's state hash is the stored one."""
+    from engine import CARDS, Capture, GameConfig, action_from_dict, apply_in_place, new_game
+    from engine.cards import MAX_CASUALTIES, WIN_VP
+    from engine.serialize import public_hash
+
+    seen: set[str] = set()
+    for case in json.loads((VECTORS / "engine.json").read_text(encoding="utf-8"))["cases"]:
+        s = new_game(GameConfig.from_dict(case["config"]), case["deck_order"])
+        seen.add(f"players {s.n}")
+        for step in case["steps"]:
+            if s.decision is not None:
+                seen.add(f"decision {s.decision.kind}")
+            action = action_from_dict(step["action"])
+            if isinstance(action, Capture):
+                seen.add("capture")
+            apply_in_place(s, action)
+            assert public_hash(s) == step["state"]
+            for p, here in enumerate(s.planets):
+                if s.planet_started[p]:
+                    seen.update(f"event {CARDS[s.card_of[x]].name}"
+                                for x in here + s.planet_discarded[p]
+                                if CARDS[s.card_of[x]].is_event)
+            seen.update(f"claim {CARDS[s.card_of[slot]].name}" for slot, _, _ in s.claims)
+        seen.update(end for end, hit in (("end 16 VP", max(s.vp) >= WIN_VP),
+                                         ("end 3 casualties",
+                                          max(s.casualties) >= MAX_CASUALTIES)) if hit)
+    kinds = ("whispered_secrets", "vision", "prophecy", "sentry", "sacrifice", "mercenaries",
+             "assassin_target", "ambush", "transport", "transport_card", "mimic", "escape",
+             "martyr")
+    wanted = {"players 2", "players 3", "players 4", "capture", "end 16 VP",
+              "end 3 casualties", *(f"decision {k}" for k in kinds),
+              *(f"claim {c}" for c in ("Prophecy", "Sentry", "Messenger", "Poison")),
+              *(f"event {c.name}" for c in CARDS if c.is_event)}
+    assert wanted - seen == set()

@@ -36,6 +36,7 @@ import numpy as np
 
 from engine.actions import CLAIMS, Action, Capture, Choose, Discard, Dispatch, Pick
 from engine.cards import CARD_BY_LABEL, CARDS, FACTIONS, PLANETS, TYPES
+from engine.resolution import decision_options
 from engine.state import GameState
 
 N_CARDS = len(CARDS)
@@ -131,7 +132,9 @@ def state_legal_indices(s: GameState, seat: int, legal: Sequence[Action]) -> lis
     card_of = s.card_of
     cards = {slot: card_of[slot] for slot in s.hands[seat]}
     decision = s.decision
-    options = decision.options if decision is not None and decision.seat == seat else ()
+    # the options as the seat's view shows them: only those it may take (ruling 41)
+    options = decision_options(s, decision) if decision is not None and decision.seat == seat \
+        else ()
     return [action_index(a, cards, options) for a in legal]
 
 

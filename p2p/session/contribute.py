@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import Action, Pick, legal_actions
+from engine import Action, Pick, legal_actions, unasked_answer
 from p2p.crypto.commitments import Opening, commitment_of
 from p2p.crypto.sealed import box_key
 from p2p.errors import LocalProtocolError
@@ -40,6 +40,11 @@ class Contributions(SessionFields):
         spec = stage.spec
         if spec.contribute is None:  # a decision: ask our player (``submit`` answers)
             assert self.engine is not None and self.my_seat is not None
+            forced = unasked_answer(self.engine)
+            if forced is not None and forced.seat == self.my_seat and spec.answer is not None:
+                # one legal option: not asked (ruling 41), answered as a contribution is
+                self._send(spec.kind, spec.answer(self, stage, forced).to_json())
+                return
             if self.pending_input is None:
                 self.pending_input = legal_actions(self.engine, self.my_seat)
                 self.input_stage = stage.index

@@ -181,7 +181,11 @@ def setup_case(n: int, label: str) -> dict[str, Any]:
 
 # -- engine action sequences and state hashes -------------------------------------------------
 
-ENGINE_CASES = ((2, "engine vector 2"), (3, "engine vector 3"))
+# Whole games from these labels cover, together (tests/test_vectors.py checks it): 2, 3 and 4
+# players, every event resolved on a planet, every decision kind, the four claims, captured
+# prisoners, Prophecy placing the leftovers, and both ends (16 VP, 3 casualties).
+ENGINE_CASES = ((2, "engine vector 2"), (3, "engine vector 3"), (3, "engine vector 3/64"),
+                (4, "engine vector 4/62"), (3, "engine vector 3/41"), (2, "engine vector 2/0"))
 MAX_ENGINE_STEPS = 2000  # a game ends long before; bounds the loop if the engine ever stalls
 
 
@@ -261,7 +265,12 @@ def decided(session: Any, stage: Any) -> dict[str, Any]:
     engine, deck = session.engine, session.deck
     if stage.kind == "deck/step":
         turn = deck.turn
-        return {"deck_step": {"step": turn.step, "seat": turn.seat, "batch": turn.batch}}
+        step = {"step": turn.step, "seat": turn.seat, "batch": turn.batch}
+        if turn.batch > 0:  # a clean-up reshuffle: its inputs, the engine's discard order
+            step["sources"] = list(engine.discard)
+        return {"deck_step": step}
+    if stage.kind in ("chance/commit", "chance/reveal"):
+        return {"label": f"leftovers/{engine.round}"}
     if stage.kind == "keys":
         opens = stage.param(Opens)
         due = {}
