@@ -304,7 +304,7 @@ class Referee:
             if target is not None and claim.blame not in seen \
                     and self._resolve(target, final, seen | {peer}):
                 return True
-            if not final and self._blocked_on(peer) and target is None:
+            if not final and self._blocked_on(peer) and target is None and s.me is not None:
                 self._left(claim, "it stopped the game")
                 return True
             return False
@@ -352,7 +352,10 @@ class Referee:
             # did its part; a file cut there, or missing another's last message, proves
             # nothing).
             return False
-        if self._blocked_on(peer) or final:
+        # An observer names a claimant that holds up the stage only at the log's end: a
+        # proof against it may come later in the file (each author's order is all that
+        # holds), and a proof weighs more than a claim left standing.
+        if (self._blocked_on(peer) and s.me is not None) or final:
             self._left(claim, "its accusation does not check against our log"
                        if claim.blame is not None else "it stopped the game")
             return True
