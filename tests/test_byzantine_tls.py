@@ -102,9 +102,10 @@ async def play_byzantine(root: Path, seed: int, monkeypatch: pytest.MonkeyPatch,
     return [live_verdict(session) for session, _ in honest]
 
 
-# In make soak, not make test: under load its shuffled transcripts once named the byzantine
-# peer abandoned where the live verdict proved it unfair (the kind depends on the file's
-# order; an open defect, see the issue notes).
+# In make soak, not make test (for time): under load its shuffled transcripts once named the
+# byzantine peer abandoned where the live verdict proved it unfair (an observer named a
+# claimant blocking the stage before reading a proof later in the file; it now waits for the
+# file's end: p2p/session/blame.py).
 @pytest.mark.soak
 @pytest.mark.parametrize("seed", [16])
 async def test_a_byzantine_peer_over_tls_gets_no_honest_peer_named(
