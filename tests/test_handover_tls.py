@@ -120,7 +120,8 @@ async def play_with_a_death(root: Path, n: int, victim: int) -> list[Peer]:
 
         return choose
 
-    options = options_in(root, SHORT_GRACE, escrow=lambda i: i == 0)
+    options = options_in(root, SHORT_GRACE, escrow=lambda i: i == 0,
+                         accept_escrow=lambda i: i != 0)
     return await play(root, n, options, chooser, scopes)
 
 

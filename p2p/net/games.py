@@ -20,7 +20,7 @@ from p2p.identity import Identity, default_home, short_id
 from p2p.net.chatlink import ChatLink
 from p2p.net.discovery import advertise_lobby
 from p2p.net.joincode import JoinCode
-from p2p.net.lobby import LobbyUpdate, lobby_changes
+from p2p.net.lobby import LobbyUpdate, TableTerms, lobby_changes
 from p2p.net.mesh import Mesh
 from p2p.net.node import (
     HostedLobby,
@@ -74,6 +74,7 @@ class PeerOptions:
     chat: ChatLink | None = None  # the player's side of the table chat (p2p.net.chatlink)
     leave_after_round: int | None = None  # hand our seat over to a ghost when it is over
     escrow: bool = False  # if we host: every player's secret is escrowed (3-4 players)
+    accept_escrow: bool = False  # if we join: we agree to a table that escrows
 
     @property
     def home_dir(self) -> Path:
@@ -113,6 +114,7 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
         if started and not store.exists():
             on_event(_no_records(store))
         session, resumed = open_session(mesh.roster, mesh.identity, store, started)
+        session.agreed_terms = node.terms.get(mesh.game_id)
     else:
         session, resumed, store = opened
     if options.on_session is not None:
@@ -183,8 +185,9 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
     name = options.name_for(identity)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
+        terms = TableTerms(options.timing or Timing(), options.escrow and players >= 3)
         lobby = node.host(players=players, name=name, advertise=options.advertise,
-                          game_id=game_id)
+                          game_id=game_id, terms=terms)
         lobby.allowed = allowed
         lobby.on_change = lambda entry, came: on_event(arrival_event(lobby, entry, came))
         lobby.open_chat(options.chat)
@@ -228,9 +231,11 @@ async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
     identity = _prepare(options)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
-        roster = await node.enter_lobby(join_code, name=options.name_for(identity),
-                                        on_update=lobby_reporter(identity, on_event),
-                                        chat=options.chat)
+        roster = await node.enter_lobby(
+            join_code, name=options.name_for(identity),
+            on_update=lobby_reporter(identity, on_event), chat=options.chat,
+            accept_escrow=options.accept_escrow,
+            on_terms=lambda terms: on_event(LogLine(f"the table: {terms.describe()}")))
         if node.listens_for(roster):
             mesh = await _start(lambda: node.start_mesh(roster), game_id, options)
             return await _play(node, mesh, choose, on_event, options)

@@ -31,6 +31,7 @@ from p2p.net.roster import (
     tagged_name,
     valid_name,
 )
+from p2p.session.timing import Timing, parse_clock
 from p2p.text import printable
 from p2p.wire import parse_from
 
@@ -143,14 +144,49 @@ def _raise_if_refused(obj: Mapping[str, Any], blame: int | None, who: str) -> No
         raise LobbyRefused(blame, f"{who} refused us: {reason if isinstance(reason, str) else '?'}")
 
 
+ESCROW_TERMS = ("this table escrows every player's secret: if a player vanishes, the others "
+                "together rebuild its hand and play its seat on (so all the other players "
+                "together could open your hand)")
+
+
+class EscrowNotAccepted(LocalProtocolError):
+    """The table escrows and we did not agree to it: we leave its lobby."""
+
+
+@dataclass(frozen=True)
+class TableTerms:
+    """What a joiner agrees to by joining: the table's clock and whether it escrows. The
+    host's welcome says them; its setup/commit must then say the same."""
+
+    timing: Timing
+    escrow: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"clock": self.timing.to_json(), "escrow": self.escrow}
+
+    @classmethod
+    def from_json(cls, obj: object, blame: int | None) -> TableTerms:
+        if not isinstance(obj, dict) or set(obj) != {"clock", "escrow"} \
+                or not isinstance(obj["escrow"], bool):
+            raise RemoteProtocolError(blame, "the welcome's table must be {'clock': ..., "
+                                             "'escrow': true or false}")
+        return cls(parse_clock(blame if blame is not None else 0, obj["clock"], Timing()),
+                   obj["escrow"])
+
+    def describe(self) -> str:
+        return self.timing.describe() + ("; " + ESCROW_TERMS if self.escrow else "; no escrow")
+
+
 class HostLobby:
     """The host's side of the lobby: admits joiners in order until the game is full."""
 
-    def __init__(self, game_id: str, players: int, host: RosterEntry) -> None:
+    def __init__(self, game_id: str, players: int, host: RosterEntry,
+                 terms: TableTerms | None = None) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise LocalProtocolError(f"a game has {MIN_PLAYERS}-{MAX_PLAYERS} players")
         self.game_id = game_id
         self.players = players
+        self.terms = terms
         self._entries: list[RosterEntry] = [host]
 
     @property
@@ -191,7 +227,10 @@ class HostLobby:
         return tagged_name(name, peer_id) if clash else name
 
     def welcome(self, entry: RosterEntry) -> dict[str, Any]:
-        return {"type": "welcome", "game": self.game_id, "players": self.players}
+        welcome = {"type": "welcome", "game": self.game_id, "players": self.players}
+        if self.terms is not None:
+            welcome["table"] = self.terms.to_json()
+        return welcome
 
     def update(self) -> dict[str, Any]:
         """The lobby update every admitted joiner gets whenever the table changes."""
@@ -233,7 +272,8 @@ def answer_rejoin(roster: Roster, peer_key: bytes, data: bytes) -> list[dict[str
 class JoinerLobby:
     """The joiner's side of the lobby: hello, then wait for the welcome and the roster."""
 
-    def __init__(self, code: JoinCode, identity: Identity, name: str, port: int) -> None:
+    def __init__(self, code: JoinCode, identity: Identity, name: str, port: int,
+                 accept_escrow: bool = False) -> None:
         name = clean_name(name)
         if not valid_name(name):
             raise LocalProtocolError(f"bad player name {name!r} (1 to {MAX_NAME_LEN} printable "
@@ -243,6 +283,8 @@ class JoinerLobby:
         self.name = name
         self.port = port
         self.started = False  # the welcome said the game's roster is out already
+        self.accept_escrow = accept_escrow
+        self.terms: TableTerms | None = None  # what the welcome said the table is
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -259,6 +301,11 @@ class JoinerLobby:
         if obj["type"] != "welcome" or obj.get("game") != self.code.game_id:
             raise RemoteProtocolError(None, "host did not answer the hello with a welcome")
         self.started = obj.get("started") is True
+        if "table" in obj:
+            self.terms = TableTerms.from_json(obj["table"], 0)
+            if self.terms.escrow and not self.accept_escrow and not self.started:
+                raise EscrowNotAccepted(
+                    f"not joined: {ESCROW_TERMS}; to agree, join again with --accept-escrow")
 
     def on_message(self, data: bytes) -> LobbyUpdate | Roster:
         """What the host sends while we wait: lobby updates, then the roster."""

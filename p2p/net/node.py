@@ -23,6 +23,7 @@ from p2p.net.lobby import (
     JoinerLobby,
     LobbyRefused,
     LobbyUpdate,
+    TableTerms,
     answer_rejoin,
     decode_control,
     encode_control,
@@ -210,6 +211,7 @@ class Node:
         # Games whose roster the host sent us again (its lobby had closed): they may have
         # begun without our knowing.
         self.rejoined: set[str] = set()
+        self.terms: dict[str, TableTerms] = {}  # game id -> what its host's welcome said
 
     def advertised_address(self, advertise: str | None = None) -> str:
         if advertise:
@@ -219,7 +221,7 @@ class Node:
         return _guess_lan_address()
 
     def host(self, *, players: int, name: str, advertise: str | None = None,
-             game_id: str | None = None) -> HostedLobby:
+             game_id: str | None = None, terms: TableTerms | None = None) -> HostedLobby:
         """Open a lobby for ``players`` peers (us included) and make its join code (a fresh
         game id unless ``game_id`` is given: a rematch's is derived from the last game's)."""
         if self._hosted is not None or self._mesh is not None:
@@ -231,7 +233,7 @@ class Node:
             raise LocalProtocolError(f"bad player name {name!r} (1 to {MAX_NAME_LEN} printable "
                                      "characters, none invisible or combining)")
         me = RosterEntry(0, name, self.identity.public_bytes, address, self.port)
-        lobby = HostLobby(game_id, players, me)
+        lobby = HostLobby(game_id, players, me, terms)
         code = JoinCode(address, self.port, game_id, self.identity.peer_id)
         self._hosted = HostedLobby(self, lobby, code)
         return self._hosted
@@ -249,7 +251,8 @@ class Node:
 
     async def enter_lobby(self, code: JoinCode | str, *, name: str,
                           on_update: Callable[[LobbyUpdate], None] | None = None,
-                          chat: ChatLink | None = None) -> Roster:
+                          chat: ChatLink | None = None, accept_escrow: bool = False,
+                          on_terms: Callable[[TableTerms], None] | None = None) -> Roster:
         """Hello to the code's host, show its lobby updates (``on_update``, the last one made
         from the roster), and return the roster, stored durably before it is used. While we
         wait, ``chat`` shows the lobby's chat (each line's signature checked here: the host
@@ -261,7 +264,7 @@ class Node:
         if self._mesh is not None:
             raise LocalProtocolError("this node already runs a game")
         join_code = JoinCode.parse(code) if isinstance(code, str) else code
-        joiner = JoinerLobby(join_code, self.identity, name, self.port)
+        joiner = JoinerLobby(join_code, self.identity, name, self.port, accept_escrow)
         conn = await dial(
             join_code.address, join_code.port, self.identity, join_code.host_id, self.config, 0
         )
@@ -279,6 +282,11 @@ class Node:
         try:
             await conn.send_frame(encode_control(joiner.hello()))
             joiner.on_welcome(await conn.receive_first_frame())
+            if joiner.terms is not None:
+                # What we agreed to: the host's setup must say the same (the session checks).
+                self.terms[join_code.game_id] = joiner.terms
+                if on_terms is not None:
+                    on_terms(joiner.terms)
             if chat is not None:
                 chat.attach_lobby(say)
             with trio.fail_after(self.config.lobby_timeout):

@@ -35,7 +35,7 @@ from p2p.session.bodies import (
     deck_data,
 )
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import GameOver, LogLine, Peer, Seat
+from p2p.session.events import STOPPED, GameOver, LogLine, Peer, Seat
 from p2p.session.fields import SessionFields
 from p2p.session.opening import Opens, take_keys
 from p2p.session.recover import ESCROW_NOTE
@@ -69,8 +69,19 @@ class Completions(SessionFields):
             self.setup.receive(peer, body.seed)
             self.box_public[peer] = body.box
         # The host (peer 0) sets the table's clock and the escrow; anyone else's is ignored.
-        self._set_timing(parse_clock(0, bodies[0][1].clock, self.timing))
-        self.escrow = bodies[0][1].escrow and self.n >= 3
+        timing = parse_clock(0, bodies[0][1].clock, self.timing)
+        escrow = bodies[0][1].escrow and self.n >= 3
+        agreed = self.agreed_terms
+        if agreed is not None and self.me not in (None, 0) and (
+                timing.to_json() != agreed.timing.to_json() or escrow != agreed.escrow):
+            # Not the table we agreed to in its lobby: we leave before any share of ours is
+            # sent. (The welcome is not signed: this proves nothing to the others.)
+            self._abort(None, "the host's table is not the one its lobby showed (clock "
+                              f"{timing.describe()}; escrow {'on' if escrow else 'off'}): we "
+                              "leave the game", kind=STOPPED)
+            return
+        self._set_timing(timing)
+        self.escrow = escrow
         if self.escrow:
             self.events.append(LogLine(ESCROW_NOTE))
 

@@ -84,6 +84,7 @@ class SessionFields:
     is_ghost: bool
     escrow: bool  # the table escrows its secrets (the host's setup/commit says)
     escrow_wanted: bool  # we host, and want it to
+    agreed_terms: Any  # what we agreed to in the lobby (p2p.net.lobby.TableTerms), or None
     escrow_boxes: dict[int, dict[int, tuple[str, bytes]]]  # author -> holder -> (box, commit)
     escrow_held: dict[int, EscrowShare]  # author -> our share of its secret
     escrow_claims: dict[Peer, Any]  # the peer we claimed -> its ``recover.EscrowClaim``

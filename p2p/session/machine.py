@@ -155,6 +155,9 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         # The escrow (``p2p.session.escrow``, ``recover``): on if the host's setup says so.
         self.escrow = False
         self.escrow_wanted = False
+        # What a joiner agreed to in the lobby (``p2p.net.lobby.TableTerms``: ``timing`` and
+        # ``escrow``); the host's setup/commit must say the same. None: not checked.
+        self.agreed_terms: Any = None
         self.escrow_boxes: dict[int, dict[int, tuple[str, bytes]]] = {}
         self.escrow_held: dict[int, EscrowShare] = {}
         self.escrow_claims: dict[Peer, EscrowClaim] = {}

@@ -263,6 +263,10 @@ def join(
     no_discovery: bool = NO_DISCOVERY_OPTION,
     rematch: bool = typer.Option(False, "--rematch", help=REMATCH_HELP),
     leave_after_round: int | None = LEAVE_OPTION,
+    accept_escrow: bool = typer.Option(
+        False, "--accept-escrow", help="Agree to join a table that escrows every player's "
+        "secret (if you vanish, the others together rebuild your hand and play your seat on; "
+        "together they could also open it). Without it such a table is left at once."),
 ) -> None:
     """Join a game by its short code (found on the LAN) or its long join code (or resume it,
     if this home was already in it); without a code, pick a LAN game in the UI."""
@@ -274,7 +278,7 @@ def join(
     options = PeerOptions(home=home, name=name, bind=bind, port=port,
                           transcript=transcript,
                           discovery_interface=checked_interface(discovery_interface),
-                          leave_after_round=leave_after_round)
+                          leave_after_round=leave_after_round, accept_escrow=accept_escrow)
     if not code:
         if bot is not None or no_discovery:
             typer.echo("error: name the game to join (its short code or join code)", err=True)
