@@ -202,9 +202,11 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                 picked = tuple(self.peer_of_seat[x] in stage.collected for x in range(self.n))
         legal = tuple(self.pending_input or ())
         deadline = self.clock.input_deadline() if legal and self.clock.running else None
+        handed = tuple(sorted(self.seat_of_peer[p] for p in range(self.n) if p in self.ghosts
+                              or any(m.msg.type == HANDOVER for m in self.queues[p])))
         return SeatView.of(self.game_id, me, seat, self.config, self.engine,
                            tuple(self.peer_of_seat), self.stage_index, legal, deadline,
-                           waiting, picked)
+                           waiting, picked, handed)
 
     def start(self) -> None:
         """Begin the game (after the mesh is up)."""

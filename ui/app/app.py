@@ -411,6 +411,8 @@ class SolsticeApp(App[int]):
         setup = self.setup
         if setup is None:
             return ""
+        if self.ended is not None and self.ended.handed_over is not None:
+            return handed_over_text(self.ended)
         game = (self.ended.game_id if self.ended else None) or self.game_id or setup.game or (
             setup.code.game_id if setup.code else None)
         home = str(setup.options.home) if setup.options.home else None
@@ -452,19 +454,30 @@ def resume_hint(mode: str, game: str | None, stored: bool, home: str | None) -> 
     """How (and whether) a game left now can be picked up again: ``stored`` says that this
     home holds ``game`` unfinished (its roster is stored once the table is full), the only
     case in which ``solstice resume`` can continue it. Every command printed here works when
-    copied."""
+    copied: each is on a line of its own (``ui.app.commandtext`` lays it out to the screen)."""
     home_flag = f" --home {shlex.quote(home)}" if home else ""
     if mode == "play":
         return ("A game against local bots cannot be resumed (the bots keep no state); "
-                "start a new one with: solstice play")
+                "start a new one with:\nsolstice play")
     if game is not None and stored:
-        return f"Resume it later with: solstice resume {game}{home_flag}"
+        return f"Resume it later with:\nsolstice resume {game}{home_flag}"
     if mode == "rematch":
         return "The rematch had not started (not everyone had joined); nothing to resume."
     if mode == "join":
         return ("You were not in a game yet, so there is nothing to resume; to pick a game "
-                f"on the LAN: solstice join{home_flag}")
+                f"on the LAN:\nsolstice join{home_flag}")
     return "The game had not started yet; nothing to resume."
+
+
+def handed_over_text(ended: GameEnded) -> str:
+    """What a player who handed its seat over can do now: nothing to resume (the game goes
+    on without it); the game's final transcript comes from someone still in it."""
+    text = (f"You handed your seat over; the game goes on without you (the ghost plays "
+            f"{ended.handed_over}, open-handed). Nothing to resume. For the final transcript, "
+            "ask another player for theirs (solstice verify checks it)")
+    if ended.watch_code:
+        return text + f", or watch the rest of the game:\nsolstice watch {ended.watch_code}"
+    return text + "."
 
 
 def run_app(setup: NetSetup | None, title: str, start: LanStart | None = None) -> int:
@@ -478,6 +491,8 @@ def run_app(setup: NetSetup | None, title: str, start: LanStart | None = None) -
         ended = app.ended
         if ended.result is not None:
             print(readable(ended.result.get("summary", "game over")))
+        elif ended.handed_over is not None:
+            print(handed_over_text(ended))
         else:
             print(f"The game stopped: {ended.reason}")
             if setup is not None and setup.mode != "play" and ended.game_id:

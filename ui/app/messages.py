@@ -106,3 +106,8 @@ class GameEnded:
     game_id: str | None = None
     home: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    handed_over: str | None = None  # our faction: we left, the ghost plays it on
+    watch_code: str | None = None  # the join code, which ``solstice watch`` takes too
+    # A watcher's game that did not finish and proves nobody unfair: "connection lost" or
+    # "game stopped" (None: finished, or stopped on a cheat).
+    unfinished: str | None = None

@@ -459,7 +459,9 @@ def error_text(exc: BaseException) -> str:
                 f"or the code's address): {exc.strerror or exc}")
     if isinstance(exc, OSError) and not isinstance(exc, P2PError) and exc.errno in _OS_ERRORS:
         return f"{_OS_ERRORS[exc.errno]} ({exc.strerror})"
-    return str(exc)
+    from ui.app.notes import error_words
+
+    return error_words(exc)
 
 
 def register(app: typer.Typer) -> None:

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, RichLog, Static
 
 from engine.cards import CARDS, FACTIONS, PLANETS, TYPES, action_card
+from ui.app.commandtext import CommandText
 from ui.app.render import EVENT_STYLE, EVENT_TEXT, card_effect, faction_style
 
 RULES_SUMMARY = """\
@@ -146,7 +147,7 @@ class LeaveScreen(ModalScreen[bool | str]):
     def compose(self) -> ComposeResult:
         with Vertical(id="leave-box"):
             yield Static(Text("Leave the game?", style="bold"))
-            yield Static(self.how_to_resume, id="leave-text")
+            yield CommandText(self.how_to_resume, id="leave-text")
             if self.hand_over:
                 yield Static("Or hand your seat over (h): the game goes on without you, "
                              "your seat played by the ghost bot on every other player's "

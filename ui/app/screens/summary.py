@@ -26,6 +26,7 @@ from engine.events import (
     RoundStarted,
     Scored,
 )
+from ui.app.commandtext import CommandText, wrap_path
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
 from ui.app.wording import describe, readable
@@ -241,11 +242,14 @@ class EndScreen(Screen[None]):
                 yield Static(ending_text(result), id="end-why")
                 yield Static(Text("✔ " + readable(result.get("summary", "audit passed")),
                                   style="bold #7ee787"), id="audit")
+            elif ended.handed_over is not None:
+                yield Static(Text("You left the game", style="bold #e3b341"), id="end-title")
+                yield CommandText(self.resume_hint, id="audit")
             else:
                 yield Static(Text("The game stopped", style="bold red"), id="end-title")
-                yield Static(Text(ended.reason or "unknown reason", style="red"), id="audit")
+                yield CommandText(ended.reason or "unknown reason", "red", id="audit")
                 if self.resume_hint:
-                    yield Static(Text(self.resume_hint, style="#e3b341"))
+                    yield CommandText(self.resume_hint, "#e3b341")
             if ended.transcript:
                 path = short_path(ended.transcript)
                 # The path on a line of its own: at 80 columns it fits unbroken.
@@ -285,20 +289,6 @@ class EndScreen(Screen[None]):
         mine = [f for f, name in self.names.items() if name == "you"]
         seat = replay.factions.index(mine[0]) if mine and mine[0] in replay.factions else 0
         self.app.push_screen(ReplayScreen(replay, seat))  # as the player saw it
-
-
-def wrap_path(path: str, width: int) -> list[str]:
-    """``path`` in lines of at most ``width``, broken only after a "/" (a name longer than a
-    line is cut, nothing else): the terminal's own wrap split names mid-word."""
-    parts = [part + "/" for part in path.split("/")[:-1]] + [path.split("/")[-1]]
-    lines = [""]
-    for part in parts:
-        if lines[-1] and len(lines[-1]) + len(part) > width:
-            lines.append("")
-        lines[-1] += part
-        while len(lines[-1]) > width:
-            lines[-1:] = [lines[-1][:width], lines[-1][width:]]
-    return [line for line in lines if line]
 
 
 class PathLine(Static):

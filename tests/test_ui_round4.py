@@ -1,0 +1,379 @@
+"""Terminal UI round 4 (issue 48): a learning game no clock plays for, leaving and watching
+that say what happened, the log in names, commands that survive a copy. Pilot tests from
+plain data or loopback sessions (no network) unless they say otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from test_ui_feedback import _app, _state, _text
+from test_ui_live import Posts, _at_decision
+from textual.app import App
+
+from engine import Pick
+from engine.view import view
+from p2p.errors import RemoteProtocolError
+from p2p.net.games import PeerOptions
+from p2p.net.joincode import JoinCode
+from p2p.session.events import ClockRanOut, DecisionClock, SeatHandedOver
+from ui.app import widgets
+from ui.app.app import handed_over_text, resume_hint
+from ui.app.commandtext import CommandText, layout, wrap_command
+from ui.app.messages import BoardChanged, GameEnded, NetNote
+from ui.app.netgame import LEARN_TIMING, NetGame, NetSetup
+from ui.app.screens.dialogs import LeaveScreen
+from ui.app.screens.summary import EndScreen
+from ui.app.spectate import SpectateScreen, verdict_text
+from ui.app.watchgame import WatchedGame, public_view
+
+CSS = "../ui/app/solstice.tcss"
+SMALL, STANDARD = (60, 20), (80, 24)
+SIZES = pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
+GAME = "0123abcd" * 4
+HOME = "/home/alice/.local/share/solstice"
+CODE = JoinCode("192.168.1.20", 40123, "ab" * 16, "cd" * 32)
+
+
+@pytest.fixture(autouse=True)
+def frozen_status_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(widgets, "now", lambda: 1000.0)
+
+
+def _net_game(tmp_path: Path, mode: str = "join", players: int = 3,
+              **setup: Any) -> tuple[NetGame, Posts, Any]:
+    loop = _at_decision(players)
+    side = Posts()
+    game = NetGame(NetSetup(mode, PeerOptions(home=tmp_path), game="g1", **setup), side)  # type: ignore[arg-type]
+    game.roster_names = ["me", "hal", "ann"][:players]
+    game.views = loop.sessions[0].seat_view
+    game.now = lambda: 0.0
+    return game, side, loop
+
+
+def _notes(side: Posts) -> list[str]:
+    return [item.text for item in side.items if isinstance(item, NetNote)]
+
+
+def _boards(side: Posts) -> list[BoardChanged]:
+    return [item for item in side.items if isinstance(item, BoardChanged)]
+
+
+# -- item 1: a learning game has no clock that plays for the player ------------------------------
+
+def test_a_learning_game_against_bots_runs_no_clock_that_can_play_for_a_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ui.app.netgame as netgame
+
+    seen: list[PeerOptions] = []
+
+    async def host_game(players: int, choose: Any, on_event: Any, options: PeerOptions,
+                        on_lobby: Any) -> None:
+        seen.append(options)
+
+    monkeypatch.setattr(netgame, "host_game", host_game)
+    for learn in (True, False):
+        game = NetGame(NetSetup("play", PeerOptions(home=tmp_path), bots=("random",),
+                                learn=learn), Posts())  # type: ignore[arg-type]
+
+        async def play(game: NetGame = game) -> None:
+            async with trio.open_nursery() as nursery:
+                await game._play(nursery)
+
+        trio.run(play)
+    learning, normal = seen
+    assert learning.timing == LEARN_TIMING and normal.timing is None
+    # No game clock, and the longest decision the protocol allows.
+    assert learning.timing.decision_bank == 0 and learning.timing.decision == 3600
+
+
+def test_a_learning_game_shows_no_clock_and_no_action_text(tmp_path: Path) -> None:
+    game, side, loop = _net_game(tmp_path, "play", players=2, learn=True)
+    seats = loop.sessions[0].seat_view()
+    game.on_event(DecisionClock("pick/commit", (0, 1), 3600, 3600.0, seats.stage, (None,)))
+    assert _boards(side)[-1].clocks == ()
+    assert _notes(side) == []  # the clock notice is no log line ("action by peer(s) ...")
+    pick = next(a for a in seats.legal if isinstance(a, Pick))
+    game.on_event(ClockRanOut(pick))
+    (line,) = _notes(side)
+    assert line.startswith("Your time ran out: played for you by default: ")
+    assert pick.text() not in line and "drafts" in line, line
+
+
+# -- item 6: the log pane in names, never "peer(s) 3" ---------------------------------------------
+
+def test_the_log_pane_gets_no_decision_clock_lines(tmp_path: Path) -> None:
+    game, side, loop = _net_game(tmp_path)
+    seats = loop.sessions[0].seat_view()
+    game.on_event(DecisionClock("pick/commit", (0, 1, 2), 120, 120.0, seats.stage,
+                                (1200.0, 1200.0, 20.0)))
+    assert not any("peer" in text for text in _notes(side))
+    assert _boards(side)[-1].clocks  # the status line shows the clocks instead
+
+
+def test_the_watch_log_gets_no_decision_clock_lines(tmp_path: Path) -> None:
+    side = Posts()
+    watched = WatchedGame(CODE, PeerOptions(home=tmp_path), side)  # type: ignore[arg-type]
+    watched.session = _at_decision(3).sessions[0]
+    watched.on_event(DecisionClock("pick/commit", (0, 1, 2), 120, 120.0, 9, ()))
+    assert _notes(side) == []
+
+
+# -- item 4: a handover shown when it arrives, in names and factions ------------------------------
+
+def test_a_handover_is_shown_when_it_arrives_in_names_factions_and_phases(
+        tmp_path: Path) -> None:
+    game, side, loop = _net_game(tmp_path)
+    me, hal = loop.sessions[0], loop.sessions[1]
+    _our_dispatch_turn(loop)
+    seat = me.seat_of_peer[1]
+    faction = me.config.factions[seat]
+    game.on_event(_disconnected())
+    hal.hand_over()
+    loop.deliver()
+    # Held, not taken yet: the game needs hal only at its next turn, after ours.
+    assert seat in me.seat_view().handed_over
+    assert not any(isinstance(e, SeatHandedOver) for e in me.events)
+    game.post_board(force=True)
+    said = [t for t in _notes(side) if "handed" in t]
+    assert said == [f"hal ({faction}) handed the seat over in round 1, during the dispatch "
+                    f"and left; the ghost plays {faction} from now on, open-handed (every "
+                    "remaining player sees its cards)"]
+    assert 1 not in game.away  # gone for good: no "disconnected; the game stops in 60 s"
+    # Once the game takes the handover, nothing is said twice, and no "seat 2, peer 1".
+    game.on_event(SeatHandedOver(1, seat, 1, 9, "ghost"))  # type: ignore[arg-type]
+    assert [t for t in _notes(side) if "handed" in t or "peer" in t] == said
+
+
+def _our_dispatch_turn(loop: Any) -> None:
+    """Everyone plays its first legal choice until it is our turn to dispatch."""
+    me = loop.sessions[0]
+    for _ in range(5000):
+        if me.engine.phase.value == "dispatch" and me.pending_input:
+            return
+        for session in loop.sessions:
+            if session.pending_input and not (session is me and
+                                              me.engine.phase.value == "dispatch"):
+                session.submit(session.pending_input[0], session.input_stage)
+        loop.deliver()
+    raise AssertionError("never our turn to dispatch")
+
+
+def _disconnected() -> Any:
+    from p2p.net.notices import Waiting
+    from p2p.session.events import Peer
+
+    return Waiting("hal (1a2b3c4d) disconnected (closed); waiting up to 60 s for it to come "
+                   "back", (Peer(1),))
+
+
+# -- item 3: the player who hands over is told what happened ---------------------------------------
+
+def test_the_player_who_hands_over_is_told_the_game_goes_on_without_them(tmp_path: Path) -> None:
+    game, _side, loop = _net_game(tmp_path)
+    game.setup.code = CODE
+    game.join_code = CODE.encode()
+    game._hand_over = loop.sessions[0].hand_over
+    game._leave_with_handover()
+    ended = game._ended(None, "the game stopped; resume it with solstice resume g1")
+    faction = loop.sessions[0].config.factions[loop.sessions[0].my_seat]
+    assert ended.handed_over == faction
+    text = handed_over_text(ended)
+    assert text.startswith(f"You handed your seat over; the game goes on without you (the "
+                           f"ghost plays {faction}, open-handed).")
+    assert f"solstice watch {CODE.encode()}" in text and "another player" in text
+    assert "resume" not in text.replace("Nothing to resume", "")
+
+
+@SIZES
+def test_the_end_screen_after_a_handover(snap_compare: Any, size: tuple[int, int]) -> None:
+    ended = GameEnded(None, "stopped", game_id=GAME, handed_over="blue",
+                      watch_code=CODE.encode())
+
+    class Fixture(App[None]):
+        CSS_PATH = CSS
+
+        def on_mount(self) -> None:
+            self.push_screen(EndScreen(ended, resume_hint=handed_over_text(ended)))
+
+    assert snap_compare(Fixture(), terminal_size=size)
+
+
+# -- item 8: commands on one line, or broken with a trailing backslash ----------------------------
+
+def _joined(lines: list[str]) -> str:
+    return re.sub(r" \\\n {2}", " ", "\n".join(lines))
+
+
+@pytest.mark.parametrize("width", [44, 56, 76, 120])
+def test_a_command_breaks_only_between_words_with_a_trailing_backslash(width: int) -> None:
+    home = f"'{HOME}/my games'"  # one shell word: never broken, even where it is too long
+    command = f"solstice resume {GAME} --home {home}"
+    lines = wrap_command(command, width)
+    assert _joined(lines) == command
+    assert all(line.endswith(" \\") for line in lines[:-1])
+    assert all(len(line) <= width for line in lines if home not in line)
+    assert any(home in line for line in lines)
+
+
+@pytest.mark.parametrize("width", [40, 56, 76])
+def test_a_join_code_longer_than_a_line_breaks_where_the_shell_joins_it_again(width: int) -> None:
+    command = f"solstice watch {CODE.encode()} --home {HOME}"
+    lines = wrap_command(command, width)
+    assert all(len(line) <= width for line in lines)
+    # The shell drops a backslash-newline, inside a word too.
+    assert "\n".join(lines).replace("\\\n", "").split() == command.split()
+
+
+def test_a_quoted_command_in_a_stop_reason_gets_lines_of_its_own() -> None:
+    reason = (f"hal stopped answering; to continue later, every player runs 'solstice resume "
+              f"{GAME} --home THEIR_HOME' (here: 'solstice resume {GAME} --home {HOME}')")
+    lines = layout(reason, 76)
+    assert all(len(line) <= 76 for line in lines)
+    assert f"solstice resume {GAME} --home {HOME}" in _joined(lines).split("\n")
+
+
+@SIZES
+def test_the_leave_dialog_keeps_the_resume_command_whole(snap_compare: Any,
+                                                         size: tuple[int, int]) -> None:
+    hint = resume_hint("join", GAME, True, HOME)
+    assert hint.endswith(f":\nsolstice resume {GAME} --home {HOME}")
+
+    class Fixture(App[None]):
+        CSS_PATH = CSS
+
+        def on_mount(self) -> None:
+            self.push_screen(LeaveScreen(hint, hand_over=True))
+
+    assert snap_compare(Fixture(), terminal_size=size)
+
+
+@SIZES
+def test_the_stopped_screen_keeps_the_commands_whole(size: tuple[int, int]) -> None:
+    reason = (f"hal stopped answering; to continue later, every player runs 'solstice resume "
+              f"{GAME} --home THEIR_HOME' (here: 'solstice resume {GAME} --home {HOME}')")
+    ended = GameEnded(None, reason, game_id=GAME)
+
+    class Fixture(App[None]):
+        CSS_PATH = CSS
+
+        def on_mount(self) -> None:
+            self.push_screen(EndScreen(ended, resume_hint=resume_hint("join", GAME, True,
+                                                                      HOME)))
+
+    async def scenario() -> list[str]:
+        app = Fixture()
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return [str(w.render()) for w in app.screen.query(CommandText)]
+
+    shown = asyncio.run(scenario())
+    command = f"solstice resume {GAME} --home {HOME}"
+    for text in shown:
+        assert all(len(line) <= size[0] - 4 for line in text.split("\n")), text
+    assert all(command in _joined(text.split("\n")).split("\n") for text in shown)
+
+
+@SIZES
+def test_the_disconnected_status_line_is_not_cut(tmp_path: Path, size: tuple[int, int]) -> None:
+    s = _state()
+    waiting = ("blue (hal) — disconnected; the game stops in 41 s unless they come back",)
+
+    async def scenario() -> tuple[str, int]:
+        app = _app("join", tmp_path)
+        async with app.run_test(size=size) as pilot:
+            app.deliver(BoardChanged(view(s, 0), waiting))
+            await pilot.pause()
+            status = app.screen.query_one(widgets.StatusLine)
+            return str(status.render()), status.size.height
+
+    text, height = asyncio.run(scenario())
+    assert "unless they come back" in text and height >= 2
+
+
+# -- item 7: a resumed game shows our decision's clock ---------------------------------------------
+
+def test_a_resumed_game_shows_our_clock_though_its_clock_notice_came_before_the_time_ran(
+        tmp_path: Path) -> None:
+    import dataclasses
+
+    game, side, loop = _net_game(tmp_path, "resume")
+    me = loop.sessions[0]
+    game.now = lambda: 10.0
+    seats = me.seat_view()
+    # Replayed from the store, the stage's clock notice has no deadline yet.
+    game.on_event(DecisionClock("pick/commit", (0, 1, 2), 120, None, seats.stage, ()))
+    game.views = lambda: dataclasses.replace(me.seat_view(), deadline=100.0)
+    game.post_board(force=True)
+    assert _boards(side)[-1].clocks[seats.seat] == 90.0
+
+
+# -- item 5: a spectator who lost the game says so, whom it waited for, and how to watch again ----
+
+def test_a_lost_connection_is_unfinished_not_unfair(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import ui.app.watchgame as watchgame
+
+    async def watch_game(code: Any, on_event: Any, options: Any) -> None:
+        raise RemoteProtocolError(0, "the host closed the connection before the game ended")
+
+    monkeypatch.setattr(watchgame, "watch_game", watch_game)
+    options = PeerOptions(home=tmp_path / "w")
+    ended = trio.run(WatchedGame(CODE, options, Posts()).run)  # type: ignore[arg-type]
+    assert ended.unfinished == "connection lost"
+    text = verdict_text(ended, ("blue (hal)",))
+    assert "NOT a fair" not in text
+    assert text.startswith("Unfinished (connection lost): the host closed the connection"), text
+    assert "The game was waiting for blue (hal)" in text
+    assert f"solstice watch {CODE.encode()} --home {tmp_path / 'w'}" in text
+
+
+class WatchFixture(App[None]):
+    CSS_PATH = CSS
+
+    def __init__(self, ended: GameEnded | None) -> None:
+        super().__init__()
+        self.ended = ended
+
+    def on_mount(self) -> None:
+        from test_spectate_ui import _fixture_state
+
+        screen = SpectateScreen(GAME)
+        self.push_screen(screen)
+
+        def fill() -> None:
+            screen.show_board(public_view(_fixture_state()), ("alice", "bob", "carol"),
+                              ("blue (bob)",))
+            if self.ended is not None:
+                screen.show_end(self.ended)
+
+        screen.call_after_refresh(fill)
+
+
+@SIZES
+def test_the_watch_ui_says_whom_the_game_waits_for_live(snap_compare: Any,
+                                                        size: tuple[int, int]) -> None:
+    assert snap_compare(WatchFixture(None), terminal_size=size)
+
+
+@SIZES
+def test_the_watch_ui_after_a_lost_connection(snap_compare: Any, size: tuple[int, int]) -> None:
+    ended = GameEnded(None, "nothing heard from the host for 20 s", game_id=GAME,
+                      home="/home/dora/.local/share/solstice", watch_code=CODE.encode(),
+                      unfinished="connection lost")
+    assert snap_compare(WatchFixture(ended), terminal_size=size)
+
+
+def test_the_watch_ui_head_names_whom_the_game_waits_for() -> None:
+    async def scenario() -> str:
+        app = WatchFixture(None)
+        async with app.run_test(size=STANDARD) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            return _text(app.screen)
+
+    assert "Waiting for blue (bob)" in asyncio.run(scenario())
