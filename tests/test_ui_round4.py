@@ -377,3 +377,69 @@ def test_the_watch_ui_head_names_whom_the_game_waits_for() -> None:
             return _text(app.screen)
 
     assert "Waiting for blue (bob)" in asyncio.run(scenario())
+
+
+# -- item 9: joining from the start screen: names, hints, a dead game, the host's words ----------
+
+def test_play_joins_the_lan_under_the_players_own_name_not_you(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    import ui.app.app as app_module
+    from ui.cli.commands import app
+
+    started: list[Any] = []
+    monkeypatch.setattr(app_module, "run_app",
+                        lambda setup, title, start=None: started.append((setup, start)) or 0)
+    for name in (None, "  Ann  Lee "):
+        args = ["play", "--home", str(tmp_path)] + (["--name", name] if name else [])
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+    (_, plain), (_, named) = started
+    assert plain.join_options.name is None  # player-xxxx at the table, never "you"
+    assert plain.bots.options.name == "you"  # only against our own bots
+    assert named.join_options.name == "Ann Lee" == named.bots.options.name
+    result = CliRunner().invoke(app, ["play", "--home", str(tmp_path), "--name", "   "])
+    assert result.exit_code == 2 and "a name is 1 to" in result.output
+
+
+def test_the_lobby_interrupt_hint_keeps_the_name(tmp_path: Path) -> None:
+    from ui.cli.net import InterruptHint
+
+    hint = InterruptHint("join", tmp_path, "random", None, CODE.encode(), "Ann Lee")()
+    assert hint.endswith("--bot random --name 'Ann Lee'")
+
+
+def test_a_game_that_cannot_be_joined_goes_back_to_the_list(tmp_path: Path) -> None:
+    from test_ui_round3 import EmptyLan, _until
+
+    from ui.app.app import SolsticeApp
+    from ui.app.screens.start import LanStart, StartScreen
+
+    start = LanStart(PeerOptions(home=tmp_path / "lan"), source=EmptyLan)
+
+    async def scenario() -> tuple[bool, list[str], int]:
+        app = SolsticeApp(None, "Solstice", start)
+        async with app.run_test(size=STANDARD) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, StartScreen))
+            app.setup = NetSetup("join", start.join_options, code=CODE)  # as if picked
+            app.deliver(GameEnded(None, "the host closed the lobby before the game started"))
+            await pilot.pause()
+            back = isinstance(app.screen, StartScreen)
+            said = [n.message for n in app._notifications]
+            await pilot.press("q")
+        return back, said, app.return_value
+
+    back, said, code = asyncio.run(scenario())
+    assert back and said == ["Could not join that game: the host closed the lobby before the "
+                             "game started"]
+    assert code == 0
+
+
+def test_the_hosts_errors_say_what_to_do_not_seat_0() -> None:
+    from ui.app.netgame import failure_reason
+
+    text = failure_reason(RemoteProtocolError(0, "the host closed the lobby before the game "
+                                                 "started"))
+    assert not text.startswith("seat 0")
+    assert text.startswith("the host closed the lobby before the game started: ask the host")

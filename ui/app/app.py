@@ -91,9 +91,10 @@ class FromNetwork(Message):
     """One value from the trio side, re-posted as a Textual message so that it is handled
     inside the app's context (the bridge's loop callback runs outside of it)."""
 
-    def __init__(self, item: Any) -> None:
+    def __init__(self, item: Any, source: object = None) -> None:
         super().__init__()
         self.item = item
+        self.source = source  # the bridge it came from (a dropped one's are ignored)
 
 
 class SolsticeApp(App[int]):
@@ -153,8 +154,9 @@ class SolsticeApp(App[int]):
         self._start_network(self.setup)
 
     def _start_network(self, setup: NetSetup) -> None:
-        self.bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item)))
-        self.bridge.start(functools.partial(run_network, setup))
+        bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item, bridge)))
+        self.bridge = bridge
+        bridge.start(functools.partial(run_network, setup))
 
     def on_unmount(self) -> None:
         if self.bridge is not None:
@@ -165,7 +167,7 @@ class SolsticeApp(App[int]):
     def on_from_network(self, message: FromNetwork) -> None:
         # The bridge posts from its own thread: a value can land while Textual takes the
         # screens down, when their widgets are already gone. Nothing is shown any more then.
-        if self.is_running:
+        if self.is_running and (message.source is None or message.source is self.bridge):
             self.deliver(message.item)
 
     def deliver(self, item: Any) -> None:
@@ -348,12 +350,31 @@ class SolsticeApp(App[int]):
     def _show_end(self, ended: GameEnded) -> None:
         if self.ended is not None or self.left:
             return
+        if self._back_to_list(ended):
+            return
         self.ended = ended
         if isinstance(self.screen, RoundSummaryScreen) or self.pacer.busy:
             # The end screen follows when the player closes the last round's summary, which
             # opens when the reveal of its resolution is done.
             return
         self._push_end()
+
+    def _back_to_list(self, ended: GameEnded) -> bool:
+        """A game picked on the start screen that could not be joined (gone, full, closed):
+        back to the list, saying why, instead of ending the program."""
+        setup = self.setup
+        if (self.start is None or setup is None or setup.mode != "join" or self.started
+                or ended.result is not None):
+            return False
+        if self.bridge is not None:
+            self.bridge.stop()
+        self.setup, self.bridge, self.game, self.view = None, None, None, None
+        self.log_lines, self.game_log = [], []
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(StartScreen(self.start), self._started)
+        self.notify(f"Could not join that game: {ended.reason}", severity="error", timeout=12)
+        return True
 
     def _push_end(self) -> None:
         assert self.ended is not None

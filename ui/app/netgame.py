@@ -212,8 +212,7 @@ class NetGame:
         if self.setup.learn and self.setup.mode == "play":
             return ()  # LEARN_TIMING: no clock worth showing
         clock = self._decision
-        if (clock is None or clock.deadline is None or not seats.waiting
-                or seats.stage != clock.stage):
+        if clock is None or clock.deadline is None:
             # A resumed game: its decision's clock notice was replayed before the time ran
             # (no deadline) or not seen at all; our own deadline is in our view.
             if not seats.legal or seats.deadline is None:
@@ -221,6 +220,8 @@ class NetGame:
             own = max(0.0, seats.deadline - self.now())
             return tuple(own if seat == seats.seat else None
                          for seat in range(len(seats.peer_of_seat)))
+        if not seats.waiting or seats.stage != clock.stage:
+            return ()
         left = max(0.0, clock.deadline - self.now())
         deciding = ({seats.peer_of_seat[seat] for seat in seats.waiting} & set(clock.peers)) \
             - set(self.away)

@@ -14,7 +14,7 @@ import typer
 
 from p2p.session.timing import BANK_RANGE, DECISION_RANGE, INCREMENT_RANGE, STEP_RANGE
 from p2p.session.timing import Timing as _Timing
-from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface, player_name
 
 DEFAULT_TIMING = _Timing()  # the defaults of the host's clock options
 
@@ -54,7 +54,7 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     join_code = code if isinstance(code, JoinCode) else None
     game_id = str(game) if game else (join_code.game_id if join_code else None)
     hint = InterruptHint(mode, options.home_dir, bot, game_id,
-                         join_code.encode() if join_code else None)
+                         join_code.encode() if join_code else None, options.name)
     session = run_game(start(choose), hint)
     raise typer.Exit(0 if session.result is not None or session.left else 1)
 
@@ -66,11 +66,12 @@ class InterruptHint:
     and what to run instead. Every command it prints works when copied."""
 
     def __init__(self, mode: str, home: Path, bot: str, game: str | None = None,
-                 join_code: str | None = None) -> None:
+                 join_code: str | None = None, name: str | None = None) -> None:
         from p2p.net.games import unfinished_games
 
         self.mode, self.home, self.bot, self.game, self.join_code = mode, home, bot, game, \
             join_code
+        self.name = name  # a join again keeps the name the table knew
         self.before = set(unfinished_games(home))  # games this run did not start
 
     def stored_game(self) -> str | None:
@@ -90,8 +91,9 @@ class InterruptHint:
             return (f"interrupted; continue with: solstice resume {game} {flags} (the others "
                     "wait for this peer for a grace period; after it, every player resumes)")
         if self.mode == "join" and self.join_code is not None:
+            name = f" --name {shlex.quote(self.name)}" if self.name else ""
             return ("interrupted before the game started: nothing to resume. To join again "
-                    f"while the host still waits: solstice join {self.join_code} {flags}")
+                    f"while the host still waits: solstice join {self.join_code} {flags}{name}")
         return "interrupted before the game started: nothing to resume (the lobby is closed)"
 
 
@@ -152,7 +154,7 @@ def host(
     port: int = typer.Option(0, "--port", min=0, max=65535,
                              help="TCP port to listen on (0: any free port)."),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
-    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP, callback=player_name),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
@@ -225,7 +227,7 @@ def join(
     code: list[str] = typer.Argument(None, help="The short code or the long join code the host "
                                      "printed (pieces of a code that wrapped are joined "
                                      "together). Without one, the UI lists the LAN's games."),
-    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP, callback=player_name),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
