@@ -30,6 +30,7 @@ from ui.app.screens.dialogs import LeaveScreen
 from ui.app.screens.summary import EndScreen
 from ui.app.spectate import SpectateScreen, verdict_text
 from ui.app.watchgame import WatchedGame, public_view
+from ui.app.wording import describe
 
 CSS = "../ui/app/solstice.tcss"
 SMALL, STANDARD = (60, 20), (80, 24)
@@ -443,3 +444,94 @@ def test_the_hosts_errors_say_what_to_do_not_seat_0() -> None:
                                                  "started"))
     assert not text.startswith("seat 0")
     assert text.startswith("the host closed the lobby before the game started: ask the host")
+
+
+# -- item 10: the header, ties, reasons said once, cards that scored nothing, the symbols --------
+
+def test_the_header_holds_the_last_round_while_its_summary_is_open(tmp_path: Path) -> None:
+    """At 80 columns the round summary reveals the last round, not the log pane."""
+    from ui_helpers import game_note, round_end
+
+    from ui.app.screens.summary import RoundSummaryScreen
+    from ui.app.widgets import PhaseBar
+
+    s = _state()
+    over = dict(view(s, 0))
+    over["phase"] = "over"
+
+    async def scenario() -> tuple[str, str]:
+        app = _app("play", tmp_path)
+        async with app.run_test(size=STANDARD) as pilot:
+            app.deliver(BoardChanged(view(s, 0)))
+            await pilot.pause()
+            app.deliver(game_note(round_end(1)))
+            app.deliver(BoardChanged(over))
+            await pilot.pause()
+            assert isinstance(app.screen, RoundSummaryScreen)
+            game = app.screen_stack[-2]
+            during = str(game.query_one(PhaseBar).render())
+            await pilot.press("enter")
+            await pilot.pause()
+            return during, str(game.query_one(PhaseBar).render())
+
+    during, after = asyncio.run(scenario())
+    assert "Game over" not in during and "Resolve" in during
+    assert "Game over" in after
+
+
+def test_every_tie_in_the_ranking_is_explained() -> None:
+    from ui.app.screens.summary import ending_text
+
+    result = {"ok": True, "winner": "black", "ranking": ["black", "white", "blue"],
+              "scores": {"black": 12, "white": 7, "blue": 7},
+              "vp": {"black": 16, "white": 8, "blue": 8},
+              "casualties": {"black": 4, "white": 1, "blue": 1}}
+    plain = ending_text(result).plain
+    assert ("white and blue tied on 7: white places ahead earlier in turn order" in plain)
+
+
+def test_a_learning_summary_says_each_reason_once_and_why_a_card_scored_nothing() -> None:
+    from engine import events as ev
+    from ui.app.lessons import reason
+    from ui.app.screens.summary import resolution_text
+
+    opened = ev.PlanetOpened("Capital", ("black:Marshal", "white:Diplomat", "blue:Legions",
+                                         "event:Famine"), "black", None)
+    scored = ev.Scored("black", 2, "Marshal", "Marshal, strongest")
+    text = resolution_text([opened, scored], reason).plain
+    assert text.count("black") >= 2 and reason(scored) in text
+    assert describe(scored) not in text  # the reason says it; not the event line and again
+    assert "white Diplomat: no VP — white is not favored (favored: nobody)" in text
+    assert "blue Legions: no VP — Legions never score" in text
+    assert "black Marshal: no VP" not in text and "Famine: no VP" not in text
+
+
+def test_the_scoring_lesson_never_gives_an_event_card_a_faction() -> None:
+    from engine import events as ev
+    from ui.app.lessons import event_lesson
+
+    lesson = event_lesson(ev.Scored("white", 1, "Transport", "Transport, favored"))
+    assert lesson is not None
+    assert "with its Transport" not in lesson[2]
+    assert "the Transport event scores 1 VP for the white player" in lesson[2]
+
+
+def test_the_help_explains_the_symbols_and_what_an_assassin_kills() -> None:
+    from ui.app.render import card_effect
+    from ui.app.screens.dialogs import HelpScreen
+
+    async def scenario() -> str:
+        app = App[None]()
+        async with app.run_test(size=(100, 60)) as pilot:
+            app.push_screen(HelpScreen())
+            await pilot.pause()
+            return _text(app.screen)
+
+    text = asyncio.run(scenario())
+    for symbol in ("⛓ holds a prisoner", "✝ casualties", "deck N: cards left",
+                   "Claimed: an event card", "Assassin kills one enemy Duchess"):
+        assert symbol in text, symbol
+    from engine.cards import action_card
+
+    assert card_effect(action_card("black", "Assassin")) == \
+        "kills an enemy Duchess: VP 3"

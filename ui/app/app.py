@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 
 from engine import Action
 from engine.events import Event as GameEvent
-from engine.events import ResolveStarted, RoundScores
+from engine.events import PlanetOpened, ResolveStarted, RoundScores
 from p2p.net.chatlink import ChatShown
 from p2p.net.games import PeerOptions, unfinished_games
 from p2p.net.joincode import JoinCode
@@ -219,11 +219,11 @@ class SolsticeApp(App[int]):
         return self.setup is not None and self.setup.learn and self.view is not None
 
     def _explain(self, event: GameEvent) -> None:
-        """``--learn``: each resolving card's one-line reason under its log line; the first
-        time strongest/favored, scoring, a kill or a claim comes up, its lesson, and the
-        reveal waits until the player has read it."""
+        """``--learn``: a planet's one-line reason under its log line (a card's reason is its
+        log line, ``_show_note``); the first time strongest/favored, scoring, a kill or a
+        claim comes up, its lesson, and the reveal waits until the player has read it."""
         assert self.game is not None
-        why = reason(event)
+        why = reason(event) if isinstance(event, PlanetOpened) else None
         if why is not None:
             self.game.add_log("   ↳ " + why, "italic #9ecbff")
         found = event_lesson(event)
@@ -238,7 +238,8 @@ class SolsticeApp(App[int]):
     def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
         """The header said "Game over" while the last round was still being revealed: until
         the reveal is done the board shows that round's Resolve phase."""
-        if view["phase"] == "over" and self.pacer.busy:
+        if view["phase"] == "over" and (self.pacer.busy
+                                        or isinstance(self.screen, RoundSummaryScreen)):
             return {**view, "phase": "resolve"}
         return view
 
@@ -295,6 +296,8 @@ class SolsticeApp(App[int]):
     def _show_note(self, note: NetNote) -> None:
         event = note.event
         text = describe(event) if event is not None else readable(note.text)
+        if event is not None and not isinstance(event, PlanetOpened) and self._learning():
+            text = reason(event) or text  # what happened and why, said once
         self.log_lines.append(text)
         if self.game is not None:
             self.game.add_log(text, NOTE_STYLES.get(note.kind, ""))
@@ -344,6 +347,8 @@ class SolsticeApp(App[int]):
             self.bridge.send(ChatSay(message.text))
 
     def _summary_closed(self, _result: object = None) -> None:
+        if self.game is not None and self.view is not None and self.view["phase"] == "over":
+            self.game.show_board(self.view, self.names)  # now the header says "Game over"
         if self.ended is not None and not isinstance(self.screen, EndScreen):
             self._push_end()
 

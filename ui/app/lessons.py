@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import events as ev
+from engine.cards import CARD_BY_LABEL, CARDS
 from ui.app.wording import card_name
 
 # phase -> (title, rule text); "{example}" is filled in from the view.
@@ -106,7 +107,12 @@ def event_lesson(event: ev.Event) -> tuple[str, str, str] | None:
                    f"{event.favored or 'nobody (a tie, or no favor)'}.")
     elif isinstance(event, ev.Scored):
         key = "scoring"
-        example = f"the {event.faction} player scores {event.vp} VP with its {event.card}."
+        if event.card in EVENT_CARDS:  # an event belongs to nobody
+            example = (f"the {event.card} event scores {event.vp} VP for the {event.faction} "
+                       "player, who meets its condition (an event card has no faction).")
+        else:
+            example = (f"the {event.faction} player scores {event.vp} VP with its "
+                       f"{event.card}.")
     elif isinstance(event, ev.Killed):
         key = "casualties"
         example = f"{card_name(event.card)} is killed; " + (
@@ -131,6 +137,37 @@ SCORES_WHEN = {
     "Imposter": "favored, no Duchess scored", "Martyr": "strongest, killed its prisoner",
     "Whispered Secrets": "played it face up",
 }
+
+
+EVENT_CARDS = frozenset(card.name for card in CARDS if card.is_event)
+
+# Why an action card that needs a title scored nothing (faction, strongest, favored -> words).
+NO_VP = {
+    "Legions": lambda f, s, fav: "Legions never score (they add strength, and may be "
+                                 "sacrificed)",
+    "Diplomat": lambda f, s, fav: f"{f} is not favored (favored: {fav or 'nobody'})",
+    "Marshal": lambda f, s, fav: f"{f} is not strongest (strongest: {s or 'nobody'})",
+    "Elder": lambda f, s, fav: f"{f} is neither strongest nor favored",
+    "Assassin": lambda f, s, fav: "it killed no enemy Duchess",
+    "Duchess": lambda f, s, fav: "with several Duchesses only the favored one scores (and "
+                                 "none on a tie), or an event stopped it",
+}
+
+
+def unscored(opened: ev.PlanetOpened, events: list[ev.Event]) -> list[str]:
+    """A line for each action card on ``opened``'s planet that neither scored nor was killed
+    in ``events`` (what happened there), saying why it scored nothing."""
+    scored = {(e.faction, e.card) for e in events if isinstance(e, ev.Scored)}
+    gone = {e.card for e in events if isinstance(e, ev.Killed)}
+    lines = []
+    for label in opened.cards:
+        card = CARD_BY_LABEL.get(label) if label else None
+        if card is None or card.is_event or label in gone or card.faction is None \
+                or (card.faction, card.name) in scored:
+            continue
+        why = NO_VP[card.name](card.faction, opened.strongest, opened.favored)
+        lines.append(f"{card.faction} {card.name}: no VP — {why}")
+    return lines
 
 
 def reason(event: ev.Event) -> str | None:

@@ -81,6 +81,8 @@ def card_effect(card: Card) -> str:
     """What an action card scores (``VP 2 if favored``), or an event's kind."""
     if card.is_event:
         return EVENT_TEXT.get(card.name, f"{card.event_kind} event")
+    if card.name == "Assassin":  # "VP 3 on kill" left open what it kills
+        return f"kills an enemy Duchess: VP {card.vp}"
     return card.effect
 
 

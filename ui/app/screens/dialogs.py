@@ -35,6 +35,14 @@ Kill: the card is discarded; an action card gives its owner a casualty.
 Legions may be sacrificed instead of another of your cards on its planet.
 """
 
+LEGEND = """\
+[b]Symbols[/b]: S strength · F favor · i initiative (low resolves first) · VP victory points ·
+✝ casualties (−1 VP each at the end) · ⛓ holds a prisoner (a captured card) ·
+▒ a face-down card · deck N: cards left in the deck (the next round's draft is dealt from it) ·
+Claimed: an event card a player claimed; it acts in the round named, then is discarded ·
+an Assassin kills one enemy Duchess (strongest Assassin first) and scores only if it does
+"""
+
 KEYS = """\
 [b]Keys[/b]: arrows / mouse move · Enter choose · Esc back a step · l log ·
 [ and ] (or PgUp / PgDn) scroll the board · F1 or ? this help · c copy the join code (lobby) ·
@@ -94,7 +102,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
-            text = Text.from_markup(RULES_SUMMARY + "\n" + KEYS)
+            text = Text.from_markup(RULES_SUMMARY + "\n" + LEGEND + "\n" + KEYS)
             text.append(self.leave + "\n")
             yield Static(text)
             yield Static(planet_table())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,6 +28,7 @@ from engine.events import (
     Scored,
 )
 from ui.app.commandtext import CommandText, wrap_path
+from ui.app.lessons import unscored
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
 from ui.app.wording import describe, readable
@@ -50,23 +52,34 @@ def resolution_lines(events: Sequence[Event]) -> list[Event]:
 def resolution_text(events: Sequence[Event],
                     reason: Callable[[Event], str | None] | None = None) -> Text:
     """Planet headers stand out; each score or kill is indented under its planet. ``reason``
-    (a ``--learn`` game): a line under each event saying why it happened."""
+    (a ``--learn`` game): each score or kill said once, with why it happened, and a line for
+    each card that scored nothing, saying why (``ui.app.lessons.unscored``)."""
     text = Text()
+    opened: PlanetOpened | None = None
+    since: list[Event] = []  # the open planet's events so far
+
+    def close_planet() -> None:
+        if reason is not None and opened is not None:
+            for line in unscored(opened, since):
+                text.append("   " + line + "\n", style="dim")
+
     for event in events:
         why = reason(event) if reason is not None else None
-        line = describe(event)
         if isinstance(event, PlanetOpened):
+            close_planet()
+            opened, since = event, []
             text.append("\n" + event.planet, style="bold underline")
-            text.append(line.removeprefix(event.planet) + "\n")
-        else:
-            style = ""
-            if isinstance(event, Killed | MartyrKilled):
-                style = "red"
-            elif isinstance(event, Scored):
-                style = "#7ee787"
-            text.append("   " + line + "\n", style=style)
-        if why is not None:
-            text.append("     ↳ " + why + "\n", style="italic #9ecbff")
+            text.append(describe(event).removeprefix(event.planet) + "\n")
+            continue
+        since.append(event)
+        style = ""
+        if isinstance(event, Killed | MartyrKilled):
+            style = "red"
+        elif isinstance(event, Scored):
+            style = "#7ee787"
+        # The reason says what happened too: once, not the event's line and then again.
+        text.append("   " + (why or describe(event)) + "\n", style=style)
+    close_planet()
     return text
 
 
@@ -177,14 +190,17 @@ def ending_text(result: dict[str, Any]) -> Text:
                     f"round in which a faction reaches {WIN_VP} VP or {MAX_CASUALTIES} "
                     "casualties). ")
     text.append("Final score = VP − casualties.")
-    if len(ranking) > 1 and scores[ranking[0]] == scores[ranking[1]]:
-        first = ranking[0]
+    for place, first in enumerate(ranking):
         tied = [f for f in ranking if scores[f] == scores[first]]
-        fewer = all(casualties.get(first, 0) < casualties.get(f, 0) for f in tied[1:])
+        if len(tied) < 2 or tied[0] != first:
+            continue  # no tie, or one explained already
+        fewer = all(casualties.get(a, 0) < casualties.get(b, 0)
+                    for a, b in itertools.pairwise(tied))
         how = ("with fewer casualties" if fewer else
-               "on turn order (the tied player nearest the first player, in the draft's "
-               "direction)")
-        text.append(f" {' and '.join(tied)} tied on {scores[first]}: {first} wins {how}.")
+               "earlier in turn order (the tied player nearest the first player, in the "
+               "draft's direction)")
+        ahead = "wins" if place == 0 else "places ahead"
+        text.append(f" {' and '.join(tied)} tied on {scores[first]}: {first} {ahead} {how}.")
     return text
 
 
