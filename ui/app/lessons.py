@@ -4,6 +4,7 @@ examples are filled in from our seat's view."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine import events as ev
@@ -142,7 +143,7 @@ SCORES_WHEN = {
 EVENT_CARDS = frozenset(card.name for card in CARDS if card.is_event)
 
 # Why an action card that needs a title scored nothing (faction, strongest, favored -> words).
-NO_VP = {
+NO_VP: dict[str, Callable[[str, str | None, str | None], str]] = {
     "Legions": lambda f, s, fav: "Legions never score (they add strength, and may be "
                                  "sacrificed)",
     "Diplomat": lambda f, s, fav: f"{f} is not favored (favored: {fav or 'nobody'})",
