@@ -535,3 +535,153 @@ def test_the_help_explains_the_symbols_and_what_an_assassin_kills() -> None:
 
     assert card_effect(action_card("black", "Assassin")) == \
         "kills an enemy Duchess: VP 3"
+
+
+# -- item 11: rematch listing, the end screen's Enter, the replay's start -------------------------
+
+def test_a_running_game_is_listed_with_no_free_seat_though_it_started_short() -> None:
+    from types import SimpleNamespace
+
+    from p2p.net.discovery import lobby_ad
+
+    lobby = SimpleNamespace(code=CODE, lobby=SimpleNamespace(players=3),
+                            joined=lambda: ["bob"], roster=None)
+    assert lobby_ad(lobby, "ann").free == 2  # type: ignore[arg-type]
+    # A rematch starts with whoever came back within its time: two of three.
+    lobby.roster = SimpleNamespace(players=["ann", "bob"])
+    ad = lobby_ad(lobby, "ann")  # type: ignore[arg-type]
+    assert ad.free == 0 and ad.players == 2
+
+
+def test_enter_on_the_end_screen_does_not_quit() -> None:
+    ended = GameEnded({"ok": True, "winner": "black", "scores": {"black": 3, "white": 1},
+                       "ranking": ["black", "white"], "summary": "audit passed"})
+
+    class Fixture(App[None]):
+        CSS_PATH = CSS
+
+        def on_mount(self) -> None:
+            self.push_screen(EndScreen(ended))
+
+    async def scenario() -> tuple[bool, bool]:
+        app = Fixture()
+        async with app.run_test(size=STANDARD) as pilot:
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            still = app.is_running and isinstance(app.screen, EndScreen)
+            await pilot.press("q")
+            await pilot.pause()
+            return still, app.is_running
+
+    still, running = asyncio.run(scenario())
+    assert still and not running
+
+
+def test_replay_says_it_checks_and_starts_as_the_files_own_player(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+    from ui_transcript import write_finished_game
+
+    import ui.app.replay_data as replay_data
+    from p2p.storage.transcript import load_transcript
+    from ui.app.replay import ReplayApp
+    from ui.cli.commands import app
+
+    home = tmp_path / "home"
+    path = home / "games" / "g" / "transcript.json"
+    write_finished_game(path, players=2)
+    (home / "identity.key").write_text("")  # whose home it is (its peer id below)
+    roster = load_transcript(path)[0]
+    me = roster.players[1]
+    monkeypatch.setattr(replay_data.Identity, "load_or_create",
+                        lambda home=None: SimpleNamespace(peer_id=me.peer_id))
+    opened: list[int] = []
+    monkeypatch.setattr(ReplayApp, "run", lambda self: opened.append(self.seat))
+    result = CliRunner().invoke(app, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"checking the transcript {path}..." in result.output
+    replay = replay_data.load_replay(path)
+    assert opened == [replay.names.index(me.name)]
+    elsewhere = tmp_path / "copy.json"  # another player's copy: no home, seat 0
+    elsewhere.write_bytes(path.read_bytes())
+    assert replay_data.own_seat(replay_data.load_replay(elsewhere)) is None
+
+
+# -- item 13: the host's escrow, and what it costs, in the lobby ---------------------------------
+
+def test_the_host_turns_the_escrow_on_in_the_lobby_before_the_game_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ui.app.netgame as netgame
+    from ui.app.messages import EscrowState
+
+    side = Posts()
+    game = NetGame(NetSetup("host", PeerOptions(home=tmp_path), players=3), side)  # type: ignore[arg-type]
+    started_with: list[bool] = []
+
+    async def host_game(players: int, choose: Any, on_event: Any, options: PeerOptions,
+                        on_lobby: Any) -> None:
+        game._set_escrow(True)  # the host pressed e while the lobby fills
+        started_with.append(options.escrow)  # what the game's runner reads at the start
+        game._opened = lambda: None  # the table is full: the game has started
+        game._set_escrow(False)
+
+    monkeypatch.setattr(netgame, "host_game", host_game)
+
+    async def play() -> None:
+        async with trio.open_nursery() as nursery:
+            await game._play(nursery)
+
+    trio.run(play)
+    assert started_with == [True]
+    assert [x for x in side.items if isinstance(x, EscrowState)] == [EscrowState(False),
+                                                                     EscrowState(True)]
+    assert "the escrow can no longer change" in _notes(side)[-1]
+
+
+def test_no_escrow_choice_at_a_two_player_table_or_for_a_joiner(tmp_path: Path) -> None:
+    for mode, players in (("host", 2), ("join", 3)):
+        game = NetGame(NetSetup(mode, PeerOptions(home=tmp_path), players=players), Posts())  # type: ignore[arg-type]
+        assert not game.escrow_choice()
+
+
+def test_e_in_the_hosts_lobby_asks_for_the_escrow(tmp_path: Path) -> None:
+    from ui.app.messages import EscrowState, SetEscrow
+
+    async def scenario() -> list[object]:
+        app = _app("host", tmp_path, players=3)
+        async with app.run_test(size=STANDARD) as pilot:
+            await pilot.pause()
+            app.deliver(EscrowState(False))
+            await pilot.pause()
+            await pilot.press("e")
+            await pilot.pause()
+            return app.bridge.sent  # type: ignore[union-attr]
+
+    assert asyncio.run(scenario()) == [SetEscrow(True)]
+
+
+@SIZES
+@pytest.mark.parametrize("on", [False, True], ids=["off", "on"])
+def test_the_lobby_says_what_the_escrow_costs(snap_compare: Any, size: tuple[int, int],
+                                              on: bool) -> None:
+    from ui.app.messages import RosterLine
+    from ui.app.screens.lobby import LobbyScreen
+
+    class Fixture(App[None]):
+        CSS_PATH = CSS
+
+        def on_mount(self) -> None:
+            screen = LobbyScreen("Solstice — hosting a 3-player game")
+            self.push_screen(screen)
+
+            def fill() -> None:
+                screen.show_code("sol1-" + "abcdefgh" * 12, 3, "7KQ2-M9XD")
+                screen.show_roster(3, (RosterLine("host", "1f2e3d4c5b6a"),))
+                screen.show_escrow(on)
+
+            screen.call_after_refresh(fill)
+
+    assert snap_compare(Fixture(), terminal_size=size)

@@ -35,6 +35,7 @@ from ui.app.messages import (
     BoardChanged,
     ChatSay,
     Connecting,
+    EscrowState,
     GameEnded,
     HandOver,
     HumanAnswer,
@@ -42,6 +43,7 @@ from ui.app.messages import (
     NetNote,
     RosterChanged,
     RosterLine,
+    SetEscrow,
 )
 from ui.app.netgame import NetSetup, run_network
 from ui.app.pacing import Pacer, pace_from_env
@@ -180,6 +182,8 @@ class SolsticeApp(App[int]):
             self.lobby.show_roster(item.players, item.roster)
         elif isinstance(item, Connecting):
             self.lobby.show_status(item.text)
+        elif isinstance(item, EscrowState):
+            self.lobby.show_escrow(item.on, item.can_change)
         elif isinstance(item, BoardChanged):
             self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().show_board(self._while_revealing(item.view), self.names,
@@ -341,6 +345,10 @@ class SolsticeApp(App[int]):
         self.game.add_log(line)
         if self.game.has_class("narrow") and shown.author is not None:
             self.notify(line.plain, timeout=6)  # the log pane is hidden at this width
+
+    def on_lobby_screen_escrow_wanted(self, message: LobbyScreen.EscrowWanted) -> None:
+        if self.bridge is not None:
+            self.bridge.send(SetEscrow(message.on))
 
     def on_chat_input_said(self, message: ChatInput.Said) -> None:
         if self.bridge is not None:

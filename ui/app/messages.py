@@ -77,6 +77,23 @@ class HandOver:
 
 
 @dataclass(frozen=True)
+class SetEscrow:
+    """The host turns the escrow on or off in its lobby, before the game starts (UI ->
+    trio)."""
+
+    on: bool
+
+
+@dataclass(frozen=True)
+class EscrowState:
+    """The escrow the host's game will start with (``can_change``: the lobby is still
+    open, so ``e`` may turn it around)."""
+
+    on: bool
+    can_change: bool = True
+
+
+@dataclass(frozen=True)
 class ChatSay:
     """The human typed a chat line for the table (UI -> trio)."""
 

@@ -73,6 +73,7 @@ from ui.app.messages import (
     BoardChanged,
     ChatSay,
     Connecting,
+    EscrowState,
     GameEnded,
     HandOver,
     HumanAnswer,
@@ -80,6 +81,7 @@ from ui.app.messages import (
     NetNote,
     RosterChanged,
     RosterLine,
+    SetEscrow,
 )
 from ui.app.notes import clean_text, error_words, handover_line
 
@@ -164,6 +166,7 @@ class NetGame:
         self.announced: set[int] = set()  # seats whose handover the log has said
         self.handed_over: str | None = None  # our faction, once we handed our seat over
         self.join_code: str | None = setup.code.encode() if setup.code else None
+        self.options: PeerOptions | None = None  # what ``host_game`` reads when it starts
         self.resending: set[int] = set()  # a resumed game waits for these to re-send
         self.resending_until = 0.0
         self.now = trio.current_time  # the session's clock (the runner ticks it with this)
@@ -345,8 +348,28 @@ class NetGame:
                     await self.chat.say(item.text)
             elif isinstance(item, HandOver):
                 self._leave_with_handover()
+            elif isinstance(item, SetEscrow):
+                self._set_escrow(item.on)
             else:
                 self._answers_in.send_nowait(item)
+
+    def escrow_choice(self) -> bool:
+        """The host of a 3-4 player table may turn the escrow on or off in its lobby."""
+        return self.setup.mode == "host" and self.setup.players >= 3
+
+    def _set_escrow(self, on: bool) -> None:
+        """Until the table is full (the game's runner reads the options then), the escrow
+        the game will start with is ours to choose."""
+        options = self.options
+        if options is None or not self.escrow_choice() or self.roster_started():
+            self.side.post(note_of(LogLine("the game has started: the escrow can no longer "
+                                           "change")))
+            return
+        options.escrow = on
+        self.side.post(EscrowState(on))
+
+    def roster_started(self) -> bool:
+        return self._opened is not None
 
     def _leave_with_handover(self) -> None:
         """Hand our seat over (the runner sends it and stops at its next item)."""
@@ -411,6 +434,9 @@ class NetGame:
         options = dataclasses.replace(setup.options, on_session=self._open, chat=self.chat)
         if setup.learn and setup.mode == "play":
             options = dataclasses.replace(options, timing=LEARN_TIMING)
+        self.options = options
+        if self.escrow_choice():
+            self.side.post(EscrowState(options.escrow))
         if setup.mode == "join":
             assert setup.code is not None
             self.side.post(Connecting(f"Joining the game at {setup.code.address}:"

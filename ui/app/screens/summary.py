@@ -224,7 +224,8 @@ class EndScreen(Screen[None]):
     """Final scores, winner, the audit verdict and the transcript; or why the game stopped."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q,enter,escape", "app.quit", "Quit"),
+        # Not Enter: one Enter too many after the last summary quit before the scores showed.
+        Binding("q,escape", "app.quit", "Quit"),
         Binding("l", "show_log", "Log"),
         Binding("r", "replay", "Replay"),
     ]
@@ -273,7 +274,7 @@ class EndScreen(Screen[None]):
                     ("Transcript", "bold"), " (re-check it with ", ("solstice verify", "bold"),
                     ", watch it again with ", ("solstice replay", "bold"), "):"))
                 yield PathLine(path)
-            keys = "q or Enter quit · l game log"
+            keys = "q quit · l game log"
             if ended.transcript and ended.result is not None:
                 keys += " · r replay the game"
             yield Static(Text(keys, style="dim"))
