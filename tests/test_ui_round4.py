@@ -685,3 +685,98 @@ def test_the_lobby_says_what_the_escrow_costs(snap_compare: Any, size: tuple[int
             screen.call_after_refresh(fill)
 
     assert snap_compare(Fixture(), terminal_size=size)
+
+
+# -- item 2: the lessons, one at a time, in order, each at its moment -----------------------------
+
+@SIZES
+def test_the_resolutions_lessons_come_one_at_a_time_in_order(tmp_path: Path,
+                                                             size: tuple[int, int]) -> None:
+    """Also at 80x24, where the reveal is not paced (the summary reveals it): three lessons
+    opened at once, the last on top; and none may wait for the next round."""
+    from test_ui_learn import round_one
+
+    from engine import events as ev
+    from ui.app.lessons import EVENT_LESSONS
+    from ui.app.screens.dialogs import LessonScreen
+    from ui.app.screens.summary import RoundSummaryScreen
+
+    s, events = round_one()
+
+    async def scenario() -> tuple[list[str], int]:
+        app = _app("play", tmp_path, learn=True, players=2)
+        app.taught.update({"draft", "dispatch"})
+        titles: list[str] = []
+        most = 0
+        async with app.run_test(size=size) as pilot:
+            app.deliver(BoardChanged(view(s, 0)))
+            await pilot.pause()
+            for event in events:
+                app.deliver(NetNote("log", describe(event), event))
+            for _ in range(40):
+                await pilot.pause()
+                most = max(most, sum(isinstance(x, LessonScreen) for x in app.screen_stack))
+                if isinstance(app.screen, LessonScreen):
+                    titles.append(app.screen.title_text)
+                    await pilot.press("enter")
+                elif isinstance(app.screen, RoundSummaryScreen):
+                    break
+            assert isinstance(app.screen, RoundSummaryScreen)
+        return titles, most
+
+    titles, most = asyncio.run(scenario())
+    assert most == 1
+    order = [e for e in events if isinstance(e, ev.PlanetOpened | ev.Scored | ev.Claimed
+                                             | ev.Killed)]
+    kinds = {ev.PlanetOpened: "strongest", ev.Scored: "scoring", ev.Claimed: "claims",
+             ev.Killed: "casualties"}
+    expected = ["Resolve: who scores"]
+    for event in order:
+        title = EVENT_LESSONS[kinds[type(event)]][0]
+        if title not in expected:
+            expected.append(title)
+    assert titles == expected
+
+
+def test_the_draft_lesson_waits_for_the_cards_and_says_what_s_f_i_mean() -> None:
+    from ui.app.lessons import lesson
+
+    board = view(_state(players=2), 0)
+    assert lesson("draft", dict(board, hand=[])) is None  # never "Your cards now: none yet"
+    found = lesson("draft", board)
+    assert found is not None
+    text = found[1]
+    assert "S is its strength, F its favor and i its initiative" in text
+    dispatch = lesson("dispatch", board)
+    assert dispatch is not None and "one of your own cards" in dispatch[1]
+
+
+def test_any_lesson_opens_from_the_help_later(tmp_path: Path) -> None:
+    from ui.app.lessons import EVENT_LESSONS
+    from ui.app.screens.dialogs import HelpScreen, LessonScreen
+    from ui.app.wording import card_name
+
+    board = view(_state(players=2), 0)
+
+    async def scenario() -> tuple[str, str, str]:
+        app = _app("play", tmp_path, players=2)
+        async with app.run_test(size=STANDARD) as pilot:
+            app.deliver(BoardChanged(board))
+            await pilot.pause()
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            listed = _text(app.screen)
+            await pilot.press("1")
+            await pilot.pause()
+            assert isinstance(app.screen, LessonScreen)
+            draft = app.screen.text
+            await pilot.press("enter", "5")
+            await pilot.pause()
+            assert isinstance(app.screen, LessonScreen)
+            return listed, draft, app.screen.title_text
+
+    listed, draft, fifth = asyncio.run(scenario())
+    assert "1 Draft: choosing your hand" in listed and "7 Claims" in listed
+    assert card_name(board["hand"][0]["label"]) in draft  # this game's cards as the example
+    assert fifth == EVENT_LESSONS["scoring"][0]

@@ -131,6 +131,8 @@ class SolsticeApp(App[int]):
                                            self._reveal_done)
         self.answers: list[Action] = []  # what the human chose, in order (tests read it)
         self.taught: set[str] = set()  # phases whose --learn lesson was shown
+        # Lessons to show, oldest first, one at a time (they stacked up in reverse order).
+        self.lessons_due: list[tuple[str, str]] = []
         if setup is not None and setup.learn:
             self.reveal_pace = max(self.reveal_pace, LEARN_PACE)  # time to read each step
 
@@ -207,16 +209,28 @@ class SolsticeApp(App[int]):
             self._show_end(GameEnded(None, reason))
 
     def _teach(self, view: dict[str, Any]) -> None:
-        """``play --learn``: the first time a phase comes up, its lesson (over the game
-        screen only: one that comes while a summary is open waits for the next board)."""
+        """``play --learn``: the first time the draft or the dispatch comes up, its lesson
+        (the resolution's comes with its first line, ``_explain``: the board is ahead of
+        the paced reveal)."""
         setup = self.setup
         if setup is None or not setup.learn or view["phase"] in self.taught \
-                or not isinstance(self.screen, GameScreen):
+                or view["phase"] == "resolve":
             return
         found = lesson(view["phase"], view)
         if found is not None:
             self.taught.add(view["phase"])
-            self.push_screen(LessonScreen(*found))
+            self.lessons_due.append(found)
+            self._next_lesson()
+
+    def _next_lesson(self, _result: object = None) -> None:
+        """Show the oldest lesson due, over the game screen only (one due while a round's
+        summary is open follows when it closes); the reveal goes on once none is left."""
+        if not isinstance(self.screen, GameScreen):
+            return
+        if self.lessons_due:
+            self.push_screen(LessonScreen(*self.lessons_due.pop(0)), self._next_lesson)
+        elif self.pacer.held:
+            self.pacer.resume()
 
     def _learning(self) -> bool:
         """A live ``--learn`` game (a resumed game's replayed rounds teach nothing)."""
@@ -230,14 +244,18 @@ class SolsticeApp(App[int]):
         why = reason(event) if isinstance(event, PlanetOpened) else None
         if why is not None:
             self.game.add_log("   ↳ " + why, "italic #9ecbff")
+        if isinstance(event, ResolveStarted) and "resolve" not in self.taught \
+                and self.view is not None:
+            self.taught.add("resolve")
+            self.lessons_due.append(lesson("resolve", self.view) or ("", ""))
         found = event_lesson(event)
-        if found is None or found[0] in self.taught \
-                or not isinstance(self.screen, GameScreen | LessonScreen):
-            return
-        key, title, text = found
-        self.taught.add(key)
-        self.pacer.hold()
-        self.push_screen(LessonScreen(title, text), lambda _result: self.pacer.resume())
+        if found is not None and found[0] not in self.taught:
+            key, title, text = found
+            self.taught.add(key)
+            self.lessons_due.append((title, text))
+        if self.lessons_due:
+            self.pacer.hold()  # the reveal waits until the player has read them
+            self._next_lesson()
 
     def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
         """The header said "Game over" while the last round was still being revealed: until
@@ -355,6 +373,7 @@ class SolsticeApp(App[int]):
             self.bridge.send(ChatSay(message.text))
 
     def _summary_closed(self, _result: object = None) -> None:
+        self._next_lesson()
         if self.game is not None and self.view is not None and self.view["phase"] == "over":
             self.game.show_board(self.view, self.names)  # now the header says "Game over"
         if self.ended is not None and not isinstance(self.screen, EndScreen):
@@ -433,7 +452,7 @@ class SolsticeApp(App[int]):
 
     def action_help(self) -> None:
         events = tuple(self.view["events_in_play"]) if self.view else ()
-        self.push_screen(HelpScreen(events, self.leave_text()))
+        self.push_screen(HelpScreen(events, self.leave_text(), self.view))
 
     def leave_text(self) -> str:
         """What q does in this game, for the help screen."""

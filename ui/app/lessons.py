@@ -19,15 +19,17 @@ LESSONS: dict[str, tuple[str, str]] = {
         "the rest to your neighbour ({direction} this round; the direction alternates every "
         "round). In a two-player game you choose two cards at the first pick. The cards "
         "nobody drafted are dealt face up to the planets.\n\nYour cards now: {example}.\n\n"
-        "A card's colour is its faction: its VP go to that faction's player, whoever plays "
-        "it.",
+        "On each card, S is its strength, F its favor and i its initiative (the lower "
+        "resolves first). A card's colour is its faction: its VP go to that faction's "
+        "player, whoever plays it; an event card has no colour and scores for whoever meets "
+        "its condition.",
     ),
     "dispatch": (
         "Dispatch: playing cards to planets",
         "Starting with the first player, each player in turn plays one card face down to a "
         "planet with fewer than six cards, and discloses what that planet asks:\n{example}\n"
-        "Once per round you may instead capture a card as your prisoner: it comes back to "
-        "your hand for the next draft.",
+        "Once per round you may instead capture: one of your own cards leaves your hand as "
+        "your prisoner (⛓ marks who holds one) and comes back to your hand next round.",
     ),
     "resolve": (
         "Resolve: who scores",
@@ -49,12 +51,31 @@ def lesson(phase: str, view: dict[str, Any]) -> tuple[str, str] | None:
     title, text = LESSONS[phase]
     if phase == "draft":
         cards = [card_name(c["label"]) for c in view["hand"] if c.get("label")]
-        example = ", ".join(cards[:6]) or "none yet"
+        if not cards:
+            return None  # not dealt yet: the lesson waits for the cards it names
+        example = ", ".join(cards[:6])
     elif phase == "dispatch":
         example = "\n".join(f"  {p['name']}: {p['rule']}" for p in view["planets"])
     else:
         example = " → ".join(p["name"] for p in view["planets"])
     return title, text.format(example=example, direction=view.get("direction", "left"))
+
+
+GENERIC_EXAMPLES = {"draft": "the hand you are dealt", "dispatch": "  each planet's rule",
+                    "resolve": "top to bottom, as the board shows them"}
+
+
+def every_lesson(view: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """Every lesson, to open from the help at any time: the phases' with this view's cards
+    when there is one, the resolution's without the moment that first opened them."""
+    out = []
+    for phase, (title, text) in LESSONS.items():
+        found = lesson(phase, view) if view is not None else None
+        out.append(found or (title, text.format(example=GENERIC_EXAMPLES[phase],
+                                                direction="left or right")))
+    for title, text in EVENT_LESSONS.values():
+        out.append((title, text.split("\n\nHere:")[0]))
+    return out
 
 
 # -- lessons the resolution's events open, the first time each comes up ------------------------
