@@ -780,3 +780,55 @@ def test_any_lesson_opens_from_the_help_later(tmp_path: Path) -> None:
     assert "1 Draft: choosing your hand" in listed and "7 Claims" in listed
     assert card_name(board["hand"][0]["label"]) in draft  # this game's cards as the example
     assert fifth == EVENT_LESSONS["scoring"][0]
+
+
+def test_the_ghosts_cards_are_drawn_on_the_board_marked_as_the_ghosts(tmp_path: Path) -> None:
+    from ui.app.netgame import board_view
+    from ui.app.render import ghost_lines
+
+    game, _side, loop = _net_game(tmp_path)
+    me, hal = loop.sessions[0], loop.sessions[1]
+    _our_dispatch_turn(loop)
+    held = [c["label"] for c in hal.seat_view().board()["hand"]]
+    hal.hand_over()
+    loop.deliver()
+    for _ in range(200):  # play on until the game needs hal: its ghost takes the seat
+        if any(isinstance(e, SeatHandedOver) for e in me.events):
+            break
+        for session in (me, loop.sessions[2]):
+            if session.pending_input:
+                session.submit(session.pending_input[0], session.input_stage)
+        loop.deliver()
+    seat = me.seat_of_peer[1]
+    assert any(isinstance(e, SeatHandedOver) for e in me.events)
+    hands = dict(me.seat_view().ghost_hands)
+    assert set(hands) == {seat} and set(hands[seat]) <= set(held) and hands[seat]
+    board = board_view(me.seat_view())
+    (line,) = ghost_lines(board, game.seat_names(me.seat_view()))
+    faction = me.config.factions[seat]
+    assert line.plain.startswith(f"Ghost {faction} (hal) plays open-handed: ")
+    from ui.app.wording import card_name
+
+    assert card_name(hands[seat][0]) in line.plain
+
+
+@SIZES
+def test_the_board_with_a_ghosts_open_hand(snap_compare: Any, size: tuple[int, int]) -> None:
+    from test_ui_snapshots import _dispatch_state
+
+    from ui.app.screens.game import GameScreen
+
+    s, seat = _dispatch_state()
+    board = view(s, seat)
+    ghost = (seat + 1) % s.n
+    board["ghost_hands"] = [[ghost, [c for c in (s.label(x) for x in s.hands[ghost]) if c]]]
+
+    class Fixture(App[None]):
+        CSS_PATH = CSS
+
+        def on_mount(self) -> None:
+            screen = GameScreen()
+            self.push_screen(screen)
+            screen.show_board(board, ("", "greedy-1", "random-2"))
+
+    assert snap_compare(Fixture(), terminal_size=size)

@@ -535,6 +535,8 @@ def board_view(seats: SeatView) -> dict[str, Any]:
     board = seats.board()
     if seats.picked is not None:
         board["picked"] = list(seats.picked)
+    if seats.ghost_hands:  # open-handed: every remaining player sees them
+        board["ghost_hands"] = [[seat, list(labels)] for seat, labels in seats.ghost_hands]
     return board
 
 
