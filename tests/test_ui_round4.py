@@ -832,3 +832,12 @@ def test_the_board_with_a_ghosts_open_hand(snap_compare: Any, size: tuple[int, i
             screen.show_board(board, ("", "greedy-1", "random-2"))
 
     assert snap_compare(Fixture(), terminal_size=size)
+
+
+def test_the_watch_verdicts_transcript_path_breaks_only_after_a_slash() -> None:
+    path = "/home/dora/.local/share/solstice/games/" + GAME + "/watch-transcript.json"
+    ended = GameEnded({"ok": True, "summary": "audit passed: 5 rounds"}, "", path)
+    lines = layout(verdict_text(ended), 56)
+    start = next(i for i, line in enumerate(lines) if line.startswith("/home/"))
+    shown = lines[start:]
+    assert "".join(shown) == path and all(line.endswith("/") for line in shown[:-1])

@@ -244,10 +244,11 @@ class SolsticeApp(App[int]):
         why = reason(event) if isinstance(event, PlanetOpened) else None
         if why is not None:
             self.game.add_log("   ↳ " + why, "italic #9ecbff")
-        if isinstance(event, ResolveStarted) and "resolve" not in self.taught \
-                and self.view is not None:
+        phase = lesson("resolve", self.view) if isinstance(event, ResolveStarted) \
+            and "resolve" not in self.taught and self.view is not None else None
+        if phase is not None:
             self.taught.add("resolve")
-            self.lessons_due.append(lesson("resolve", self.view) or ("", ""))
+            self.lessons_due.append(phase)
         found = event_lesson(event)
         if found is not None and found[0] not in self.taught:
             key, title, text = found

@@ -287,7 +287,9 @@ class NetGame:
         if isinstance(event, InputWanted):
             return
         self._track_away(event)
-        seats = self.views() if self.views is not None else None
+        # Only these need our view for their words (it is a copy of the state: not per event).
+        seats = (self.views() if self.views is not None
+                 and isinstance(event, SeatHandedOver | ClockRanOut) else None)
         if isinstance(event, SeatHandedOver):
             if event.mine and seats is not None:
                 self.handed_over = seats.config.factions[event.seat]
@@ -361,15 +363,12 @@ class NetGame:
         """Until the table is full (the game's runner reads the options then), the escrow
         the game will start with is ours to choose."""
         options = self.options
-        if options is None or not self.escrow_choice() or self.roster_started():
+        if options is None or not self.escrow_choice() or self._opened is not None:
             self.side.post(note_of(LogLine("the game has started: the escrow can no longer "
                                            "change")))
             return
         options.escrow = on
         self.side.post(EscrowState(on))
-
-    def roster_started(self) -> bool:
-        return self._opened is not None
 
     def _leave_with_handover(self) -> None:
         """Hand our seat over (the runner sends it and stops at its next item)."""
