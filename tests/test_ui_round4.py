@@ -841,3 +841,8 @@ def test_the_watch_verdicts_transcript_path_breaks_only_after_a_slash() -> None:
     start = next(i for i, line in enumerate(lines) if line.startswith("/home/"))
     shown = lines[start:]
     assert "".join(shown) == path and all(line.endswith("/") for line in shown[:-1])
+
+
+def test_the_lobbys_leave_hint_keeps_the_name() -> None:
+    hint = resume_hint("join", GAME, False, HOME, "Ann Lee")
+    assert hint.endswith(f"\nsolstice join --home {HOME} --name 'Ann Lee'")

@@ -473,7 +473,7 @@ class SolsticeApp(App[int]):
         # Only a game this home holds unfinished can be resumed: the store is asked, not
         # guessed from how far the screens got (a rematch nobody joined was never stored).
         stored = game is not None and game in unfinished_games(setup.options.home_dir)
-        return resume_hint(setup.mode, game, stored, home)
+        return resume_hint(setup.mode, game, stored, home, setup.options.name)
 
     def action_leave(self) -> None:
         if self.ended is not None or self.bridge is None or not self.bridge.running:
@@ -504,11 +504,13 @@ class SolsticeApp(App[int]):
         return EXIT_STOPPED
 
 
-def resume_hint(mode: str, game: str | None, stored: bool, home: str | None) -> str:
+def resume_hint(mode: str, game: str | None, stored: bool, home: str | None,
+                name: str | None = None) -> str:
     """How (and whether) a game left now can be picked up again: ``stored`` says that this
     home holds ``game`` unfinished (its roster is stored once the table is full), the only
     case in which ``solstice resume`` can continue it. Every command printed here works when
-    copied: each is on a line of its own (``ui.app.commandtext`` lays it out to the screen)."""
+    copied: each is on a line of its own (``ui.app.commandtext`` lays it out to the screen);
+    joining again keeps the ``name`` the player chose."""
     home_flag = f" --home {shlex.quote(home)}" if home else ""
     if mode == "play":
         return ("A game against local bots cannot be resumed (the bots keep no state); "
@@ -519,7 +521,8 @@ def resume_hint(mode: str, game: str | None, stored: bool, home: str | None) -> 
         return "The rematch had not started (not everyone had joined); nothing to resume."
     if mode == "join":
         return ("You were not in a game yet, so there is nothing to resume; to pick a game "
-                f"on the LAN:\nsolstice join{home_flag}")
+                f"on the LAN:\nsolstice join{home_flag}"
+                + (f" --name {shlex.quote(name)}" if name else ""))
     return "The game had not started yet; nothing to resume."
 
 
