@@ -1,0 +1,142 @@
+"""``solstice serve`` (issue 48 item 12): the terminal UI served to a web browser with
+textual-serve, on loopback by default, behind a per-run token anywhere else."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("textual_serve", reason="solstice serve needs textual-serve (the web "
+                    "extra)")
+
+from ui.cli.serve import COOKIE, make_server, play_command, serve_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _serving(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "serve", "--port", str(port),
+                             "--home", str(tmp_path / "home")], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip().rsplit(" ", 1)[-1]
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return proc, url
+        except OSError:
+            assert time.monotonic() < deadline, "the server never answered"
+            time.sleep(0.2)
+
+
+def test_serve_prints_a_loopback_url_and_serves_the_app_page(tmp_path: Path) -> None:
+    proc, url = _serving(tmp_path)
+    try:
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/")  # no token here
+        with urllib.request.urlopen(url, timeout=5) as page:
+            html = page.read().decode()
+        assert "<title>Solstice</title>" in html or "Solstice" in html
+        assert f"ws://127.0.0.1:{url.split(':')[2].rstrip('/')}/ws" in html
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_off_loopback_the_page_and_its_websocket_need_the_token(tmp_path: Path) -> None:
+    from aiohttp.test_utils import TestClient, TestServer
+
+    server = make_server("127.0.0.1", 8000, tmp_path, "s3cret")
+
+    async def scenario() -> tuple[int, int, int, int]:
+        app = await server._make_app()
+        async with TestClient(TestServer(app)) as client:
+            bare = (await client.get("/")).status
+            wrong = (await client.get("/?token=guess")).status
+            good = await client.get("/?token=s3cret")
+            cookie = good.cookies[COOKIE].value
+            again = (await client.get("/")).status  # the cookie carries it (the websocket)
+            return bare, wrong, good.status, again if cookie == "s3cret" else -1
+
+    assert asyncio.run(scenario()) == (403, 403, 200, 200)
+    assert serve_url("10.1.2.3", 8000, "s3cret") == "http://10.1.2.3:8000/?token=s3cret"
+    assert play_command(tmp_path).endswith(f"-m ui.cli play --home {tmp_path}")
+
+
+def test_a_headless_chromium_loads_the_served_game(tmp_path: Path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no chromium here: the browser test needs Debian's chromium package")
+    proc, url = _serving(tmp_path)
+    shot = Path(os.environ.get("SOLSTICE_ARTIFACTS", tmp_path)) / "serve-start-screen.png"
+    try:
+        subprocess.run([browser, "--headless=new", "--no-sandbox", "--disable-gpu",
+                        "--window-size=1000,700", "--virtual-time-budget=8000",
+                        f"--screenshot={shot}", url], check=True, timeout=60,
+                       capture_output=True)
+        assert shot.stat().st_size > 10_000  # a page drawn, not a blank one
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.soak  # a whole game by keys takes minutes on a loaded machine: make soak
+def test_a_browser_session_plays_a_whole_game_against_a_bot_by_keys(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the browser page sends (keys on the websocket) plays a whole 2-player game; the
+    page's terminal gets the end screen."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    monkeypatch.setenv("SOLSTICE_PACE", "0")
+    server = make_server("127.0.0.1", 8000, tmp_path / "home", None)
+    server.command += " --players 2 --bot random --no-discovery"
+    enter, down = ["stdin", "\r"], ["stdin", "\x1b[B"]
+
+    async def scenario() -> bytes:
+        app = await server._make_app()
+        seen = bytearray()
+        async with TestClient(TestServer(app)) as client:
+            ws = await client.ws_connect("/ws?width=100&height=40")
+
+            async def keys() -> None:  # a key every few tenths: the screen never goes quiet
+                step = 0
+                while b"Game over" not in seen:
+                    await asyncio.sleep(0.25)
+                    await ws.send_json((enter, down, enter)[step % 3])
+                    step += 1
+
+            sender = asyncio.create_task(keys())
+            try:
+                async with asyncio.timeout(150):
+                    while b"Game over" not in seen:
+                        message = await ws.receive()
+                        data = message.data
+                        if isinstance(data, str):
+                            data = data.encode()
+                        if not isinstance(data, bytes):
+                            break  # closed
+                        seen.extend(data)
+                        del seen[:-100_000]
+            finally:
+                sender.cancel()
+                await ws.close()
+        return bytes(seen)
+
+    screen = asyncio.run(scenario())
+    assert b"Game over" in screen
