@@ -101,12 +101,13 @@ def run(scenario) -> None:
 # -- item 1: the leave dialog says the truth about resuming -------------------------------------
 
 def test_resume_hint_for_each_mode_and_moment() -> None:
-    assert resume_hint("host", "g1", True, None) == "Resume it later with: solstice resume g1"
+    # Each command on a line of its own (issue 48: a wrapped command lost its --home).
+    assert resume_hint("host", "g1", True, None) == "Resume it later with:\nsolstice resume g1"
     assert "nothing to resume" in resume_hint("host", "g1", False, None)
-    assert resume_hint("join", "g1", False, None).endswith(": solstice join")
+    assert resume_hint("join", "g1", False, None).endswith(":\nsolstice join")
     assert "solstice resume" not in resume_hint("join", "g1", False, None)
     assert "solstice resume" not in resume_hint("rematch", "g1", False, None)
-    assert resume_hint("join", "g1", True, "/h") == "Resume it later with: solstice resume g1 " \
+    assert resume_hint("join", "g1", True, "/h") == "Resume it later with:\nsolstice resume g1 " \
                                                      "--home /h"
     assert "solstice resume g1" in resume_hint("resume", "g1", True, None)
     assert "cannot be resumed" in resume_hint("play", "g1", True, None)

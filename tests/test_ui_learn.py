@@ -26,6 +26,7 @@ from ui.app.messages import BoardChanged
 from ui.app.screens.dialogs import LessonScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.summary import YIELDS_AT, RoundSummaryScreen
+from ui.app.wording import describe
 
 
 def round_one(seed: bytes = b"learn0") -> tuple[Any, list[ev.Event]]:
@@ -81,8 +82,10 @@ def test_the_resolution_stops_on_each_new_idea_and_gives_each_card_its_reason(
                 elif isinstance(app.screen, RoundSummaryScreen):
                     break
             assert isinstance(app.screen, RoundSummaryScreen)
-            log = "\n".join(game.log_lines)
-            assert "↳ " + reason(scored) in log and "↳ " + reason(killed) in log
+            # Each card's line says what happened and why, once (issue 48: not twice).
+            for event in (scored, killed):
+                assert reason(event) in game.log_lines
+                assert describe(event) not in game.log_lines
         return lessons
 
     lessons = run_and_return(scenario)
@@ -90,7 +93,7 @@ def test_the_resolution_stops_on_each_new_idea_and_gives_each_card_its_reason(
         EVENT_LESSONS[key][0] for key in ("strongest", "scoring", "claims", "casualties")]
     strongest, scoring, claims, casualties = (text for _, text in lessons)
     assert "most strength" in strongest and opened.planet in strongest
-    assert f"scores {scored.vp} VP with its {scored.card}" in scoring
+    assert f"scores {scored.vp} VP" in scoring and scored.card in scoring
     assert "Claim: place the card face up" in claims and claimed.card in claims
     assert "takes a casualty token" in casualties and killed.casualty in casualties
 
@@ -121,7 +124,8 @@ def test_a_narrow_learning_game_gives_the_reasons_in_the_round_summary(tmp_path:
             return _text(summary)
 
     text = run_and_return(scenario)
-    assert "↳ " + reason(scored) in " ".join(text.split())
+    shown = " ".join(text.split())
+    assert reason(scored) in shown and describe(scored) not in shown
 
 
 def run_and_return(scenario: Any) -> Any:

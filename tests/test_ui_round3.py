@@ -348,7 +348,7 @@ def test_the_end_screen_says_why_the_game_ended_and_how_a_tie_was_broken() -> No
     assert "white and black tied on 10: white wins with fewer casualties" in fewer
     order = ending_text(_result({"black": 16, "white": 16}, {"black": 1, "white": 1},
                                 ["white", "black"])).plain
-    assert "white and black tied on 15: white wins on turn order" in order
+    assert "white and black tied on 15: white wins earlier in turn order" in order
 
 
 def test_the_end_screen_shows_the_reason(tmp_path: Path) -> None:

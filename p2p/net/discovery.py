@@ -315,6 +315,10 @@ POLL_LOBBY_SECONDS = 0.25
 
 def lobby_ad(lobby: HostedLobby, name: str) -> GameAd:
     code = lobby.code
+    if lobby.roster is not None:  # playing: no free seat (a rematch may start with fewer)
+        seated = len(lobby.roster.players)
+        return GameAd(code.game_id, code.host_id, name, seated, seated, code.address,
+                      code.port)
     return GameAd(code.game_id, code.host_id, name, lobby.lobby.players, len(lobby.joined()),
                   code.address, code.port)
 
@@ -334,11 +338,14 @@ async def advertise_lobby(lobby: HostedLobby, name: str, interface: str | None,
         return
     try:
         await trio.to_thread.run_sync(advertiser.register)
-        while lobby.roster is None:
-            await trio.sleep(POLL_LOBBY_SECONDS)
+        while True:
+            started = lobby.roster is not None
             current = lobby_ad(lobby, name)
             if current != advertiser.ad:
                 await trio.to_thread.run_sync(advertiser.update, current)
+            if started:
+                break
+            await trio.sleep(POLL_LOBBY_SECONDS)
         await trio.sleep_forever()
     except (ZeroconfError, OSError) as exc:
         on_note(f"the LAN advertisement failed ({exc}); give the others the long join code")

@@ -31,6 +31,8 @@ class GhostPlayer(Protocol):
     @property
     def master(self) -> bytes: ...
 
+    def seat_view(self) -> Any: ...  # the leaver's seat as its ghost knows it (SeatView)
+
 
 # The ghost bot every implementation plays (named in the handover): a uniformly random legal
 # action, drawn from a stream every peer computes alike.

@@ -206,9 +206,14 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                 picked = tuple(self.peer_of_seat[x] in stage.collected for x in range(self.n))
         legal = tuple(self.pending_input or ())
         deadline = self.clock.input_deadline() if legal and self.clock.running else None
+        handed = tuple(sorted(self.seat_of_peer[p] for p in range(self.n) if p in self.ghosts
+                              or any(m.msg.type == HANDOVER for m in self.queues[p])))
+        ghost_views = (ghost.session.seat_view() for ghost in self.ghosts.values())
+        ghost_hands = tuple(sorted((v.seat, tuple(c["label"] for c in v.board()["hand"]))
+                                   for v in ghost_views if v is not None))
         return SeatView.of(self.game_id, me, seat, self.config, self.engine,
                            tuple(self.peer_of_seat), self.stage_index, legal, deadline,
-                           waiting, picked)
+                           waiting, picked, handed, ghost_hands)
 
     def start(self) -> None:
         """Begin the game (after the mesh is up)."""

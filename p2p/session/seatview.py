@@ -24,7 +24,11 @@ class SeatView:
     none is); ``deadline``: when our clock runs out for them, on the driver's clock (None: no
     clock running yet, or nothing asked). ``waiting``: the seats whose message the stage
     still needs; ``picked``: in a draft pick, which seats have committed theirs (None in
-    other stages); ``peer_of_seat``: who plays each seat (public once the seats are drawn)."""
+    other stages); ``peer_of_seat``: who plays each seat (public once the seats are drawn);
+    ``handed_over``: the seats whose player handed over (its handover received, taken or
+    not yet: the UI says so when it arrives, not only when the game reaches it);
+    ``ghost_hands``: (seat, its hand's card labels) of each seat a ghost plays, open-handed
+    (every remaining peer knows them)."""
 
     game_id: str
     peer: Peer
@@ -37,15 +41,19 @@ class SeatView:
     deadline: float | None = None
     waiting: tuple[Seat, ...] = ()
     picked: tuple[bool, ...] | None = None
+    handed_over: tuple[Seat, ...] = ()
+    ghost_hands: tuple[tuple[Seat, tuple[str | None, ...]], ...] = ()
 
     @classmethod
     def of(cls, game_id: str, peer: Peer, seat: Seat, config: GameConfig, engine: GameState,
            peer_of_seat: tuple[Peer, ...], stage: int, legal: tuple[Action, ...] = (),
            deadline: float | None = None, waiting: tuple[Seat, ...] = (),
-           picked: tuple[bool, ...] | None = None) -> SeatView:
+           picked: tuple[bool, ...] | None = None,
+           handed_over: tuple[Seat, ...] = (),
+           ghost_hands: tuple[tuple[Seat, tuple[str | None, ...]], ...] = ()) -> SeatView:
         """The view of ``seat`` over the session's ``engine`` (a redacted copy is kept)."""
         return cls(game_id, peer, seat, config, redact(engine, seat), peer_of_seat, stage,
-                   legal, deadline, waiting, picked)
+                   legal, deadline, waiting, picked, handed_over, ghost_hands)
 
     def board(self) -> dict[str, Any]:
         """Everything the seat may know, as plain data (``engine.view.view``)."""

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 
 from engine import Action
 from engine.events import Event as GameEvent
-from engine.events import ResolveStarted, RoundScores
+from engine.events import PlanetOpened, ResolveStarted, RoundScores
 from p2p.net.chatlink import ChatShown
 from p2p.net.games import PeerOptions, unfinished_games
 from p2p.net.joincode import JoinCode
@@ -35,6 +35,7 @@ from ui.app.messages import (
     BoardChanged,
     ChatSay,
     Connecting,
+    EscrowState,
     GameEnded,
     HandOver,
     HumanAnswer,
@@ -42,6 +43,7 @@ from ui.app.messages import (
     NetNote,
     RosterChanged,
     RosterLine,
+    SetEscrow,
 )
 from ui.app.netgame import NetSetup, run_network
 from ui.app.pacing import Pacer, pace_from_env
@@ -91,9 +93,10 @@ class FromNetwork(Message):
     """One value from the trio side, re-posted as a Textual message so that it is handled
     inside the app's context (the bridge's loop callback runs outside of it)."""
 
-    def __init__(self, item: Any) -> None:
+    def __init__(self, item: Any, source: object = None) -> None:
         super().__init__()
         self.item = item
+        self.source = source  # the bridge it came from (a dropped one's are ignored)
 
 
 class SolsticeApp(App[int]):
@@ -128,6 +131,8 @@ class SolsticeApp(App[int]):
                                            self._reveal_done)
         self.answers: list[Action] = []  # what the human chose, in order (tests read it)
         self.taught: set[str] = set()  # phases whose --learn lesson was shown
+        # Lessons to show, oldest first, one at a time (they stacked up in reverse order).
+        self.lessons_due: list[tuple[str, str]] = []
         if setup is not None and setup.learn:
             self.reveal_pace = max(self.reveal_pace, LEARN_PACE)  # time to read each step
 
@@ -153,8 +158,9 @@ class SolsticeApp(App[int]):
         self._start_network(self.setup)
 
     def _start_network(self, setup: NetSetup) -> None:
-        self.bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item)))
-        self.bridge.start(functools.partial(run_network, setup))
+        bridge = TrioBridge(lambda item: self.post_message(FromNetwork(item, bridge)))
+        self.bridge = bridge
+        bridge.start(functools.partial(run_network, setup))
 
     def on_unmount(self) -> None:
         if self.bridge is not None:
@@ -165,7 +171,7 @@ class SolsticeApp(App[int]):
     def on_from_network(self, message: FromNetwork) -> None:
         # The bridge posts from its own thread: a value can land while Textual takes the
         # screens down, when their widgets are already gone. Nothing is shown any more then.
-        if self.is_running:
+        if self.is_running and (message.source is None or message.source is self.bridge):
             self.deliver(message.item)
 
     def deliver(self, item: Any) -> None:
@@ -178,6 +184,8 @@ class SolsticeApp(App[int]):
             self.lobby.show_roster(item.players, item.roster)
         elif isinstance(item, Connecting):
             self.lobby.show_status(item.text)
+        elif isinstance(item, EscrowState):
+            self.lobby.show_escrow(item.on, item.can_change)
         elif isinstance(item, BoardChanged):
             self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().show_board(self._while_revealing(item.view), self.names,
@@ -201,42 +209,60 @@ class SolsticeApp(App[int]):
             self._show_end(GameEnded(None, reason))
 
     def _teach(self, view: dict[str, Any]) -> None:
-        """``play --learn``: the first time a phase comes up, its lesson (over the game
-        screen only: one that comes while a summary is open waits for the next board)."""
+        """``play --learn``: the first time the draft or the dispatch comes up, its lesson
+        (the resolution's comes with its first line, ``_explain``: the board is ahead of
+        the paced reveal)."""
         setup = self.setup
         if setup is None or not setup.learn or view["phase"] in self.taught \
-                or not isinstance(self.screen, GameScreen):
+                or view["phase"] == "resolve":
             return
         found = lesson(view["phase"], view)
         if found is not None:
             self.taught.add(view["phase"])
-            self.push_screen(LessonScreen(*found))
+            self.lessons_due.append(found)
+            self._next_lesson()
+
+    def _next_lesson(self, _result: object = None) -> None:
+        """Show the oldest lesson due, over the game screen only (one due while a round's
+        summary is open follows when it closes); the reveal goes on once none is left."""
+        if not isinstance(self.screen, GameScreen):
+            return
+        if self.lessons_due:
+            self.push_screen(LessonScreen(*self.lessons_due.pop(0)), self._next_lesson)
+        elif self.pacer.held:
+            self.pacer.resume()
 
     def _learning(self) -> bool:
         """A live ``--learn`` game (a resumed game's replayed rounds teach nothing)."""
         return self.setup is not None and self.setup.learn and self.view is not None
 
     def _explain(self, event: GameEvent) -> None:
-        """``--learn``: each resolving card's one-line reason under its log line; the first
-        time strongest/favored, scoring, a kill or a claim comes up, its lesson, and the
-        reveal waits until the player has read it."""
+        """``--learn``: a planet's one-line reason under its log line (a card's reason is its
+        log line, ``_show_note``); the first time strongest/favored, scoring, a kill or a
+        claim comes up, its lesson, and the reveal waits until the player has read it."""
         assert self.game is not None
-        why = reason(event)
+        why = reason(event) if isinstance(event, PlanetOpened) else None
         if why is not None:
             self.game.add_log("   ↳ " + why, "italic #9ecbff")
+        phase = lesson("resolve", self.view) if isinstance(event, ResolveStarted) \
+            and "resolve" not in self.taught and self.view is not None else None
+        if phase is not None:
+            self.taught.add("resolve")
+            self.lessons_due.append(phase)
         found = event_lesson(event)
-        if found is None or found[0] in self.taught \
-                or not isinstance(self.screen, GameScreen | LessonScreen):
-            return
-        key, title, text = found
-        self.taught.add(key)
-        self.pacer.hold()
-        self.push_screen(LessonScreen(title, text), lambda _result: self.pacer.resume())
+        if found is not None and found[0] not in self.taught:
+            key, title, text = found
+            self.taught.add(key)
+            self.lessons_due.append((title, text))
+        if self.lessons_due:
+            self.pacer.hold()  # the reveal waits until the player has read them
+            self._next_lesson()
 
     def _while_revealing(self, view: dict[str, Any]) -> dict[str, Any]:
         """The header said "Game over" while the last round was still being revealed: until
         the reveal is done the board shows that round's Resolve phase."""
-        if view["phase"] == "over" and self.pacer.busy:
+        if view["phase"] == "over" and (self.pacer.busy
+                                        or isinstance(self.screen, RoundSummaryScreen)):
             return {**view, "phase": "resolve"}
         return view
 
@@ -293,6 +319,8 @@ class SolsticeApp(App[int]):
     def _show_note(self, note: NetNote) -> None:
         event = note.event
         text = describe(event) if event is not None else readable(note.text)
+        if event is not None and not isinstance(event, PlanetOpened) and self._learning():
+            text = reason(event) or text  # what happened and why, said once
         self.log_lines.append(text)
         if self.game is not None:
             self.game.add_log(text, NOTE_STYLES.get(note.kind, ""))
@@ -337,16 +365,25 @@ class SolsticeApp(App[int]):
         if self.game.has_class("narrow") and shown.author is not None:
             self.notify(line.plain, timeout=6)  # the log pane is hidden at this width
 
+    def on_lobby_screen_escrow_wanted(self, message: LobbyScreen.EscrowWanted) -> None:
+        if self.bridge is not None:
+            self.bridge.send(SetEscrow(message.on))
+
     def on_chat_input_said(self, message: ChatInput.Said) -> None:
         if self.bridge is not None:
             self.bridge.send(ChatSay(message.text))
 
     def _summary_closed(self, _result: object = None) -> None:
+        self._next_lesson()
+        if self.game is not None and self.view is not None and self.view["phase"] == "over":
+            self.game.show_board(self.view, self.names)  # now the header says "Game over"
         if self.ended is not None and not isinstance(self.screen, EndScreen):
             self._push_end()
 
     def _show_end(self, ended: GameEnded) -> None:
         if self.ended is not None or self.left:
+            return
+        if self._back_to_list(ended):
             return
         self.ended = ended
         if isinstance(self.screen, RoundSummaryScreen) or self.pacer.busy:
@@ -354,6 +391,23 @@ class SolsticeApp(App[int]):
             # opens when the reveal of its resolution is done.
             return
         self._push_end()
+
+    def _back_to_list(self, ended: GameEnded) -> bool:
+        """A game picked on the start screen that could not be joined (gone, full, closed):
+        back to the list, saying why, instead of ending the program."""
+        setup = self.setup
+        if (self.start is None or setup is None or setup.mode != "join" or self.started
+                or ended.result is not None):
+            return False
+        if self.bridge is not None:
+            self.bridge.stop()
+        self.setup, self.bridge, self.game, self.view = None, None, None, None
+        self.log_lines, self.game_log = [], []
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(StartScreen(self.start), self._started)
+        self.notify(f"Could not join that game: {ended.reason}", severity="error", timeout=12)
+        return True
 
     def _push_end(self) -> None:
         assert self.ended is not None
@@ -399,7 +453,7 @@ class SolsticeApp(App[int]):
 
     def action_help(self) -> None:
         events = tuple(self.view["events_in_play"]) if self.view else ()
-        self.push_screen(HelpScreen(events, self.leave_text()))
+        self.push_screen(HelpScreen(events, self.leave_text(), self.view))
 
     def leave_text(self) -> str:
         """What q does in this game, for the help screen."""
@@ -411,13 +465,15 @@ class SolsticeApp(App[int]):
         setup = self.setup
         if setup is None:
             return ""
+        if self.ended is not None and self.ended.handed_over is not None:
+            return handed_over_text(self.ended)
         game = (self.ended.game_id if self.ended else None) or self.game_id or setup.game or (
             setup.code.game_id if setup.code else None)
         home = str(setup.options.home) if setup.options.home else None
         # Only a game this home holds unfinished can be resumed: the store is asked, not
         # guessed from how far the screens got (a rematch nobody joined was never stored).
         stored = game is not None and game in unfinished_games(setup.options.home_dir)
-        return resume_hint(setup.mode, game, stored, home)
+        return resume_hint(setup.mode, game, stored, home, setup.options.name)
 
     def action_leave(self) -> None:
         if self.ended is not None or self.bridge is None or not self.bridge.running:
@@ -448,23 +504,37 @@ class SolsticeApp(App[int]):
         return EXIT_STOPPED
 
 
-def resume_hint(mode: str, game: str | None, stored: bool, home: str | None) -> str:
+def resume_hint(mode: str, game: str | None, stored: bool, home: str | None,
+                name: str | None = None) -> str:
     """How (and whether) a game left now can be picked up again: ``stored`` says that this
     home holds ``game`` unfinished (its roster is stored once the table is full), the only
     case in which ``solstice resume`` can continue it. Every command printed here works when
-    copied."""
+    copied: each is on a line of its own (``ui.app.commandtext`` lays it out to the screen);
+    joining again keeps the ``name`` the player chose."""
     home_flag = f" --home {shlex.quote(home)}" if home else ""
     if mode == "play":
         return ("A game against local bots cannot be resumed (the bots keep no state); "
-                "start a new one with: solstice play")
+                "start a new one with:\nsolstice play")
     if game is not None and stored:
-        return f"Resume it later with: solstice resume {game}{home_flag}"
+        return f"Resume it later with:\nsolstice resume {game}{home_flag}"
     if mode == "rematch":
         return "The rematch had not started (not everyone had joined); nothing to resume."
     if mode == "join":
         return ("You were not in a game yet, so there is nothing to resume; to pick a game "
-                f"on the LAN: solstice join{home_flag}")
+                f"on the LAN:\nsolstice join{home_flag}"
+                + (f" --name {shlex.quote(name)}" if name else ""))
     return "The game had not started yet; nothing to resume."
+
+
+def handed_over_text(ended: GameEnded) -> str:
+    """What a player who handed its seat over can do now: nothing to resume (the game goes
+    on without it); the game's final transcript comes from someone still in it."""
+    text = (f"You handed your seat over; the game goes on without you (the ghost plays "
+            f"{ended.handed_over}, open-handed). Nothing to resume. For the final transcript, "
+            "ask another player for theirs (solstice verify checks it)")
+    if ended.watch_code:
+        return text + f", or watch the rest of the game:\nsolstice watch {ended.watch_code}"
+    return text + "."
 
 
 def run_app(setup: NetSetup | None, title: str, start: LanStart | None = None) -> int:
@@ -478,6 +548,8 @@ def run_app(setup: NetSetup | None, title: str, start: LanStart | None = None) -
         ended = app.ended
         if ended.result is not None:
             print(readable(ended.result.get("summary", "game over")))
+        elif ended.handed_over is not None:
+            print(handed_over_text(ended))
         else:
             print(f"The game stopped: {ended.reason}")
             if setup is not None and setup.mode != "play" and ended.game_id:

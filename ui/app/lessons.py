@@ -4,9 +4,11 @@ examples are filled in from our seat's view."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine import events as ev
+from engine.cards import CARD_BY_LABEL, CARDS
 from ui.app.wording import card_name
 
 # phase -> (title, rule text); "{example}" is filled in from the view.
@@ -17,15 +19,17 @@ LESSONS: dict[str, tuple[str, str]] = {
         "the rest to your neighbour ({direction} this round; the direction alternates every "
         "round). In a two-player game you choose two cards at the first pick. The cards "
         "nobody drafted are dealt face up to the planets.\n\nYour cards now: {example}.\n\n"
-        "A card's colour is its faction: its VP go to that faction's player, whoever plays "
-        "it.",
+        "On each card, S is its strength, F its favor and i its initiative (the lower "
+        "resolves first). A card's colour is its faction: its VP go to that faction's "
+        "player, whoever plays it; an event card has no colour and scores for whoever meets "
+        "its condition.",
     ),
     "dispatch": (
         "Dispatch: playing cards to planets",
         "Starting with the first player, each player in turn plays one card face down to a "
         "planet with fewer than six cards, and discloses what that planet asks:\n{example}\n"
-        "Once per round you may instead capture a card as your prisoner: it comes back to "
-        "your hand for the next draft.",
+        "Once per round you may instead capture: one of your own cards leaves your hand as "
+        "your prisoner (⛓ marks who holds one) and comes back to your hand next round.",
     ),
     "resolve": (
         "Resolve: who scores",
@@ -47,12 +51,31 @@ def lesson(phase: str, view: dict[str, Any]) -> tuple[str, str] | None:
     title, text = LESSONS[phase]
     if phase == "draft":
         cards = [card_name(c["label"]) for c in view["hand"] if c.get("label")]
-        example = ", ".join(cards[:6]) or "none yet"
+        if not cards:
+            return None  # not dealt yet: the lesson waits for the cards it names
+        example = ", ".join(cards[:6])
     elif phase == "dispatch":
         example = "\n".join(f"  {p['name']}: {p['rule']}" for p in view["planets"])
     else:
         example = " → ".join(p["name"] for p in view["planets"])
     return title, text.format(example=example, direction=view.get("direction", "left"))
+
+
+GENERIC_EXAMPLES = {"draft": "the hand you are dealt", "dispatch": "  each planet's rule",
+                    "resolve": "top to bottom, as the board shows them"}
+
+
+def every_lesson(view: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """Every lesson, to open from the help at any time: the phases' with this view's cards
+    when there is one, the resolution's without the moment that first opened them."""
+    out = []
+    for phase, (title, text) in LESSONS.items():
+        found = lesson(phase, view) if view is not None else None
+        out.append(found or (title, text.format(example=GENERIC_EXAMPLES[phase],
+                                                direction="left or right")))
+    for title, text in EVENT_LESSONS.values():
+        out.append((title, text.split("\n\nHere:")[0]))
+    return out
 
 
 # -- lessons the resolution's events open, the first time each comes up ------------------------
@@ -106,7 +129,12 @@ def event_lesson(event: ev.Event) -> tuple[str, str, str] | None:
                    f"{event.favored or 'nobody (a tie, or no favor)'}.")
     elif isinstance(event, ev.Scored):
         key = "scoring"
-        example = f"the {event.faction} player scores {event.vp} VP with its {event.card}."
+        if event.card in EVENT_CARDS:  # an event belongs to nobody
+            example = (f"the {event.card} event scores {event.vp} VP for the {event.faction} "
+                       "player, who meets its condition (an event card has no faction).")
+        else:
+            example = (f"the {event.faction} player scores {event.vp} VP with its "
+                       f"{event.card}.")
     elif isinstance(event, ev.Killed):
         key = "casualties"
         example = f"{card_name(event.card)} is killed; " + (
@@ -131,6 +159,37 @@ SCORES_WHEN = {
     "Imposter": "favored, no Duchess scored", "Martyr": "strongest, killed its prisoner",
     "Whispered Secrets": "played it face up",
 }
+
+
+EVENT_CARDS = frozenset(card.name for card in CARDS if card.is_event)
+
+# Why an action card that needs a title scored nothing (faction, strongest, favored -> words).
+NO_VP: dict[str, Callable[[str, str | None, str | None], str]] = {
+    "Legions": lambda f, s, fav: "Legions never score (they add strength, and may be "
+                                 "sacrificed)",
+    "Diplomat": lambda f, s, fav: f"{f} is not favored (favored: {fav or 'nobody'})",
+    "Marshal": lambda f, s, fav: f"{f} is not strongest (strongest: {s or 'nobody'})",
+    "Elder": lambda f, s, fav: f"{f} is neither strongest nor favored",
+    "Assassin": lambda f, s, fav: "it killed no enemy Duchess",
+    "Duchess": lambda f, s, fav: "with several Duchesses only the favored one scores (and "
+                                 "none on a tie), or an event stopped it",
+}
+
+
+def unscored(opened: ev.PlanetOpened, events: list[ev.Event]) -> list[str]:
+    """A line for each action card on ``opened``'s planet that neither scored nor was killed
+    in ``events`` (what happened there), saying why it scored nothing."""
+    scored = {(e.faction, e.card) for e in events if isinstance(e, ev.Scored)}
+    gone = {e.card for e in events if isinstance(e, ev.Killed)}
+    lines = []
+    for label in opened.cards:
+        card = CARD_BY_LABEL.get(label) if label else None
+        if card is None or card.is_event or label in gone or card.faction is None \
+                or (card.faction, card.name) in scored:
+            continue
+        why = NO_VP[card.name](card.faction, opened.strongest, opened.favored)
+        lines.append(f"{card.faction} {card.name}: no VP — {why}")
+    return lines
 
 
 def reason(event: ev.Event) -> str | None:

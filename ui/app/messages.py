@@ -77,6 +77,23 @@ class HandOver:
 
 
 @dataclass(frozen=True)
+class SetEscrow:
+    """The host turns the escrow on or off in its lobby, before the game starts (UI ->
+    trio)."""
+
+    on: bool
+
+
+@dataclass(frozen=True)
+class EscrowState:
+    """The escrow the host's game will start with (``can_change``: the lobby is still
+    open, so ``e`` may turn it around)."""
+
+    on: bool
+    can_change: bool = True
+
+
+@dataclass(frozen=True)
 class ChatSay:
     """The human typed a chat line for the table (UI -> trio)."""
 
@@ -106,3 +123,8 @@ class GameEnded:
     game_id: str | None = None
     home: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    handed_over: str | None = None  # our faction: we left, the ghost plays it on
+    watch_code: str | None = None  # the join code, which ``solstice watch`` takes too
+    # A watcher's game that did not finish and proves nobody unfair: "connection lost" or
+    # "game stopped" (None: finished, or stopped on a cheat).
+    unfinished: str | None = None

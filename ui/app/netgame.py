@@ -61,16 +61,19 @@ from p2p.session.events import (
     InputWanted,
     LogLine,
     Rejected,
+    SeatHandedOver,
     TableClock,
 )
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
+from p2p.session.timing import Timing
 from ui.app.bridge import TrioSide
 from ui.app.messages import (
     AskHuman,
     BoardChanged,
     ChatSay,
     Connecting,
+    EscrowState,
     GameEnded,
     HandOver,
     HumanAnswer,
@@ -78,10 +81,16 @@ from ui.app.messages import (
     NetNote,
     RosterChanged,
     RosterLine,
+    SetEscrow,
 )
+from ui.app.notes import clean_text, error_words, handover_line
 
 POLL_SECONDS = 0.15
 RESEND_NOTICE_LASTS = 12.0  # a resuming peer repeats whom it waits for every 10 s
+# A ``--learn`` game against local bots: the longest decision the protocol allows and no
+# game clock, so that no clock runs out while the player reads a lesson or a summary (the
+# bots are ours, nobody waits for us); the UI shows no clock in it.
+LEARN_TIMING = Timing(decision=3600, decision_bank=0, decision_increment=0)
 
 
 @dataclass
@@ -154,6 +163,10 @@ class NetGame:
         self._hand_over: Callable[[], None] | None = None  # leave, a ghost takes the seat
         self._decision: DecisionClock | None = None  # the last decision's clock
         self.away: dict[int, float] = {}  # peer -> when the others stop waiting for it
+        self.announced: set[int] = set()  # seats whose handover the log has said
+        self.handed_over: str | None = None  # our faction, once we handed our seat over
+        self.join_code: str | None = setup.code.encode() if setup.code else None
+        self.options: PeerOptions | None = None  # what ``host_game`` reads when it starts
         self.resending: set[int] = set()  # a resumed game waits for these to re-send
         self.resending_until = 0.0
         self.now = trio.current_time  # the session's clock (the runner ticks it with this)
@@ -183,7 +196,9 @@ class NetGame:
             peer = seats.peer_of_seat[seat]
             name = self.roster_names[peer] if peer < len(self.roster_names) else ""
             label = f"{faction} ({name})" if name else faction
-            if peer in self.away:
+            if seat in seats.handed_over:
+                label += " — handed over; the ghost plays it from its next move"
+            elif peer in self.away:
                 left = max(0, math.ceil(self.away[peer] - self.now()))
                 label += (f" — disconnected; the game stops in {left} s unless they come back"
                           if left else " — disconnected; they did not come back in time")
@@ -197,13 +212,18 @@ class NetGame:
         (None for the others), from the session's last ``DecisionClock``. No clock runs
         against a player who is away (the session runs no deadline against them); our own
         comes from our view when the last clock was not seen (a resumed game)."""
+        if self.setup.learn and self.setup.mode == "play":
+            return ()  # LEARN_TIMING: no clock worth showing
         clock = self._decision
-        if clock is None and seats.legal and seats.deadline is not None:
-            own = max(0.0, seats.deadline - self.now())  # resumed: no clock notice seen yet
+        if clock is None or clock.deadline is None:
+            # A resumed game: its decision's clock notice was replayed before the time ran
+            # (no deadline) or not seen at all; our own deadline is in our view.
+            if not seats.legal or seats.deadline is None:
+                return ()
+            own = max(0.0, seats.deadline - self.now())
             return tuple(own if seat == seats.seat else None
                          for seat in range(len(seats.peer_of_seat)))
-        if (clock is None or clock.deadline is None or not seats.waiting
-                or seats.stage != clock.stage):
+        if not seats.waiting or seats.stage != clock.stage:
             return ()
         left = max(0.0, clock.deadline - self.now())
         deciding = ({seats.peer_of_seat[seat] for seat in seats.waiting} & set(clock.peers)) \
@@ -232,10 +252,29 @@ class NetGame:
                     del self.away[peer]
 
 
+    def seat_label(self, seats: SeatView, seat: int) -> tuple[str, str]:
+        """(faction, player name) of ``seat``."""
+        peer = seats.peer_of_seat[seat]
+        return (seats.config.factions[seat],
+                self.roster_names[peer] if peer < len(self.roster_names) else "")
+
+    def _announce_handovers(self, seats: SeatView) -> None:
+        """Say a handover the moment it arrives (the game takes it only at the first stage
+        that needs the leaver, which can be a decision of ours away)."""
+        for seat in seats.handed_over:
+            if seat in self.announced or seat == seats.seat:
+                continue
+            self.announced.add(seat)
+            self.away.pop(seats.peer_of_seat[seat], None)  # gone for good, not disconnected
+            faction, name = self.seat_label(seats, seat)
+            self.side.post(NetNote("waiting", handover_line(
+                faction, name, seats.state.round, seats.state.phase.value)))
+
     def post_board(self, force: bool = False) -> None:
         seats = self.views() if self.views is not None else None
         if seats is None:
             return
+        self._announce_handovers(seats)
         clocks, waiting = self.clocks(seats), self.waiting(seats)
         key = (seats.stage, len(seats.state.log), seats.state.phase, waiting,
                seats.picked or (), tuple(None if c is None else int(c) for c in clocks))
@@ -248,6 +287,20 @@ class NetGame:
         if isinstance(event, InputWanted):
             return
         self._track_away(event)
+        # Only these need our view for their words (it is a copy of the state: not per event).
+        seats = (self.views() if self.views is not None
+                 and isinstance(event, SeatHandedOver | ClockRanOut) else None)
+        if isinstance(event, SeatHandedOver):
+            if event.mine and seats is not None:
+                self.handed_over = seats.config.factions[event.seat]
+            elif event.seat in self.announced:
+                self.post_board()
+                return  # said when it arrived
+            self.announced.add(event.seat)
+            self.away.pop(event.peer, None)
+        text = clean_text(event, seats.state if seats is not None else None,
+                          lambda seat: self.seat_label(seats, seat) if seats is not None
+                          else ("", ""))
         if isinstance(event, GameOver):
             self.result = dict(event.result)
         elif isinstance(event, TranscriptWritten):
@@ -269,7 +322,8 @@ class NetGame:
             self.side.post(lobby_roster(event))  # a joiner's lobby: the table so far
         elif isinstance(event, LogLine) and self.views is None:
             self.side.post(Connecting(event.text))
-        self.side.post(note_of(event))
+        if text != "":
+            self.side.post(note_of(event, text))
         self.post_board()
 
     async def choose(self, seats: SeatView) -> Action:
@@ -296,8 +350,25 @@ class NetGame:
                     await self.chat.say(item.text)
             elif isinstance(item, HandOver):
                 self._leave_with_handover()
+            elif isinstance(item, SetEscrow):
+                self._set_escrow(item.on)
             else:
                 self._answers_in.send_nowait(item)
+
+    def escrow_choice(self) -> bool:
+        """The host of a 3-4 player table may turn the escrow on or off in its lobby."""
+        return self.setup.mode == "host" and self.setup.players >= 3
+
+    def _set_escrow(self, on: bool) -> None:
+        """Until the table is full (the game's runner reads the options then), the escrow
+        the game will start with is ours to choose."""
+        options = self.options
+        if options is None or not self.escrow_choice() or self._opened is not None:
+            self.side.post(note_of(LogLine("the game has started: the escrow can no longer "
+                                           "change")))
+            return
+        options.escrow = on
+        self.side.post(EscrowState(on))
 
     def _leave_with_handover(self) -> None:
         """Hand our seat over (the runner sends it and stops at its next item)."""
@@ -310,6 +381,9 @@ class NetGame:
         except LocalProtocolError as exc:
             self.side.post(note_of(LogLine(f"cannot hand over: {exc}")))
             return
+        seats = self.views() if self.views is not None else None
+        if seats is not None:
+            self.handed_over = seats.config.factions[seats.seat]
         self.post_board(force=True)
 
     async def poll(self) -> None:
@@ -347,7 +421,8 @@ class NetGame:
 
     def _ended(self, result: dict[str, Any] | None, reason: str) -> GameEnded:
         return GameEnded(result, reason, self.transcript, self.game_id,
-                         str(self.setup.options.home_dir))
+                         str(self.setup.options.home_dir), handed_over=self.handed_over,
+                         watch_code=self.join_code)
 
     def _open(self, session: GameSession) -> None:
         self._opened = session.seat_view  # the UI sees our seat's view, never the session
@@ -356,6 +431,11 @@ class NetGame:
     async def _play(self, nursery: trio.Nursery) -> GameSession:
         setup = self.setup
         options = dataclasses.replace(setup.options, on_session=self._open, chat=self.chat)
+        if setup.learn and setup.mode == "play":
+            options = dataclasses.replace(options, timing=LEARN_TIMING)
+        self.options = options
+        if self.escrow_choice():
+            self.side.post(EscrowState(options.escrow))
         if setup.mode == "join":
             assert setup.code is not None
             self.side.post(Connecting(f"Joining the game at {setup.code.address}:"
@@ -447,7 +527,7 @@ def failure_reason(exc: BaseException) -> str:
         return "timed out waiting for the other players"
     if isinstance(first, OSError) and not isinstance(first, P2PError):
         return f"cannot connect: {first.strerror or first}"
-    return str(first) or type(first).__name__
+    return error_words(first)
 
 
 def board_view(seats: SeatView) -> dict[str, Any]:
@@ -455,6 +535,8 @@ def board_view(seats: SeatView) -> dict[str, Any]:
     board = seats.board()
     if seats.picked is not None:
         board["picked"] = list(seats.picked)
+    if seats.ghost_hands:  # open-handed: every remaining player sees them
+        board["ghost_hands"] = [[seat, list(labels)] for seat, labels in seats.ghost_hands]
     return board
 
 
@@ -464,14 +546,16 @@ NOTE_KINDS: dict[type, str] = {
     GameAborted: "aborted", Stopped: "aborted", GameOver: "over", DeckAudit: "audit",
     TableClock: "clock", DecisionClock: "clock", ClockRanOut: "timeout", Waiting: "waiting",
     RosterKnown: "roster", SeatsDrawn: "seats", TranscriptWritten: "transcript",
-    TableFilling: "log", WatchersChanged: "watchers",
+    TableFilling: "log", WatchersChanged: "watchers", SeatHandedOver: "waiting",
 }
 
 
-def note_of(event: GameEvent) -> NetNote:
-    """The log pane's note for ``event`` (plain text only: it crosses to the UI thread)."""
+def note_of(event: GameEvent, text: str | None = None) -> NetNote:
+    """The log pane's note for ``event`` (plain text only: it crosses to the UI thread);
+    ``text``: its words when they are not the event's own (``ui.app.notes``)."""
     game = event.game if isinstance(event, LogLine) else None  # frozen values: safe to pass
-    return NetNote(NOTE_KINDS.get(type(event), "log"), event.text, game)
+    return NetNote(NOTE_KINDS.get(type(event), "log"), event.text if text is None else text,
+                   game)
 
 
 async def run_network(setup: NetSetup, side: TrioSide) -> GameEnded:

@@ -81,6 +81,8 @@ def card_effect(card: Card) -> str:
     """What an action card scores (``VP 2 if favored``), or an event's kind."""
     if card.is_event:
         return EVENT_TEXT.get(card.name, f"{card.event_kind} event")
+    if card.name == "Assassin":  # "VP 3 on kill" left open what it kills
+        return f"kills an enemy Duchess: VP {card.vp}"
     return card.effect
 
 
@@ -251,6 +253,23 @@ def claims_line(view: dict[str, Any], names: tuple[str, ...] = ()) -> Text | Non
         text.append(" (this round) " if claim["active"] else " (from next round) ",
                     style="dim")
     return text
+
+
+def ghost_lines(view: dict[str, Any], names: tuple[str, ...] = ()) -> list[Text]:
+    """The hand of each seat a ghost plays since its player handed it over: open, so that
+    every remaining player sees what the ghost holds."""
+    lines = []
+    for seat, labels in view.get("ghost_hands") or ():
+        text = Text("Ghost ", style="bold")
+        text.append_text(seat_text(view, seat, names))
+        text.append(" plays open-handed: ", style="bold")
+        # Names only (the chips' numbers are in F1): the line stays short on a small screen.
+        text.append_text(Text(", ").join(
+            Text(card_name(label), style=faction_style(CARD_BY_LABEL[label].faction))
+            if label else Text("?") for label in labels)
+            if labels else Text("no cards in hand", style="dim"))
+        lines.append(text)
+    return lines
 
 
 def prisoner_line(view: dict[str, Any]) -> Text | None:

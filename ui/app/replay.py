@@ -212,9 +212,10 @@ class ReplayApp(App[None]):
     CSS_PATH = Path(__file__).parent / "solstice.tcss"  # absolute: subclasses live elsewhere
     TITLE = "Solstice replay"
 
-    def __init__(self, replay: Replay) -> None:
+    def __init__(self, replay: Replay, seat: int = 0) -> None:
         super().__init__()
         self.replay = replay
+        self.seat = seat
 
     def on_mount(self) -> None:
-        self.push_screen(ReplayScreen(self.replay))
+        self.push_screen(ReplayScreen(self.replay, self.seat))

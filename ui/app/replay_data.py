@@ -29,10 +29,12 @@ from engine.events import Captured, DiscardedForRoom, DispatchedFaceDown, Dispat
 from engine.relabel import Relabel
 from engine.view import view
 from p2p.deck.audit import audit_deck, open_seats
+from p2p.errors import P2PError
+from p2p.identity import IDENTITY_FILE, Identity
 from p2p.session.audit import apply_any, true_action
 from p2p.session.envelope import SignedMessage
 from p2p.session.machine import GameSession
-from p2p.storage.transcript import load_transcript, verify_transcript
+from p2p.storage.transcript import TranscriptUnreadable, load_transcript, verify_transcript
 from p2p.text import printable
 from ui.app.wording import card_name, describe, disclosed, option_words, readable
 
@@ -108,6 +110,25 @@ def load_replay(path: Path) -> Replay:
     names = tuple(printable(roster.players[session.peer_of_seat[seat]].name)
                   for seat in range(session.n))
     return Replay(Path(path), roster.game_id, names, factions, steps, verdict.result)
+
+
+def own_seat(replay: Replay) -> int | None:
+    """The seat of the player whose transcript this is: one kept in a home
+    (``HOME/games/GAME/transcript.json``) belongs to that home's identity (None: another
+    player's copy, or a file kept elsewhere)."""
+    path = replay.path.resolve()
+    home = path.parent.parent.parent
+    if path.parent.parent.name != "games" or not (home / IDENTITY_FILE).is_file():
+        return None
+    try:
+        me = Identity.load_or_create(home).peer_id
+        roster = load_transcript(path)[0]
+    except (OSError, ValueError, P2PError, TranscriptUnreadable):
+        return None
+    for player in roster.players:
+        if player.peer_id == me and printable(player.name) in replay.names:
+            return replay.names.index(printable(player.name))
+    return None
 
 
 def _steps(session: GameSession) -> tuple[Step, ...]:

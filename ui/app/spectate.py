@@ -9,6 +9,7 @@ Keys: q leave (the game goes on without us), [ ] scroll the board.
 from __future__ import annotations
 
 import functools
+import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,6 +27,7 @@ from p2p.net.joincode import JoinCode
 from p2p.text import printable
 from ui.app.app import NOTE_STYLES, TEXT_LIMIT, FromNetwork, shown
 from ui.app.bridge import BridgeFinished, TrioBridge
+from ui.app.commandtext import CommandText
 from ui.app.messages import BoardChanged, GameEnded, NetNote
 from ui.app.watchgame import run_watch
 from ui.app.widgets import PhaseBar, PlanetBoard, ScoreBar, show_view
@@ -35,27 +37,44 @@ EXIT_FAIR, EXIT_NOT_FAIR, EXIT_LEFT = 0, 1, 130
 NARROW = 110  # below this width the log goes under the board
 
 
-def verdict_text(ended: GameEnded) -> Text:
-    """The spectator's own audit, and where its transcript is (for ``solstice verify``)."""
+def watch_again(ended: GameEnded) -> str:
+    """The command that watches the same game again (with this watcher's home)."""
+    home = f" --home {shlex.quote(ended.home)}" if ended.home else ""
+    return f"solstice watch {ended.watch_code}{home}" if ended.watch_code else ""
+
+
+def verdict_text(ended: GameEnded, waiting: tuple[str, ...] = ()) -> str:
+    """The spectator's own audit, and where its transcript is (for ``solstice verify``); a
+    game it lost the connection to (or that stopped with nobody unfair) is unfinished, not
+    unfair: whom it waited for, and how to watch again."""
     text = Text()
     if ended.result is not None and ended.result.get("ok"):
         text.append("Your audit: FAIR. ", style="bold #7ee787")
         text.append(readable(printable(ended.result.get("summary", ""), TEXT_LIMIT)))
+    elif ended.unfinished is not None:
+        text.append(f"Unfinished ({ended.unfinished}): ", style="bold #e3b341")
+        text.append(ended.reason or "the game stopped")
+        if waiting:
+            text.append(f". The game was waiting for {', '.join(waiting)}")
+        again = watch_again(ended)
+        if again:
+            text.append(".\nTo watch again:\n" + again)
     else:
         text.append("Your audit: NOT a fair finished game. ", style="bold red")
         text.append(ended.reason or "the game stopped")
     if ended.transcript:
-        text.append("\nYour transcript (solstice verify accepts it): ", style="bold")
+        text.append("\nYour transcript (solstice verify accepts it):\n", style="bold")
         text.append(printable(ended.transcript, TEXT_LIMIT))
     else:
         text.append("\nNo transcript was written (the game did not reach its end).",
                     style="dim")
-    return text
+    return text.plain
 
 
 class SpectateScreen(Screen[None]):
     DEFAULT_CSS = """
     #watch-head { height: 1; padding: 0 1; background: #1f2a36; }
+    #watch-head { height: auto; max-height: 3; }
     #verdict { height: auto; padding: 0 1; border-top: solid #7ee787; display: none; }
     #watch-side { width: 56; border-left: solid #30363d; }
     SpectateScreen.narrow #columns { layout: vertical; }
@@ -73,6 +92,7 @@ class SpectateScreen(Screen[None]):
         self.game_id = game_id
         self.log_lines: list[str] = []
         self.boards = 0  # boards shown so far (tests read it)
+        self.waiting: tuple[str, ...] = ()  # whom the game waits for now
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="columns"):
@@ -83,20 +103,36 @@ class SpectateScreen(Screen[None]):
                 yield PlanetBoard(id="board")
             with Vertical(id="watch-side"):
                 yield RichLog(id="log", wrap=True, markup=False, min_width=20)
-        yield Static(id="verdict")
+        yield CommandText("", id="verdict")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._show_head()
+
+    def _show_head(self, ended: GameEnded | None = None) -> None:
         head = Text("Watching", style="bold #9ecbff")
         head.append(f" game {self.game_id[:8]} · public information only · q leaves, the "
                     "game goes on", style="")
+        waiting = ", ".join(self.waiting)
+        if ended is not None and ended.unfinished is not None:
+            head = Text(f"{ended.unfinished.capitalize()}", style="bold #e3b341")
+            if waiting:
+                head.append(f"; the game was waiting for {waiting}")
+        elif ended is not None:
+            head = Text("The game is over", style="bold #9ecbff")
+        elif waiting:
+            head.append(f"\nWaiting for {waiting}", style="#e3b341")
         self.query_one("#watch-head", Static).update(head)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW, "narrow")
 
-    def show_board(self, board: dict[str, Any], names: tuple[str, ...]) -> None:
+    def show_board(self, board: dict[str, Any], names: tuple[str, ...],
+                   waiting: tuple[str, ...] = ()) -> None:
         self.boards += 1
+        if waiting != self.waiting:
+            self.waiting = waiting
+            self._show_head()
         show_view((self.query_one(PhaseBar), self.query_one("#scores", ScoreBar),
                    self.query_one(PlanetBoard)), board, names)
 
@@ -107,8 +143,12 @@ class SpectateScreen(Screen[None]):
         self.query_one("#log", RichLog).write(Text(line, style=style))
 
     def show_end(self, ended: GameEnded) -> None:
-        verdict = self.query_one("#verdict", Static)
-        verdict.update(verdict_text(ended))
+        self._show_head(ended)
+        verdict = self.query_one("#verdict", CommandText)
+        verdict.text = verdict_text(ended, self.waiting)
+        verdict.tone = ("#7ee787" if ended.result is not None and ended.result.get("ok")
+                              else "#e3b341" if ended.unfinished is not None else "red")
+        verdict.refresh(layout=True)
         verdict.display = True
 
     def action_scroll_board(self, direction: int) -> None:
@@ -157,7 +197,7 @@ class SpectateApp(App[int]):
         item = shown(item)
         screen = self.watch_screen
         if isinstance(item, BoardChanged):
-            screen.show_board(item.view, item.names)
+            screen.show_board(item.view, item.names, item.waiting)
         elif isinstance(item, NetNote):
             if item.kind != "input":
                 screen.add_log(item.text, NOTE_STYLES.get(item.kind, ""), item.event)
@@ -167,7 +207,7 @@ class SpectateApp(App[int]):
             reason = "the network side stopped"
             if item.error is not None:
                 reason = printable(f"{type(item.error).__name__}: {item.error}", TEXT_LIMIT)
-            self._end(GameEnded(None, reason))
+            self._end(GameEnded(None, reason, unfinished="connection lost"))
 
     def _end(self, ended: GameEnded) -> None:
         if self.ended is None and not self.left:
@@ -196,5 +236,5 @@ def run_watch_ui(code: JoinCode, options: PeerOptions) -> int:
     if app.left:
         print("You stopped watching; the game goes on without you.")
     elif app.ended is not None:
-        print(verdict_text(app.ended).plain)
+        print(verdict_text(app.ended, app.watch_screen.waiting))
     return app.exit_code()

@@ -22,10 +22,12 @@ from p2p.net.games import PeerOptions
 from p2p.net.joincode import JoinCode
 from p2p.net.notices import GameEvent, RosterKnown, TranscriptWritten
 from p2p.net.watch import watch_game
+from p2p.session.events import UNFAIR
 from p2p.session.machine import GameSession
 from ui.app.bridge import TrioSide
 from ui.app.messages import BoardChanged, GameEnded
 from ui.app.netgame import POLL_SECONDS, failure_reason, note_of
+from ui.app.notes import clean_text
 
 SEAT_ONLY: dict[str, Any] = {"hand": [], "drafted": [], "prisoner": None, "decision": None,
                              "legal": [], "pick_count": 0}
@@ -83,12 +85,23 @@ class WatchedGame:
         self._last_key = key
         self.side.post(BoardChanged(public_view(s.engine), waiting, self.seat_names()))
 
+    def seat_label(self, seat: int) -> tuple[str, str]:
+        """(faction, player name) of ``seat``."""
+        s = self.session
+        if s is None or s.config is None:
+            return "", ""
+        names = self.seat_names()
+        return s.config.factions[seat], names[seat] if seat < len(names) else ""
+
     def on_event(self, event: GameEvent) -> None:
         if isinstance(event, RosterKnown):
             self.names = list(event.names)
         elif isinstance(event, TranscriptWritten):
             self.transcript = str(event.path)
-        self.side.post(note_of(event))
+        state = self.session.engine if self.session is not None else None
+        text = clean_text(event, state, self.seat_label)
+        if text != "":
+            self.side.post(note_of(event, text))
         self.post_board()
 
     def _open(self, session: GameSession) -> None:
@@ -107,16 +120,22 @@ class WatchedGame:
                 session = await watch_game(self.code, self.on_event, options)
                 nursery.cancel_scope.cancel()
         except (P2PError, OSError, trio.TooSlowError, BaseExceptionGroup) as exc:
-            return self._ended(None, failure_reason(exc))
+            return self._ended(None, failure_reason(exc), "connection lost")
         self.post_board()
         if session.result is not None:
             return self._ended(dict(session.result), "")
-        return self._ended(None, session.aborted.reason if session.aborted is not None
-                           else "the game stopped")
+        stopped = session.aborted
+        if stopped is None:
+            return self._ended(None, "the game stopped", "game stopped")
+        # A stop that proves nobody cheated (a player gone, a game stopped) is no verdict.
+        return self._ended(None, stopped.reason, None if stopped.kind == UNFAIR
+                           else "game stopped")
 
-    def _ended(self, result: dict[str, Any] | None, reason: str) -> GameEnded:
+    def _ended(self, result: dict[str, Any] | None, reason: str,
+               unfinished: str | None = None) -> GameEnded:
         return GameEnded(result, reason, self.transcript, self.code.game_id,
-                         str(self.options.home_dir))
+                         str(self.options.home_dir), watch_code=self.code.encode(),
+                         unfinished=unfinished)
 
 
 async def run_watch(code: JoinCode, options: PeerOptions, side: TrioSide) -> GameEnded:

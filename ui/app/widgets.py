@@ -15,6 +15,7 @@ from textual.widgets import Static
 from ui.app.render import (
     claims_line,
     faction_style,
+    ghost_lines,
     phase_line,
     planet_cards,
     planet_header,
@@ -58,7 +59,8 @@ class ScoreBar(Static):
             self.update("")
             return
         text = self.scores(view)
-        for extra in (claims_line(view, self.names), prisoner_line(view)):
+        for extra in (claims_line(view, self.names), prisoner_line(view),
+                      *ghost_lines(view, self.names)):
             if extra is not None:
                 text.append("\n")
                 text.append_text(extra)

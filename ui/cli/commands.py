@@ -25,6 +25,7 @@ from ui.cli import play as cmd_play
 from ui.cli import ratings as cmd_ratings
 from ui.cli import replay as cmd_replay
 from ui.cli import rules as cmd_rules
+from ui.cli import serve as cmd_serve
 from ui.cli import simulate as cmd_simulate
 from ui.cli import tournament as cmd_tournament
 from ui.cli import watch as cmd_watch
@@ -159,6 +160,7 @@ cmd_watch.register(app)
 cmd_tournament.register(app)
 cmd_bots.register(app)
 cmd_replay.register(app)
+cmd_serve.register(app)
 cmd_botcheck.register(app)
 cmd_ratings.register(app)
 app.command()(cmd_play.play)

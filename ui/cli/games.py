@@ -20,6 +20,21 @@ NO_DISCOVERY_HELP = "Do not use LAN discovery (mDNS): no advertisement, no brows
 INTERFACE_OPTION = typer.Option(None, "--discovery-interface", help=INTERFACE_HELP)
 NO_DISCOVERY_OPTION = typer.Option(False, "--no-discovery", help=NO_DISCOVERY_HELP)
 SHORT_WAIT = 5.0
+
+
+def player_name(value: str | None) -> str | None:
+    """``--name``, without the spaces around it (a leading space was kept, and shown); one
+    clear line for a name the lobby would refuse."""
+    from p2p.net.roster import MAX_NAME_LEN, valid_name
+
+    if value is None:
+        return None
+    name = " ".join(value.split())
+    if not valid_name(name):
+        raise typer.BadParameter(f"a name is 1 to {MAX_NAME_LEN} printable characters, not "
+                                 f"{value!r}")
+    return name
+
 T = TypeVar("T")
 
 

@@ -20,7 +20,7 @@ from p2p.session.timing import (
     STEP_RANGE,
 )
 from p2p.session.timing import Timing as _Timing
-from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface, player_name
 
 DEFAULT_TIMING = _Timing()  # the defaults of the host's clock options
 
@@ -60,7 +60,7 @@ def _play(bot: str | None, mode: str, start: Callable[[Chooser], Awaitable[GameS
     join_code = code if isinstance(code, JoinCode) else None
     game_id = str(game) if game else (join_code.game_id if join_code else None)
     hint = InterruptHint(mode, options.home_dir, bot, game_id,
-                         join_code.encode() if join_code else None)
+                         join_code.encode() if join_code else None, options.name)
     session = run_game(_bot_game(choose, start(choose), options.home_dir, bot), hint)
     raise typer.Exit(0 if session.result is not None or session.left else 1)
 
@@ -72,11 +72,12 @@ class InterruptHint:
     and what to run instead. Every command it prints works when copied."""
 
     def __init__(self, mode: str, home: Path, bot: str, game: str | None = None,
-                 join_code: str | None = None) -> None:
+                 join_code: str | None = None, name: str | None = None) -> None:
         from p2p.net.games import unfinished_games
 
         self.mode, self.home, self.bot, self.game, self.join_code = mode, home, bot, game, \
             join_code
+        self.name = name  # a join again keeps the name the table knew
         self.before = set(unfinished_games(home))  # games this run did not start
 
     def stored_game(self) -> str | None:
@@ -96,8 +97,9 @@ class InterruptHint:
             return (f"interrupted; continue with: solstice resume {game} {flags} (the others "
                     "wait for this peer for a grace period; after it, every player resumes)")
         if self.mode == "join" and self.join_code is not None:
+            name = f" --name {shlex.quote(self.name)}" if self.name else ""
             return ("interrupted before the game started: nothing to resume. To join again "
-                    f"while the host still waits: solstice join {self.join_code} {flags}")
+                    f"while the host still waits: solstice join {self.join_code} {flags}{name}")
         return "interrupted before the game started: nothing to resume (the lobby is closed)"
 
 
@@ -178,7 +180,7 @@ def host(
     port: int = typer.Option(0, "--port", min=0, max=65535,
                              help="TCP port to listen on (0: any free port)."),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
-    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP, callback=player_name),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
@@ -251,7 +253,7 @@ def join(
     code: list[str] = typer.Argument(None, help="The short code or the long join code the host "
                                      "printed (pieces of a code that wrapped are joined "
                                      "together). Without one, the UI lists the LAN's games."),
-    name: str | None = typer.Option(None, "--name", help=NAME_HELP),
+    name: str | None = typer.Option(None, "--name", help=NAME_HELP, callback=player_name),
     bot: str | None = typer.Option(None, "--bot", help=BOT_HELP),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     bind: str = typer.Option("0.0.0.0", "--bind", help="Address to listen on."),
@@ -489,7 +491,9 @@ def error_text(exc: BaseException) -> str:
                 f"or the code's address): {exc.strerror or exc}")
     if isinstance(exc, OSError) and not isinstance(exc, P2PError) and exc.errno in _OS_ERRORS:
         return f"{_OS_ERRORS[exc.errno]} ({exc.strerror})"
-    return str(exc)
+    from ui.app.notes import error_words
+
+    return error_words(exc)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_HELP, checked_interface
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_HELP, checked_interface, player_name
 
 LEARN_BOT = "random"  # gentle: it plays any legal move
 
@@ -31,7 +31,10 @@ def play(
     bot: list[str] = typer.Option([], "--bot", help="Opponent bot spec (repeat or "
                                   "comma-separate, one per opponent; default greedy)."),
     seed: str | None = typer.Option(None, "--seed", help="Seed for the bots' own choices."),
-    name: str = typer.Option("you", "--name", help="Your name in the roster."),
+    name: str | None = typer.Option(None, "--name", callback=player_name, help="Your name in "
+                                    "the roster (default: \"you\" against bots; in a game "
+                                    "joined on the LAN, player- and the start of your peer "
+                                    "id)."),
     home: Path | None = typer.Option(None, "--home", help="Directory for your identity and "
                                      "games (default: <user data dir>/play)."),
     discovery_interface: str | None = INTERFACE_OPTION,
@@ -60,8 +63,8 @@ def play(
         except BotSpecError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
-    options = PeerOptions(home=home or default_home() / "play", name=name, bind="127.0.0.1",
-                          port=0, waiting_after=2.0)
+    options = PeerOptions(home=home or default_home() / "play", name=name or "you",
+                          bind="127.0.0.1", port=0, waiting_after=2.0)
     setup = NetSetup("play", options, players=players, bots=specs, seed=seed, learn=learn)
     from ui.app.app import run_app
     from ui.app.screens.start import LanStart

@@ -18,6 +18,8 @@ def replay(
     from p2p.storage.transcript import TranscriptUnreadable
     from ui.app.replay_data import ReplayRefused, load_replay, text_log
 
+    if not text:  # verifying a long game takes seconds: never a blank screen meanwhile
+        typer.echo(f"checking the transcript {path}...", err=True)
     try:
         game = load_replay(path)
     except TranscriptUnreadable as exc:
@@ -31,8 +33,9 @@ def replay(
             typer.echo(line)
         return
     from ui.app.replay import ReplayApp
+    from ui.app.replay_data import own_seat
 
-    ReplayApp(game).run()
+    ReplayApp(game, own_seat(game) or 0).run()  # as the file's own player saw it
 
 
 def register(app: typer.Typer) -> None:

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import typer
 
-from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, join_target
+from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, join_target, player_name
 from ui.cli.net import HOME_HELP, run_game
 
 
 def watch(
     code: list[str] = typer.Argument(..., help="The game's short code (found on the LAN) or "
                                      "its long join code."),
-    name: str = typer.Option("watcher", "--name", help="Your name, shown to the host."),
+    name: str = typer.Option("watcher", "--name", help="Your name, shown to the host.",
+                             callback=player_name),
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP),
     transcript: Path | None = typer.Option(None, "--transcript", help="Where to write the "
                                            "transcript (default: in the game's directory)."),

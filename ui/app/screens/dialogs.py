@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, RichLog, Static
 
 from engine.cards import CARDS, FACTIONS, PLANETS, TYPES, action_card
+from ui.app.commandtext import CommandText
+from ui.app.lessons import EVENT_LESSONS, LESSONS, every_lesson
 from ui.app.render import EVENT_STYLE, EVENT_TEXT, card_effect, faction_style
 
 RULES_SUMMARY = """\
@@ -33,6 +35,16 @@ Final score = VP − casualties (ties: fewer casualties, then turn order).
 Kill: the card is discarded; an action card gives its owner a casualty.
 Legions may be sacrificed instead of another of your cards on its planet.
 """
+
+LEGEND = """\
+[b]Symbols[/b]: S strength · F favor · i initiative (low resolves first) · VP victory points ·
+✝ casualties (−1 VP each at the end) · ⛓ holds a prisoner (a captured card) ·
+▒ a face-down card · deck N: cards left in the deck (the next round's draft is dealt from it) ·
+Claimed: an event card a player claimed; it acts in the round named, then is discarded ·
+an Assassin kills one enemy Duchess (strongest Assassin first) and scores only if it does
+"""
+
+EVERY_LESSON_KEYS = (*LESSONS, *EVENT_LESSONS)
 
 KEYS = """\
 [b]Keys[/b]: arrows / mouse move · Enter choose · Esc back a step · l log ·
@@ -84,17 +96,24 @@ def planet_table() -> Table:
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,question_mark,q", "close", "Close"),
+        *(Binding(str(n + 1), f"lesson({n})", "Lesson", show=False)
+          for n in range(len(EVERY_LESSON_KEYS))),
     ]
 
-    def __init__(self, in_play: tuple[str, ...] = (), leave: str = "q leave the game") -> None:
+    def __init__(self, in_play: tuple[str, ...] = (), leave: str = "q leave the game",
+                 view: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.in_play = in_play
         self.leave = leave
+        self.lessons = every_lesson(view)  # the current board's cards as the examples
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
-            text = Text.from_markup(RULES_SUMMARY + "\n" + KEYS)
+            text = Text.from_markup(RULES_SUMMARY + "\n" + LEGEND + "\n" + KEYS)
             text.append(self.leave + "\n")
+            text.append("\nLessons", style="bold")
+            text.append(" (those of a learning game; a number opens one): " + " · ".join(
+                f"{n + 1} {title}" for n, (title, _) in enumerate(self.lessons)) + "\n")
             yield Static(text)
             yield Static(planet_table())
             yield Static(action_table())
@@ -103,6 +122,9 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_lesson(self, index: int) -> None:
+        self.app.push_screen(LessonScreen(*self.lessons[index]))
 
 
 class LogScreen(ModalScreen[None]):
@@ -146,7 +168,7 @@ class LeaveScreen(ModalScreen[bool | str]):
     def compose(self) -> ComposeResult:
         with Vertical(id="leave-box"):
             yield Static(Text("Leave the game?", style="bold"))
-            yield Static(self.how_to_resume, id="leave-text")
+            yield CommandText(self.how_to_resume, id="leave-text")
             if self.hand_over:
                 yield Static("Or hand your seat over (h): the game goes on without you, "
                              "your seat played by the ghost bot on every other player's "

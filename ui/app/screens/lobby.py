@@ -14,6 +14,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
@@ -22,6 +23,7 @@ from ui.app.messages import RosterLine
 from ui.app.widgets import StatusLine
 
 CODE_MARGIN = 6  # the lobby's padding and the code box's own
+ESCROW_COST = "the cost: the others together could open any hand"
 
 
 def paste_lines(code: str, width: int) -> list[str]:
@@ -59,6 +61,7 @@ def copy_to_tmux(text: str) -> bool:
 class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy_code", "Copy join code"),
+        Binding("e", "toggle_escrow", "Escrow on/off"),
         Binding("t", "chat", "Chat", show=False),  # in F1 help and README, as in the game
         Binding("f1", "app.help", "Help"),
         Binding("question_mark", "app.help", "Help", show=False),
@@ -72,6 +75,7 @@ class LobbyScreen(Screen[None]):
         self.players = 0
         self.roster: tuple[RosterLine, ...] = ()
         self.chat_lines: list[str] = []  # as shown (escaped), for tests and the game's log
+        self.escrow: bool | None = None  # the host's choice (None: not ours to make)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="lobby-box"):
@@ -79,6 +83,7 @@ class LobbyScreen(Screen[None]):
             yield Static(id="code", classes="hidden")
             yield Static(id="join-hint", classes="hidden")
             yield Static(id="roster")
+            yield Static(id="escrow", classes="hidden")
             yield StatusLine(id="lobby-status")
             yield RichLog(id="lobby-chat", wrap=True, markup=False, classes="hidden")
         yield ChatInput()
@@ -89,7 +94,35 @@ class LobbyScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # No code (joining, resuming): no copy key in the footer either.
+        if action == "toggle_escrow":
+            return self.escrow is not None
         return not (action == "copy_code" and self.code is None)
+
+    def show_escrow(self, on: bool, can_change: bool = True) -> None:
+        """The escrow the game will start with, and what it costs, before anyone plays."""
+        self.escrow = on if can_change else None
+        text = Text(f"Escrow {'on' if on else 'off'}", style="bold #7ee787" if on
+                    else "bold #e3b341")
+        if can_change:
+            text.append(f" (e: {'off' if on else 'on'})", style="dim")
+        text.append(f": a player who vanishes is played by the ghost; {ESCROW_COST}." if on
+                    else ": a player who vanishes stops the game (on: the ghost plays on; "
+                         f"{ESCROW_COST}).")
+        widget = self.query_one("#escrow", Static)
+        widget.update(text)
+        widget.remove_class("hidden")
+        self.refresh_bindings()
+
+    def action_toggle_escrow(self) -> None:
+        if self.escrow is not None:
+            self.post_message(self.EscrowWanted(not self.escrow))
+
+    class EscrowWanted(Message):
+        """The host pressed ``e``: the escrow it wants now."""
+
+        def __init__(self, on: bool) -> None:
+            super().__init__()
+            self.on = on
 
     def on_resize(self, event: events.Resize) -> None:
         if self.code is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -26,6 +27,8 @@ from engine.events import (
     RoundStarted,
     Scored,
 )
+from ui.app.commandtext import CommandText, wrap_path
+from ui.app.lessons import unscored
 from ui.app.messages import GameEnded
 from ui.app.render import FACTION_STYLES, faction_style
 from ui.app.wording import describe, readable
@@ -49,23 +52,34 @@ def resolution_lines(events: Sequence[Event]) -> list[Event]:
 def resolution_text(events: Sequence[Event],
                     reason: Callable[[Event], str | None] | None = None) -> Text:
     """Planet headers stand out; each score or kill is indented under its planet. ``reason``
-    (a ``--learn`` game): a line under each event saying why it happened."""
+    (a ``--learn`` game): each score or kill said once, with why it happened, and a line for
+    each card that scored nothing, saying why (``ui.app.lessons.unscored``)."""
     text = Text()
+    opened: PlanetOpened | None = None
+    since: list[Event] = []  # the open planet's events so far
+
+    def close_planet() -> None:
+        if reason is not None and opened is not None:
+            for line in unscored(opened, since):
+                text.append("   " + line + "\n", style="dim")
+
     for event in events:
         why = reason(event) if reason is not None else None
-        line = describe(event)
         if isinstance(event, PlanetOpened):
+            close_planet()
+            opened, since = event, []
             text.append("\n" + event.planet, style="bold underline")
-            text.append(line.removeprefix(event.planet) + "\n")
-        else:
-            style = ""
-            if isinstance(event, Killed | MartyrKilled):
-                style = "red"
-            elif isinstance(event, Scored):
-                style = "#7ee787"
-            text.append("   " + line + "\n", style=style)
-        if why is not None:
-            text.append("     ↳ " + why + "\n", style="italic #9ecbff")
+            text.append(describe(event).removeprefix(event.planet) + "\n")
+            continue
+        since.append(event)
+        style = ""
+        if isinstance(event, Killed | MartyrKilled):
+            style = "red"
+        elif isinstance(event, Scored):
+            style = "#7ee787"
+        # The reason says what happened too: once, not the event's line and then again.
+        text.append("   " + (why or describe(event)) + "\n", style=style)
+    close_planet()
     return text
 
 
@@ -176,14 +190,17 @@ def ending_text(result: dict[str, Any]) -> Text:
                     f"round in which a faction reaches {WIN_VP} VP or {MAX_CASUALTIES} "
                     "casualties). ")
     text.append("Final score = VP − casualties.")
-    if len(ranking) > 1 and scores[ranking[0]] == scores[ranking[1]]:
-        first = ranking[0]
+    for place, first in enumerate(ranking):
         tied = [f for f in ranking if scores[f] == scores[first]]
-        fewer = all(casualties.get(first, 0) < casualties.get(f, 0) for f in tied[1:])
+        if len(tied) < 2 or tied[0] != first:
+            continue  # no tie, or one explained already
+        fewer = all(casualties.get(a, 0) < casualties.get(b, 0)
+                    for a, b in itertools.pairwise(tied))
         how = ("with fewer casualties" if fewer else
-               "on turn order (the tied player nearest the first player, in the draft's "
-               "direction)")
-        text.append(f" {' and '.join(tied)} tied on {scores[first]}: {first} wins {how}.")
+               "earlier in turn order (the tied player nearest the first player, in the "
+               "draft's direction)")
+        ahead = "wins" if place == 0 else "places ahead"
+        text.append(f" {' and '.join(tied)} tied on {scores[first]}: {first} {ahead} {how}.")
     return text
 
 
@@ -207,7 +224,8 @@ class EndScreen(Screen[None]):
     """Final scores, winner, the audit verdict and the transcript; or why the game stopped."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q,enter,escape", "app.quit", "Quit"),
+        # Not Enter: one Enter too many after the last summary quit before the scores showed.
+        Binding("q,escape", "app.quit", "Quit"),
         Binding("l", "show_log", "Log"),
         Binding("r", "replay", "Replay"),
     ]
@@ -241,11 +259,14 @@ class EndScreen(Screen[None]):
                 yield Static(ending_text(result), id="end-why")
                 yield Static(Text("✔ " + readable(result.get("summary", "audit passed")),
                                   style="bold #7ee787"), id="audit")
+            elif ended.handed_over is not None:
+                yield Static(Text("You left the game", style="bold #e3b341"), id="end-title")
+                yield CommandText(self.resume_hint, id="audit")
             else:
                 yield Static(Text("The game stopped", style="bold red"), id="end-title")
-                yield Static(Text(ended.reason or "unknown reason", style="red"), id="audit")
+                yield CommandText(ended.reason or "unknown reason", "red", id="audit")
                 if self.resume_hint:
-                    yield Static(Text(self.resume_hint, style="#e3b341"))
+                    yield CommandText(self.resume_hint, "#e3b341")
             if ended.transcript:
                 path = short_path(ended.transcript)
                 # The path on a line of its own: at 80 columns it fits unbroken.
@@ -253,7 +274,7 @@ class EndScreen(Screen[None]):
                     ("Transcript", "bold"), " (re-check it with ", ("solstice verify", "bold"),
                     ", watch it again with ", ("solstice replay", "bold"), "):"))
                 yield PathLine(path)
-            keys = "q or Enter quit · l game log"
+            keys = "q quit · l game log"
             if ended.transcript and ended.result is not None:
                 keys += " · r replay the game"
             yield Static(Text(keys, style="dim"))
@@ -285,20 +306,6 @@ class EndScreen(Screen[None]):
         mine = [f for f, name in self.names.items() if name == "you"]
         seat = replay.factions.index(mine[0]) if mine and mine[0] in replay.factions else 0
         self.app.push_screen(ReplayScreen(replay, seat))  # as the player saw it
-
-
-def wrap_path(path: str, width: int) -> list[str]:
-    """``path`` in lines of at most ``width``, broken only after a "/" (a name longer than a
-    line is cut, nothing else): the terminal's own wrap split names mid-word."""
-    parts = [part + "/" for part in path.split("/")[:-1]] + [path.split("/")[-1]]
-    lines = [""]
-    for part in parts:
-        if lines[-1] and len(lines[-1]) + len(part) > width:
-            lines.append("")
-        lines[-1] += part
-        while len(lines[-1]) > width:
-            lines[-1:] = [lines[-1][:width], lines[-1][width:]]
-    return [line for line in lines if line]
 
 
 class PathLine(Static):
