@@ -185,9 +185,9 @@ async def host_game(players: int, choose: Chooser, on_event: EventSink, options:
     name = options.name_for(identity)
     async with open_node(identity, home=options.home_dir, bind=options.bind, port=options.port,
                          config=options.net) as node:
-        terms = TableTerms(options.timing or Timing(), options.escrow and players >= 3)
         lobby = node.host(players=players, name=name, advertise=options.advertise,
-                          game_id=game_id, terms=terms)
+                          game_id=game_id, terms=lambda: TableTerms(
+                              options.timing or Timing(), options.escrow and players >= 3))
         lobby.allowed = allowed
         lobby.on_change = lambda entry, came: on_event(arrival_event(lobby, entry, came))
         lobby.open_chat(options.chat)

@@ -9,7 +9,7 @@ and "Mesh and reconnects".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,7 +181,7 @@ class HostLobby:
     """The host's side of the lobby: admits joiners in order until the game is full."""
 
     def __init__(self, game_id: str, players: int, host: RosterEntry,
-                 terms: TableTerms | None = None) -> None:
+                 terms: TableTerms | Callable[[], TableTerms] | None = None) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise LocalProtocolError(f"a game has {MIN_PLAYERS}-{MAX_PLAYERS} players")
         self.game_id = game_id
@@ -228,8 +228,11 @@ class HostLobby:
 
     def welcome(self, entry: RosterEntry) -> dict[str, Any]:
         welcome = {"type": "welcome", "game": self.game_id, "players": self.players}
-        if self.terms is not None:
-            welcome["table"] = self.terms.to_json()
+        # (A callable: the terms as the host's player has them now, e.g. the UI's escrow
+        # toggle before anyone joined.)
+        terms = self.terms() if callable(self.terms) else self.terms
+        if terms is not None:
+            welcome["table"] = terms.to_json()
         return welcome
 
     def update(self) -> dict[str, Any]:

@@ -221,7 +221,8 @@ class Node:
         return _guess_lan_address()
 
     def host(self, *, players: int, name: str, advertise: str | None = None,
-             game_id: str | None = None, terms: TableTerms | None = None) -> HostedLobby:
+             game_id: str | None = None,
+             terms: TableTerms | Callable[[], TableTerms] | None = None) -> HostedLobby:
         """Open a lobby for ``players`` peers (us included) and make its join code (a fresh
         game id unless ``game_id`` is given: a rematch's is derived from the last game's)."""
         if self._hosted is not None or self._mesh is not None:

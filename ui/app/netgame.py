@@ -160,6 +160,7 @@ class NetGame:
         self.game_id: str | None = setup.game or (setup.code.game_id if setup.code else None)
         self._last_key: Any = None
         self._opened: Callable[[], SeatView | None] | None = None  # before it is shown
+        self._hosted: HostedLobby | None = None  # the lobby we host, while it is open
         self._hand_over: Callable[[], None] | None = None  # leave, a ghost takes the seat
         self._decision: DecisionClock | None = None  # the last decision's clock
         self.away: dict[int, float] = {}  # peer -> when the others stop waiting for it
@@ -367,6 +368,12 @@ class NetGame:
             self.side.post(note_of(LogLine("the game has started: the escrow can no longer "
                                            "change")))
             return
+        hosted = self._hosted
+        if hosted is not None and len(hosted.joined()) > 1:
+            # They were welcomed with the table as it was, and agreed to that.
+            self.side.post(note_of(LogLine("players have joined under the table's terms as "
+                                           "they were: the escrow can no longer change")))
+            return
         options.escrow = on
         self.side.post(EscrowState(on))
 
@@ -475,6 +482,7 @@ class NetGame:
         at the table as they come."""
 
         def on_lobby(lobby: HostedLobby) -> None:
+            self._hosted = lobby
             self.game_id = lobby.code.game_id
             short = (display(short_code(lobby.code.host_id, lobby.code.game_id))
                      if options.discovery else None)
@@ -498,8 +506,9 @@ class NetGame:
         home = Path(tempfile.mkdtemp(prefix=f"solstice-bot{index + 1}-"))
         self.setup.bot_homes.append(home)
         base = self.setup.options
+        # Our own bots agree to whatever table we host (its escrow included).
         options = PeerOptions(home=home, name=f"{spec.split(':')[0]}-{index + 1}",
-                              bind=base.bind, net=base.net)
+                              bind=base.bind, net=base.net, accept_escrow=True)
         try:
             seat = bot_chooser(bot, io.StringIO())
             await finished(seat, join_game(code, seat, lambda _event: None, options))
