@@ -846,3 +846,62 @@ def test_the_watch_verdicts_transcript_path_breaks_only_after_a_slash() -> None:
 def test_the_lobbys_leave_hint_keeps_the_name() -> None:
     hint = resume_hint("join", GAME, False, HOME, "Ann Lee")
     assert hint.endswith(f"\nsolstice join --home {HOME} --name 'Ann Lee'")
+
+
+# -- issue 40, case 6: a UI joiner agrees to an escrow table, or does not join ---------------
+
+
+@pytest.mark.parametrize("agrees", [True, False], ids=["agrees", "declines"])
+def test_a_ui_joiner_is_asked_before_it_joins_an_escrow_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agrees: bool) -> None:
+    """The table's welcome says it escrows: the UI asks (``AskEscrow``); on yes it joins
+    again agreeing, on no it does not join at all."""
+    import ui.app.netgame as netgame
+    from p2p.net.lobby import EscrowNotAccepted
+    from ui.app.messages import AskEscrow
+
+    code = JoinCode("127.0.0.1", 4000, "ab" * 16, "cd" * 32)
+    side = Posts()
+    game = NetGame(NetSetup("join", PeerOptions(home=tmp_path), code=code), side)  # type: ignore[arg-type]
+    tries: list[bool] = []
+
+    async def join_game(code: Any, choose: Any, on_event: Any, options: PeerOptions) -> str:
+        tries.append(options.accept_escrow)
+        if not options.accept_escrow:
+            raise EscrowNotAccepted("not joined: this table escrows")
+        return "joined"
+
+    monkeypatch.setattr(netgame, "join_game", join_game)
+
+    async def play() -> object:
+        async with trio.open_nursery() as nursery:
+            game._escrow_answer.send_nowait(agrees)  # (the player's answer to the dialog)
+            try:
+                return await game._play(nursery)
+            except EscrowNotAccepted as exc:
+                return exc
+
+    got = trio.run(play)
+    assert [x for x in side.items if isinstance(x, AskEscrow)]
+    assert "together could open your hand" in next(
+        x for x in side.items if isinstance(x, AskEscrow)).text
+    if agrees:
+        assert (got, tries) == ("joined", [False, True])
+    else:
+        assert isinstance(got, EscrowNotAccepted) and tries == [False]
+
+
+def test_the_escrow_dialog_answers_the_network_side(tmp_path: Path) -> None:
+    from ui.app.messages import AskEscrow, EscrowAnswer
+
+    async def scenario() -> list[object]:
+        app = _app("join", tmp_path, players=3)
+        async with app.run_test(size=STANDARD) as pilot:
+            await pilot.pause()
+            app.deliver(AskEscrow("This table escrows every player's secret."))
+            await pilot.pause()
+            await pilot.press("y")
+            await pilot.pause()
+            return app.bridge.sent  # type: ignore[union-attr]
+
+    assert asyncio.run(scenario()) == [EscrowAnswer(True)]

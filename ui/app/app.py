@@ -31,10 +31,12 @@ from ui.app.bridge import BridgeFinished, TrioBridge
 from ui.app.chat import ChatInput, chat_line
 from ui.app.lessons import event_lesson, lesson, reason
 from ui.app.messages import (
+    AskEscrow,
     AskHuman,
     BoardChanged,
     ChatSay,
     Connecting,
+    EscrowAnswer,
     EscrowState,
     GameEnded,
     HandOver,
@@ -48,7 +50,7 @@ from ui.app.messages import (
 from ui.app.netgame import NetSetup, run_network
 from ui.app.pacing import Pacer, pace_from_env
 from ui.app.render import scores_line
-from ui.app.screens.dialogs import HelpScreen, LeaveScreen, LessonScreen
+from ui.app.screens.dialogs import EscrowScreen, HelpScreen, LeaveScreen, LessonScreen
 from ui.app.screens.game import GameScreen
 from ui.app.screens.lobby import LobbyScreen
 from ui.app.screens.start import LanStart, StartScreen
@@ -186,6 +188,12 @@ class SolsticeApp(App[int]):
             self.lobby.show_status(item.text)
         elif isinstance(item, EscrowState):
             self.lobby.show_escrow(item.on, item.can_change)
+        elif isinstance(item, AskEscrow):
+            def answered(join: bool | None) -> None:
+                if self.bridge is not None:
+                    self.bridge.send(EscrowAnswer(bool(join)))
+
+            self.push_screen(EscrowScreen(item.text), answered)
         elif isinstance(item, BoardChanged):
             self.view, self.names, self.started = item.view, item.names or self.names, True
             self._game_screen().show_board(self._while_revealing(item.view), self.names,

@@ -85,6 +85,21 @@ class SetEscrow:
 
 
 @dataclass(frozen=True)
+class AskEscrow:
+    """The table we are joining escrows every player's secret: does the player agree?
+    (trio -> UI; answered with ``EscrowAnswer``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class EscrowAnswer:
+    """The player's answer to ``AskEscrow`` (UI -> trio)."""
+
+    accept: bool
+
+
+@dataclass(frozen=True)
 class EscrowState:
     """The escrow the host's game will start with (``can_change``: the lobby is still
     open, so ``e`` may turn it around)."""

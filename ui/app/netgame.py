@@ -37,6 +37,7 @@ from p2p.net.chat import ChatRefused
 from p2p.net.chatlink import ChatLink
 from p2p.net.games import PeerOptions, host_game, join_game, resume_game
 from p2p.net.joincode import JoinCode
+from p2p.net.lobby import ESCROW_TERMS, EscrowNotAccepted
 from p2p.net.node import HostedLobby, load_roster
 from p2p.net.notices import (
     ChoiceRefused,
@@ -69,10 +70,12 @@ from p2p.session.seatview import SeatView
 from p2p.session.timing import Timing
 from ui.app.bridge import TrioSide
 from ui.app.messages import (
+    AskEscrow,
     AskHuman,
     BoardChanged,
     ChatSay,
     Connecting,
+    EscrowAnswer,
     EscrowState,
     GameEnded,
     HandOver,
@@ -161,6 +164,8 @@ class NetGame:
         self._last_key: Any = None
         self._opened: Callable[[], SeatView | None] | None = None  # before it is shown
         self._hosted: HostedLobby | None = None  # the lobby we host, while it is open
+        # The player's answer when the table we join escrows (``AskEscrow``).
+        self._escrow_answer, self._escrow_answers = trio.open_memory_channel[bool](1)
         self._hand_over: Callable[[], None] | None = None  # leave, a ghost takes the seat
         self._decision: DecisionClock | None = None  # the last decision's clock
         self.away: dict[int, float] = {}  # peer -> when the others stop waiting for it
@@ -353,6 +358,8 @@ class NetGame:
                 self._leave_with_handover()
             elif isinstance(item, SetEscrow):
                 self._set_escrow(item.on)
+            elif isinstance(item, EscrowAnswer):
+                self._escrow_answer.send_nowait(item.accept)
             else:
                 self._answers_in.send_nowait(item)
 
@@ -448,7 +455,15 @@ class NetGame:
             self.side.post(Connecting(f"Joining the game at {setup.code.address}:"
                                       f"{setup.code.port}. The game starts as soon as every "
                                       "player is in."))
-            return await join_game(setup.code, self.choose, self.on_event, options)
+            try:
+                return await join_game(setup.code, self.choose, self.on_event, options)
+            except EscrowNotAccepted:
+                # Ask the player, and join again if it agrees (the host saw us leave).
+                self.side.post(AskEscrow(ESCROW_TERMS[0].upper() + ESCROW_TERMS[1:] + "."))
+                if not await self._escrow_answers.receive():
+                    raise
+                options.accept_escrow = True
+                return await join_game(setup.code, self.choose, self.on_event, options)
         if setup.mode == "rematch":  # ``game``: the last game, whose table plays again
             assert setup.game is not None
             last = load_roster(options.home_dir, setup.game)

@@ -194,6 +194,33 @@ class LeaveScreen(ModalScreen[bool | str]):
             self.dismiss("handover")
 
 
+class EscrowScreen(ModalScreen[bool]):
+    """Agree to join a table that escrows every player's secret, or not."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Join"),
+        Binding("n,escape", "answer(False)", "Do not join"),
+    ]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="leave-box"):
+            yield Static(Text("This table escrows your secret", style="bold"))
+            yield Static(self.text, id="escrow-text")
+            with Horizontal(id="leave-buttons"):
+                yield Button("Join (y)", id="join", variant="warning")
+                yield Button("Do not join (n)", id="stay", variant="primary")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "join")
+
+    def action_answer(self, join: bool) -> None:
+        self.dismiss(join)
+
+
 class LessonScreen(ModalScreen[None]):
     """A ``--learn`` lesson: one phase explained, the current cards as the example."""
 
