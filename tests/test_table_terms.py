@@ -96,3 +96,21 @@ def test_the_table_it_agreed_to_plays_on() -> None:
         session.start()
     run(game, until=lambda: all(s.seat_of_peer for s in game.sessions))
     assert all(s.aborted is None and s.escrow for s in game.sessions)
+
+
+def test_the_lan_listing_carries_the_tables_terms() -> None:
+    """`solstice games` shows each table's clock and escrow (DNS-SD TXT keys ``escrow`` and
+    ``clock``); an older host's record without them still reads, its terms unknown."""
+    from p2p.net.discovery import BadAdvertisement, GameAd
+
+    ad = GameAd(new_game_id(), HOST.peer_id, "hal", 3, 1, "127.0.0.1", 4000, escrow=True,
+                clock=CLOCK)
+    txt = {k.encode(): v.encode() for k, v in ad.txt().items()}
+    got = GameAd.from_record(txt, ["127.0.0.1"], 4000)
+    assert (got.escrow, got.clock) == (True, Timing(grace=Timing().grace, **CLOCK.to_json()))
+    assert got.terms_text() == "10m+10s escrow" and got.to_json()["escrow"] is True
+    old = {k: v for k, v in txt.items() if k not in (b"escrow", b"clock")}
+    assert GameAd.from_record(old, ["127.0.0.1"], 4000).terms_text() == "?"
+    for key, value in ((b"escrow", b"yes"), (b"clock", b"1,2,3"), (b"clock", b"0,0,0,0,0,0")):
+        with pytest.raises(BadAdvertisement):
+            GameAd.from_record({**txt, key: value}, ["127.0.0.1"], 4000)

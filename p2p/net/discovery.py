@@ -35,17 +35,23 @@ from zeroconf import (
     Zeroconf,
 )
 
-from p2p.errors import LocalProtocolError
+from p2p.errors import LocalProtocolError, RemoteProtocolError
 from p2p.identity import is_peer_id
 from p2p.net.joincode import JoinCode
 from p2p.net.lobby import PROTOCOL_VERSION
 from p2p.net.node import HostedLobby
 from p2p.net.roster import MAX_PLAYERS, MIN_PLAYERS, is_game_id, is_port, valid_name
 from p2p.net.shortcode import display, short_code
+from p2p.session.timing import DECISION, Timing, parse_clock
 
 SERVICE_TYPE = "_solstice._tcp.local."
 INTERFACE_ENV = "SOLSTICE_DISCOVERY_INTERFACE"
 _TXT_KEYS = frozenset({"v", "game", "host", "name", "players", "taken"})
+# The table's terms (protocol.md, "Discovery"): whether it escrows, and its clock as the six
+# whole numbers of the host's clock object, in that order. Optional: an older host has none.
+_TERMS_KEYS = frozenset({"escrow", "clock"})
+_CLOCK_FIELDS = ("decision", "step", "decision_bank", "decision_increment", "step_bank",
+                 "step_increment")
 RESOLVE_TIMEOUT_MS = 1500
 MAX_TXT_VALUE = 255  # bytes of one TXT value (a DNS TXT string's own limit)
 
@@ -71,6 +77,8 @@ class GameAd:
     address: str
     port: int
     version: int = PROTOCOL_VERSION
+    escrow: bool | None = None  # the table's terms, if the host said them
+    clock: Timing | None = None
 
     @property
     def free(self) -> int:
@@ -85,8 +93,21 @@ class GameAd:
 
     def txt(self) -> dict[str, str]:
         """The DNS-SD TXT record (the address and port travel in the A/SRV records)."""
-        return {"v": str(self.version), "game": self.game_id, "host": self.host_id,
-                "name": self.name, "players": str(self.players), "taken": str(self.taken)}
+        txt = {"v": str(self.version), "game": self.game_id, "host": self.host_id,
+               "name": self.name, "players": str(self.players), "taken": str(self.taken)}
+        if self.escrow is not None and self.clock is not None:
+            clock = self.clock.to_json()
+            txt.update(escrow="1" if self.escrow else "0",
+                       clock=",".join(str(clock[name]) for name in _CLOCK_FIELDS))
+        return txt
+
+    def terms_text(self) -> str:
+        """The table's terms in a few words ("?" from a host that did not say them)."""
+        if self.escrow is None or self.clock is None:
+            return "?"
+        bank, increment = self.clock.bank(DECISION)
+        clock = f"{bank // 60}m+{increment}s" if bank else f"{self.clock.decision}s"
+        return clock + (" escrow" if self.escrow else "")
 
     def to_json(self) -> dict[str, Any]:
         # The short code as every screen shows it and as users type it: with its hyphen.
@@ -94,22 +115,26 @@ class GameAd:
                 "host": self.host_id,
                 "game": self.game_id, "name": self.name, "players": self.players,
                 "taken": self.taken, "free": self.free, "address": self.address,
-                "port": self.port, "version": self.version}
+                "port": self.port, "version": self.version, "escrow": self.escrow,
+                "clock": self.clock.to_json() if self.clock is not None else None}
 
     @classmethod
     def from_record(cls, txt: Mapping[bytes, bytes | None], addresses: list[str],
                     port: int | None) -> GameAd:
         """Read a peer's record; BadAdvertisement says what is wrong with it."""
-        if len(txt) != len(_TXT_KEYS) or any(len(k) > MAX_TXT_VALUE or len(v or b"") >
-                                             MAX_TXT_VALUE for k, v in txt.items()):
-            raise BadAdvertisement(f"TXT keys must be exactly {sorted(_TXT_KEYS)}, each "
-                                   f"value at most {MAX_TXT_VALUE} bytes")
+        if len(txt) not in (len(_TXT_KEYS), len(_TXT_KEYS | _TERMS_KEYS)) or any(
+                len(k) > MAX_TXT_VALUE or len(v or b"") > MAX_TXT_VALUE for k, v in txt.items()):
+            raise BadAdvertisement(f"TXT keys must be exactly {sorted(_TXT_KEYS)} (and "
+                                   f"{sorted(_TERMS_KEYS)}), each value at most "
+                                   f"{MAX_TXT_VALUE} bytes")
         try:
             fields = {k.decode("utf-8"): (v or b"").decode("utf-8") for k, v in txt.items()}
         except UnicodeDecodeError as exc:
             raise BadAdvertisement("TXT record is not UTF-8") from exc
-        if set(fields) != _TXT_KEYS:
-            raise BadAdvertisement(f"TXT keys must be exactly {sorted(_TXT_KEYS)}")
+        if set(fields) not in (_TXT_KEYS, _TXT_KEYS | _TERMS_KEYS):
+            raise BadAdvertisement(f"TXT keys must be exactly {sorted(_TXT_KEYS)} (and "
+                                   f"{sorted(_TERMS_KEYS)})")
+        escrow, clock = _terms(fields)
         numbers = {}
         for key in ("v", "players", "taken"):
             if not fields[key].isdigit() or len(fields[key]) > 3:
@@ -128,7 +153,25 @@ class GameAd:
             raise BadAdvertisement("bad port")
         address = _usable_address(addresses)
         return cls(fields["game"], fields["host"], fields["name"], players, taken, address,
-                   port, numbers["v"])
+                   port, numbers["v"], escrow, clock)
+
+
+def _terms(fields: Mapping[str, str]) -> tuple[bool | None, Timing | None]:
+    """The advertised table's terms (None, None: not said)."""
+    if "escrow" not in fields:
+        return None, None
+    if fields["escrow"] not in ("0", "1"):
+        raise BadAdvertisement("escrow is not 0 or 1")
+    numbers = fields["clock"].split(",")
+    if len(numbers) != len(_CLOCK_FIELDS) or not all(
+            n.isdigit() and len(n) <= 5 for n in numbers):
+        raise BadAdvertisement("clock is not six whole numbers")
+    try:
+        clock = parse_clock(0, dict(zip(_CLOCK_FIELDS, map(int, numbers), strict=True)),
+                            Timing())
+    except RemoteProtocolError as exc:
+        raise BadAdvertisement(exc.reason) from None
+    return fields["escrow"] == "1", clock
 
 
 def _usable_address(addresses: list[str]) -> str:
@@ -315,12 +358,14 @@ POLL_LOBBY_SECONDS = 0.25
 
 def lobby_ad(lobby: HostedLobby, name: str) -> GameAd:
     code = lobby.code
+    terms = lobby.lobby.terms() if callable(lobby.lobby.terms) else lobby.lobby.terms
+    escrow, clock = (terms.escrow, terms.timing) if terms is not None else (None, None)
     if lobby.roster is not None:  # playing: no free seat (a rematch may start with fewer)
         seated = len(lobby.roster.players)
         return GameAd(code.game_id, code.host_id, name, seated, seated, code.address,
-                      code.port)
+                      code.port, PROTOCOL_VERSION, escrow, clock)
     return GameAd(code.game_id, code.host_id, name, lobby.lobby.players, len(lobby.joined()),
-                  code.address, code.port)
+                  code.address, code.port, PROTOCOL_VERSION, escrow, clock)
 
 
 async def advertise_lobby(lobby: HostedLobby, name: str, interface: str | None,

@@ -98,11 +98,11 @@ def _or_exit(make: Callable[[], T]) -> T:
 def _table(games: list[GameAd]) -> str:
     from p2p.net.shortcode import display
 
-    lines = [f"{'SHORT':10} {'HOST NAME':32} {'PLAYERS':8} {'FREE':4}  HOST ID"]
+    lines = [f"{'SHORT':10} {'HOST NAME':32} {'PLAYERS':8} {'FREE':4}  {'HOST ID':9} TABLE"]
     for ad in games:
         free = str(ad.free) if ad.free else "full"
         lines.append(f"{display(ad.short):10} {ad.name:32} {ad.taken}/{ad.players:<6} "
-                     f"{free:<4}  {ad.host_id[:8]}")
+                     f"{free:<4}  {ad.host_id[:8]:9} {ad.terms_text()}")
     lines.append("join one with: solstice join SHORT    watch one with: solstice watch SHORT")
     return "\n".join(lines)
 
@@ -110,7 +110,8 @@ def _table(games: list[GameAd]) -> str:
 def games(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of objects (short, "
                                  "code, host, game, name, players, taken, free, address, "
-                                 "port, version)."),
+                                 "port, version, escrow, clock; the last two null from a "
+                                 "host that did not say them)."),
     wait: float = typer.Option(3.0, "--wait", min=0.5, max=60.0, help="Seconds to listen for "
                                "advertisements."),
     discovery_interface: str | None = INTERFACE_OPTION,
