@@ -488,46 +488,21 @@ def test_a_face_down_card_under_a_vision_kept_its_planets_disclosure() -> None:
     assert out["scores"]["black"]["vp"] == 4  # Capital 3 + bonus 1 (favored)
 
 
-def test_a_long_action_costs_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 40: a 4,000-word action once took over a minute (every span of words was tried
-    as a card label). Only spans up to the longest label are tried now: label look-ups grow
-    linearly with the words."""
+def test_a_long_action_costs_linear_time() -> None:
+    """Issue 40: a 4,000-word action once took over a minute of CPU (every span of words was
+    tried as a card label). Only spans up to the longest label are tried now: it takes
+    milliseconds (the bound, in CPU seconds, leaves a loaded machine a wide margin)."""
+    import time
+
     import engine.scenario_play as play
 
-    state, _ = play.build_play(_load(PLAY_FILES[0])["scenario"])
-
-    class Counting(dict):  # type: ignore[type-arg]
-        looked = 0
-
-        def __contains__(self, key: object) -> bool:
-            Counting.looked += 1
-            return super().__contains__(key)
-
-    monkeypatch.setattr(play, "CARD_BY_LABEL", Counting(play.CARD_BY_LABEL))
-    for words in (1000, 4000):
-        Counting.looked = 0
-        play.canonical(state, "black pick " + "x " * words, "action")
-        assert 0 < Counting.looked <= play.LABEL_WORDS * words, (words, Counting.looked)
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_a_new_game_drawn_from_a_seed_keeps_every_set_up_rule(n: int) -> None:
-    """Seeded property: ``new_game: SEED`` deals as a local game deals, and every set-up rule
-    holds (6 cards each, the rest in the deck, a planet per player with the Desert last and
-    only with 2, events by type, a random first player)."""
-    from engine.scenario_play import play_scenario
-
-    factions = ["black", "white", "blue", "green"][:n]
-    firsts = set()
-    for seed in range(8):
-        out = play_scenario({"players": factions, "new_game": f"setup {n}/{seed}"})
-        setup = out["setup"]
-        assert all(setup["rules_kept"].values()), setup["rules_kept"]
-        assert ("Desert" in setup["planets"]) == (n == 2)
-        assert out["state"]["hand_sizes"] == dict.fromkeys(factions, 6)
-        assert out["to_move"] == factions  # everyone picks at once
-        firsts.add(setup["first_player"])
-    assert len(firsts) > 1  # the first player is drawn
+    state, *_ = play.build_play(_load(PLAY_FILES[0])["scenario"])
+    words = "x " * 4000
+    started = time.process_time()
+    play.canonical(state, f"{state.config.factions[0]} pick {words}", "action")
+    play.canonical(state, f"{state.config.factions[0]} dispatch {words} 0 up", "action")
+    assert time.process_time() - started < 5.0
+    assert max(len(label.split()) for label in play.CARD_BY_LABEL) == play.LABEL_WORDS
 
 
 def test_the_set_up_rules_are_checked_not_assumed() -> None:

@@ -55,8 +55,10 @@ class RematchApp(SolsticeApp):
 
 
 def _leave_text(app: SolsticeApp) -> str:
+    """The leave dialog's text as one line: wrapped lines joined, a command broken with a
+    trailing backslash joined as the shell joins it."""
     assert isinstance(app.screen, LeaveScreen)
-    return _text(app.screen)
+    return " ".join(_text(app.screen).replace("\\\n", "").split())
 
 
 @pytest.mark.parametrize("rematch_started", [False, True])
@@ -145,7 +147,7 @@ def test_a_joiner_whose_host_closed_the_lobby_is_sent_to_a_command_that_runs(
 
     hint = asyncio.run(scenario())
     assert "same" not in hint and "solstice resume" not in hint
-    command = hint.rsplit(": ", 1)[1]
+    command = hint.rsplit(":\n", 1)[1]  # (a command stands on a line of its own)
     assert command == f"solstice join --home {home}"
     # The command is real: its --help runs (the bare command opens the LAN start screen).
     done = _run(command + " --help", home)

@@ -544,7 +544,7 @@ def test_a_running_game_is_listed_with_no_free_seat_though_it_started_short() ->
 
     from p2p.net.discovery import lobby_ad
 
-    lobby = SimpleNamespace(code=CODE, lobby=SimpleNamespace(players=3),
+    lobby = SimpleNamespace(code=CODE, lobby=SimpleNamespace(players=3, terms=None),
                             joined=lambda: ["bob"], roster=None)
     assert lobby_ad(lobby, "ann").free == 2  # type: ignore[arg-type]
     # A rematch starts with whoever came back within its time: two of three.
