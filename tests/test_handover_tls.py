@@ -18,8 +18,9 @@ from bots.registry import make_bot
 from p2p.net.games import PeerOptions, host_game, join_game
 from p2p.net.notices import Stopped
 from p2p.net.transport import NetConfig
-from p2p.session.events import GameAborted, SeatHandedOver
-from p2p.storage.store import GameStore
+from p2p.session.envelope import SignedMessage
+from p2p.session.events import GameAborted, LogLine, SeatHandedOver
+from p2p.storage.store import GameStore, StoreError
 from p2p.storage.transcript import verify_transcript
 from tests.test_net_tcp import Peer
 
@@ -37,11 +38,19 @@ def random_bot(_: int) -> Any:
     return bot_chooser(make_bot("random"), out=io.StringIO())
 
 
+class Crash(Exception):
+    """Stands for kill -9 (or a disk that fails for good): raised at a kill point a test
+    injects, it ends the peer on the spot; ``play`` then starts the peer again."""
+
+
 async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
                chooser: Chooser = random_bot,
-               scopes: dict[int, trio.CancelScope] | None = None) -> list[Peer]:
+               scopes: dict[int, trio.CancelScope] | None = None,
+               restart: Callable[[int], PeerOptions] | None = None) -> list[Peer]:
     """Host and n-1 joiners in one trio run; each joiner runs in a cancel scope of its own
-    (kept in ``scopes``: a test may kill one)."""
+    (kept in ``scopes``: a test may kill one). A joiner that dies of a ``Crash`` is started
+    again at once with the same home and ``join`` command (``restart``: its options then),
+    as a user would after a kill -9; its events go on in the same ``Peer``."""
     peers = [Peer(i) for i in range(n)]
     code: dict[str, Any] = {}
     ready = trio.Event()
@@ -56,8 +65,18 @@ async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
 
     async def join(i: int) -> None:
         await ready.wait()
+        crashed = False
         with trio.CancelScope() as scopes[i]:
-            peers[i].session = await join_game(code["code"], chooser(i), peers[i], options(i))
+            try:
+                peers[i].session = await join_game(code["code"], chooser(i), peers[i],
+                                                   options(i))
+            except* Crash:
+                crashed = True
+        if crashed:
+            peers[i].events.append(LogLine("--- restarted ---"))
+            again = (restart or options)(i)
+            with trio.CancelScope() as scopes[i]:
+                peers[i].session = await join_game(code["code"], chooser(i), peers[i], again)
 
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
@@ -65,6 +84,36 @@ async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
             for i in range(1, n):
                 nursery.start_soon(join, i)
     return peers
+
+
+class DiskFull(Crash, StoreError):
+    """The disk fills up at a kill point: the write fails (the peer stops on the error, and
+    is started again once there is room)."""
+
+    def __init__(self) -> None:
+        super().__init__("cannot write: No space left on device")
+
+
+def kill_at(monkeypatch: pytest.MonkeyPatch, home: Path, hit: Callable[[SignedMessage], bool],
+            written: bool, error: type[Crash] = Crash) -> list[SignedMessage]:
+    """A kill point, fired once: the peer whose home is ``home`` dies (``error``) as it
+    stores the first message ``hit`` picks, before the line is on its disk or (``written``)
+    right after it is, before it is sent anywhere. Returns the message it died on."""
+    real = GameStore.append
+    fired: list[SignedMessage] = []
+
+    def append(store: GameStore, signed: SignedMessage, durable: bool = False) -> None:
+        here = not fired and store.dir.parent.parent == home and hit(signed)
+        if here:
+            fired.append(signed)
+            if not written:
+                raise error()
+        real(store, signed, durable)
+        if here:
+            raise error()
+
+    monkeypatch.setattr(GameStore, "append", append)
+    return fired
 
 
 def options_in(root: Path, net: NetConfig = CFG, **extra: Any) -> Callable[[int], PeerOptions]:

@@ -64,7 +64,8 @@ from p2p.net.roster import Roster
 from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
 from p2p.session.bundle import bundle
 from p2p.session.events import STOPPED, Aborted, LogLine, Peer
-from p2p.session.inbox import FRAME_SYNC
+from p2p.session.handover import HANDOVER
+from p2p.session.inbox import FRAME_MESSAGE, FRAME_SYNC
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
 from p2p.session.secrets import master_of
@@ -237,6 +238,10 @@ class _GameRun:
             self._emit_new()
             failure = None
             if session.left:
+                # Our handover is stored: it is delivered like any message of ours (after a
+                # crash before it left, by this run) before we mark the game over for good.
+                with trio.move_on_after(self.options.linger):
+                    await self._deliver_handover()
                 self._left()
             elif not self.lost_stop:  # a lost peer stops the game for now: it stays resumable
                 failure = _finish(session, self.store, self.roster, self.names, self.options,
@@ -466,6 +471,37 @@ class _GameRun:
                 self.on_event(Waiting(f"waiting for {names_of(roster, waiting)} "
                                       f"({now - self.last_progress:.0f} s so far)",
                                       tuple(Peer(p) for p in waiting)))
+
+    async def _deliver_handover(self) -> None:
+        """Send our handover, and a sync request, to every peer as it connects, until each
+        peer's ``S`` or ``D`` shows it holds the handover (or it is done, or lost); answer
+        their sync requests meanwhile. No handover (the others took our seat from the
+        escrow): nothing to deliver."""
+        session, resync = self.session, self.resync
+        mine = [m for m in session.msglog.messages
+                if m.msg.seat == self.mesh.my_index and m.msg.type == HANDOVER]
+        if not mine:
+            return
+        last = mine[-1].msg.seq
+        frame = FRAME_MESSAGE + mine[-1].encode()
+        done = resync.finished_peers | resync.lost | set(session.ghosts)
+        for peer in self.others:
+            await self.mesh.send(peer, frame)
+            await self.mesh.send(peer, resync.request())
+        while not all(p in done for p in self.others):
+            item = await self.receive.receive()
+            if item[0] == "frame" and item[2][:1] in (FRAME_SYNC, FRAME_SYNC_DONE) \
+                    and resync.holds_ours(item[2], last):
+                done.add(item[1])
+            if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
+                await self._answer_sync(item[1], item[2])
+            elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
+                done.add(item[1])
+            elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
+                await self.mesh.send(item[1].index, frame)
+                await self.mesh.send(item[1].index, resync.request())
+            elif item[0] == "mesh" and isinstance(item[1], PeerLost):
+                done.add(item[1].index)
 
     async def _linger(self) -> None:
         """After the end: answer resyncs until every other peer is done too."""

@@ -1,0 +1,75 @@
+"""Leaving under faults (issue 41), with real peers over loopback TLS and kill points placed
+inside the harness (``tests/test_handover_tls.py``): a handover is delivered like any message
+of its author once it is written, whatever happens to the leaver after; an escrow recovery is
+agreed by the whole table or not made at all; a peer that comes back after its seat was
+rebuilt is told so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+from test_handover_tls import (
+    DiskFull,
+    kill_at,
+    options_in,
+    play,
+)
+
+from p2p.net.notices import Stopped
+from p2p.session.events import GameAborted, SeatHandedOver
+from p2p.storage.store import GameStore
+from p2p.storage.transcript import verify_transcript
+
+LEAVER = 1
+
+
+def check_the_table_played_on(peers: list, gone: int) -> None:
+    """Every peer but ``gone`` finished the game with the seat played by the ghost; every
+    transcript verifies fair, and all agree."""
+    results = []
+    for i, peer in enumerate(peers):
+        if i == gone:
+            continue
+        session = peer.session
+        assert session is not None and session.result is not None, \
+            [e.text for e in peer.events if isinstance(e, GameAborted | Stopped)]
+        assert any(isinstance(e, SeatHandedOver) for e in session.events)
+        verdict = verify_transcript(peer.transcript)
+        assert verdict.ok, verdict.summary
+        results.append(verdict.result["scores"])
+    assert results and all(r == results[0] for r in results)
+
+
+@pytest.mark.parametrize("fault", ["killed after the handover is written",
+                                   "disk full once the handover is written"])
+def test_a_handover_written_is_delivered_whatever_happens_to_the_leaver(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
+    """Issue 41 item 1: the leaver dies between storing its handover and sending it (or its
+    disk fills right after, when it marks the game over); started again, it delivers the
+    handover and leaves, and the others play on to the end."""
+    home = tmp_path / f"peer{LEAVER}"
+    if fault.startswith("killed"):
+        fired = kill_at(monkeypatch, home, lambda m: m.msg.type == "handover", written=True)
+    else:
+        fired = []
+        real = GameStore.mark_finished
+
+        def mark_finished(store: GameStore, outcome: dict) -> None:
+            if store.dir.parent.parent == home and not fired:
+                fired.append(outcome)
+                raise DiskFull()
+            real(store, outcome)
+
+        monkeypatch.setattr(GameStore, "mark_finished", mark_finished)
+    options = options_in(tmp_path, leave_after_round=lambda i: 0 if i == LEAVER else None)
+    peers = trio.run(play, tmp_path, 3, options)
+    assert fired
+    leaver = peers[LEAVER]
+    assert leaver.session is not None and leaver.session.left
+    restarted = [e for e in leaver.events if "--- restarted ---" in getattr(e, "text", "")]
+    assert restarted
+    assert any(isinstance(e, Stopped) and "we left" in e.text for e in leaver.events)
+    assert GameStore(home, leaver.session.game_id).finished
+    check_the_table_played_on(peers, LEAVER)
