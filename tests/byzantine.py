@@ -21,6 +21,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,10 @@ from p2p.errors import P2PError
 from p2p.identity import Identity
 from p2p.net.roster import Roster, RosterEntry
 from p2p.session.envelope import SignedMessage, sign_message
+from p2p.session.escrow import open_share
 from p2p.session.events import ABANDONED, STOPPED, UNFAIR, GameAborted, Rejected
 from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.secrets import escrow_key_of
 from p2p.session.stage_table import DECISIONS
 from p2p.session.timing import Timing
 from p2p.storage.transcript import outcome_of, verify_transcript, write_transcript
@@ -608,6 +611,46 @@ def merge_by_author(messages: list[Any], rng: random.Random) -> list[Any]:
         if not streams[author]:
             del streams[author]
     return merged
+
+
+def escrow_shares_open_to(table: Table, coalition: Sequence[int], author: int) -> set[int]:
+    """The holders whose escrow share of ``author``'s master the peers of ``coalition`` can
+    read, pooling every key they hold (their box and escrow keys) with what the table made
+    public: every share published in a claim, and the box key of every master published (a
+    handover's, or one rebuilt from the escrow)."""
+    keys = [identity.public_bytes for identity in table.identities]
+    session = table.honest[0]
+    masters = [table.masters[p] for p in coalition]
+    masters += [g.session.master for s in table.honest for g in s.ghosts.values()]
+    held = [box_key(m, table.game_id) for m in masters] + [
+        escrow_key_of(table.identities[p], table.game_id, keys) for p in coalition]
+    opened = {m.msg.seat for m in session.msglog.messages if m.msg.type == "abort"
+              and m.msg.body.get("blame") == author and "escrow" in m.msg.body}
+    for holder, (box, commitment) in session.escrow_boxes.get(author, {}).items():
+        for key in held:
+            try:
+                open_share(table.game_id, author, holder, key, box, commitment)
+            except P2PError:
+                continue
+            opened.add(holder)
+    return opened
+
+
+def check_no_small_coalition(table: Table) -> None:
+    """No coalition smaller than all the other original players can read every escrow share
+    of a player still playing, before or after any recovery (a seat rebuilt from the escrow
+    had all of them published, by every other player)."""
+    gone = {p for s in table.honest for p in s.ghosts}
+    for author in range(table.n):
+        if author in gone:
+            continue
+        others = [p for p in range(table.n) if p != author]
+        for size in range(1, len(others)):
+            for coalition in combinations(others, size):
+                opened = escrow_shares_open_to(table, coalition, author)
+                assert not set(others) <= opened, (
+                    f"seed {table.seed}: peers {coalition} read every escrow share of peer "
+                    f"{author}")
 
 
 def verdict_of(path: Path) -> tuple[str, int | None]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from byzantine import Table, Vanish, check_honest, check_table
+from byzantine import Table, Vanish, check_honest, check_no_small_coalition, check_table
 
 from p2p.session.escrow import EscrowShare, escrow_body, share_commitment, shares_of, xor
 from p2p.session.events import ABANDONED, UNFAIR, SeatHandedOver
@@ -81,6 +81,17 @@ def test_a_peer_gone_for_good_is_played_on_from_the_escrow(n: int, start: int,
     assert len({str(s.result) for s in table.honest}) == 1
 
 
+@pytest.mark.parametrize("n", [3, 4])
+def test_after_a_recovery_no_smaller_coalition_can_rebuild_a_live_player_s_master(
+        n: int, tmp_path: Path) -> None:
+    """Issue 41 item 3: the gone peer's rebuilt master opens nothing it held of the others'
+    escrows (they are sealed to a key of its own that the master does not give): at a
+    3-player table each remaining player would otherwise hold every share of the other."""
+    table = play(n, 40, tmp_path)
+    assert all(s.ghosts for s in table.honest)
+    check_no_small_coalition(table)
+
+
 def test_without_the_escrow_a_peer_gone_for_good_stops_the_game(tmp_path: Path) -> None:
     table = play(3, 40, tmp_path, escrow=False)
     for session in table.honest:
@@ -140,7 +151,7 @@ class EscrowsAnotherSecret(GameSession):
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:
         if kind == "setup/reveal" and "escrow" in body:
-            boxes = {p: key for p, key in self.box_public.items() if p != self.me}
+            boxes = {p: key for p, key in self.escrow_public.items() if p != self.me}
             body = {**body, "escrow": escrow_body(secrets.token_bytes(32), self.game_id,
                                                   self.me, boxes)}
         super()._send(kind, body)

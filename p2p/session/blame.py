@@ -70,6 +70,7 @@ class RefereedSession(Protocol):
     stage: Stage | None
     replaying: bool
     box_public: dict[int, Any]
+    escrow_public: dict[int, Any]
     seat_of_peer: list[Seat]
     deck: Deck | None
     card_ids: tuple[int, ...]
@@ -470,11 +471,11 @@ class Referee:
         if accused is None or reveal is None:
             claim.checked_escrow = True
             return False
-        if s.msglog.get(accused, reveal.msg.seq) != reveal or claim.peer not in s.box_public:
+        if s.msglog.get(accused, reveal.msg.seq) != reveal or claim.peer not in s.escrow_public:
             return False  # not processed yet
         claim.checked_escrow = True
         try:
-            key = parse_secret_key(claim.peer, claim.box, s.box_public[claim.peer])
+            key = parse_secret_key(claim.peer, claim.box, s.escrow_public[claim.peer])
             entries = parse_escrow(accused, reveal.msg.body.get("escrow"),
                                    [p for p in range(s.n) if p != accused])
             box, commitment = entries[claim.peer]

@@ -17,13 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from p2p.crypto.sealed import box_key
+from nacl.public import PrivateKey
+
 from p2p.errors import RemoteProtocolError
 from p2p.session.escrow import EscrowShare, open_share, parse_escrow, share_commitment, xor
 from p2p.session.events import ABANDONED, UNFAIR, LogLine, Peer, SeatHandedOver
 from p2p.session.fields import SessionFields
 from p2p.session.ghostseat import GHOST_BOT, Ghost
 from p2p.session.inbox import MAX_QUEUED
+from p2p.session.secrets import escrow_key_of
 from p2p.session.stages import StageKind
 from p2p.session.timing import STEP
 
@@ -70,7 +72,7 @@ class Recoveries(SessionFields):
                 if body.escrow is not None:
                     raise RemoteProtocolError(peer, "escrow shares at a table without escrow")
             return
-        my_box = box_key(self.master, self.game_id) if self.me is not None else None
+        my_box = self._escrow_key()
         for peer, body in bodies:
             entries = parse_escrow(peer, body.escrow, [p for p in range(self.n) if p != peer])
             self.escrow_boxes[peer] = dict(entries)
@@ -80,6 +82,12 @@ class Recoveries(SessionFields):
                 self.escrow_held[peer] = open_share(self.game_id, peer, self.me, my_box, box,
                                                     commitment)
 
+    def _escrow_key(self) -> PrivateKey | None:
+        """What the escrow shares for us are sealed to (None: an observer, or a ghost)."""
+        if self.identity is None or self.me is None:
+            return None
+        return escrow_key_of(self.identity, self.game_id, self.msglog.keys)
+
     # -- claiming a seat abandoned ----------------------------------------------------------
 
     def _escrow_claim(self, peer: Peer | None, reason: str, evidence: Any,
@@ -88,7 +96,7 @@ class Recoveries(SessionFields):
         sent as a claim with our share of its secret, and the game is not over (True); False
         when the escrow does not apply (the abandonment stops the game). A verifier's verdict
         waits the same way, for the others' claims in the file (to its end)."""
-        if (not self.escrow or peer is None or peer == self.me or peer in self.ghosts
+        if (not self.escrow or peer is None or peer == self.me or self.ghosts
                 or peer not in self.escrow_boxes or self.log_ended
                 or (self.me is not None and peer not in self.escrow_held)):
             return False
@@ -177,8 +185,9 @@ class Recoveries(SessionFields):
         """Recover a seat once every remaining peer's first abort claims it abandoned, all
         sent in one stage that we have reached (True: recovered, or the game stopped on what
         the shares show)."""
-        if not self.escrow or self.finished or self.stage is None or not self.escrow_boxes:
-            return False
+        if (not self.escrow or self.finished or self.stage is None or not self.escrow_boxes
+                or self.ghosts):
+            return False  # (with a ghost at the table, its share is out of reach: no recovery)
         firsts = {p: next((m for m in self.queues[p] if m.msg.type == "abort"), None)
                   for p in range(self.n) if p not in self.ghosts}
         for peer in sorted(firsts):
@@ -236,15 +245,6 @@ class Recoveries(SessionFields):
                 return self._recovery_fails(
                     other, UNFAIR, f"its escrow share of peer {peer} does not open the "
                     f"commitment peer {peer} made", [claim.to_json(), *escrow], at)
-            shares.append(share.share)
-        for ghost_peer, ghost in sorted(self.ghosts.items()):
-            # A ghost's share: its box key derives from its secret, public since it left.
-            box, commitment = self.escrow_boxes[peer][ghost_peer]
-            try:
-                share = open_share(self.game_id, peer, ghost_peer,
-                                   box_key(ghost.session.master, self.game_id), box, commitment)
-            except RemoteProtocolError as exc:
-                return self._recovery_fails(peer, UNFAIR, exc.reason, escrow, at)
             shares.append(share.share)
         master = xor(shares)
         problem = self._handover_mismatch(peer, master)
