@@ -153,17 +153,20 @@ def test_the_table_plays_on_after_a_handover_and_every_transcript_verifies(
     assert all(r == results[0] for r in results)
 
 
-async def play_with_a_death(root: Path, n: int, victim: int) -> list[Peer]:
-    """A table with escrow where the joiner ``victim`` is killed for good in round 2 (its
-    task cancelled: its connections drop, it never comes back)."""
+async def play_with_a_death(root: Path, n: int, victim: int, *more: int) -> list[Peer]:
+    """A table with escrow where the joiner ``victim`` (and the joiners ``more``) is killed
+    for good in round 2 (its task cancelled: its connections drop, it never comes back);
+    several are killed at once, as soon as the first of them is asked for a decision."""
     scopes: dict[int, trio.CancelScope] = {}
+    victims = (victim, *more)
 
     def chooser(i: int) -> Any:
         honest = random_bot(i)
 
         async def choose(view: Any) -> Any:
-            if i == victim and view.state.round >= 2:
-                scopes[i].cancel()
+            if i in victims and view.state.round >= 2:
+                for v in victims:
+                    scopes[v].cancel()
                 await trio.sleep_forever()
             return await honest(view)
 

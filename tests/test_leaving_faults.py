@@ -15,10 +15,11 @@ from test_handover_tls import (
     kill_at,
     options_in,
     play,
+    play_with_a_death,
 )
 
 from p2p.net.notices import Stopped
-from p2p.session.events import GameAborted, SeatHandedOver
+from p2p.session.events import STOPPED, GameAborted, SeatHandedOver
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import verify_transcript
 
@@ -73,3 +74,20 @@ def test_a_handover_written_is_delivered_whatever_happens_to_the_leaver(
     assert any(isinstance(e, Stopped) and "we left" in e.text for e in leaver.events)
     assert GameStore(home, leaver.session.game_id).finished
     check_the_table_played_on(peers, LEAVER)
+
+
+def test_two_players_gone_at_once_stop_an_escrow_table_resumably(tmp_path: Path) -> None:
+    """Issue 41 item 5: at a 4-player table with escrow two joiners die for good at the same
+    moment; a recovery needs every other player's share, so the two left stop as they would
+    without the escrow: for now, naming nobody, the game resumable (before: a final verdict
+    naming one of the two)."""
+    peers = trio.run(play_with_a_death, tmp_path, 4, 2, 3)
+    for peer in peers[:2]:
+        session = peer.session
+        assert session is not None and session.aborted is not None, session and session.result
+        assert (session.aborted.kind, session.aborted.peer) == (STOPPED, None), \
+            session.aborted
+        assert not [e for e in session.events if isinstance(e, GameAborted)]
+        assert any(isinstance(e, Stopped) and "did not come back" in e.text
+                   for e in peer.events)
+        assert not GameStore(tmp_path / f"peer{peer.index}", session.game_id).finished

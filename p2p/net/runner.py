@@ -278,7 +278,8 @@ class _GameRun:
             if not seats_announced and session.config is not None:
                 seats_announced = True
                 self.on_event(seats_event(session, self.names))
-            lost_needed = self.lost & set(session.waiting_for())
+            # (while our escrow claim waits, the peers whose claims it needs are needed too)
+            lost_needed = self.lost & {*session.waiting_for(), *session.escrow_waits_for()}
             if not session.finished and lost_needed and session.give_up_on(sorted(lost_needed)):
                 self._emit_new()  # (a table with escrow plays on once the others agree)
             elif not session.finished and lost_needed:

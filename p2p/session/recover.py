@@ -14,7 +14,7 @@ nothing more into its log.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from nacl.public import PrivateKey
@@ -120,11 +120,25 @@ class Recoveries(SessionFields):
         False at a table without (the driver stops the game, to be resumed)."""
         if not self.escrow or self.me is None or self.finished:
             return False
+        if len({*peers, *self.escrow_claims}) > 1 or self.ghosts:
+            # A recovery needs the share of every other player: with two gone (or a ghost's
+            # share out of reach) none can be made now, so the game stops as it would
+            # without the escrow, for now (our claim, if made, stands when it is resumed).
+            return False
         for peer in peers:
             if peer not in self.escrow_claims:
                 self.referee.abandoned([peer], "did not come back within the grace period")
         self._pump()  # the others' claims may be in already: ours completes the recovery
         return True
+
+    def escrow_waits_for(self) -> list[int]:
+        """While our claim waits: the peers whose claim of the same seat is not in yet."""
+        if not self.escrow_claims:
+            return []
+        ((given_up, claim),) = self.escrow_claims.items()
+        return [p for p in range(self.n)
+                if p not in (given_up, self.me) and p not in self.ghosts
+                and not any(_claims(m, given_up, claim.sent_at) for m in self.queues[p])]
 
     def _escrow_holds(self, signed: SignedMessage) -> bool:
         """While our claim waits for the others' shares: True if ``signed`` is not taken now
@@ -157,7 +171,13 @@ class Recoveries(SessionFields):
         """Our wait for the others' shares ran out: the game stops (True)."""
         if not self.escrow_claims:
             return False
-        ((_, claim),) = self.escrow_claims.items()
+        ((peer, claim),) = self.escrow_claims.items()
+        if any(p in self.away for p in self.escrow_waits_for()):
+            # No deadline runs against a peer that is away: its claim's time starts when it
+            # is back (the driver's grace period bounds the absence: then the game stops
+            # for now, and the claim stands when it is resumed).
+            self.escrow_claims[peer] = replace(claim, since=now)
+            return False
         if now - claim.since <= self.timing.limit(STEP) + self.timing.grace:
             return False
         self._escrow_stops("not every other peer published its share in time")
