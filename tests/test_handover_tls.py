@@ -94,16 +94,19 @@ class DiskFull(Crash, StoreError):
         super().__init__("cannot write: No space left on device")
 
 
-def kill_at(monkeypatch: pytest.MonkeyPatch, home: Path, hit: Callable[[SignedMessage], bool],
-            written: bool, error: type[Crash] = Crash) -> list[SignedMessage]:
+def kill_at(monkeypatch: pytest.MonkeyPatch, home: Path,
+            hit: Callable[[SignedMessage, int], bool], written: bool,
+            error: type[Crash] = Crash) -> list[SignedMessage]:
     """A kill point, fired once: the peer whose home is ``home`` dies (``error``) as it
-    stores the first message ``hit`` picks, before the line is on its disk or (``written``)
-    right after it is, before it is sent anywhere. Returns the message it died on."""
+    stores the first message ``hit`` picks (given the message and the peer's own index),
+    before the line is on its disk or (``written``) right after it is, before it is sent
+    anywhere. Returns the message it died on."""
     real = GameStore.append
     fired: list[SignedMessage] = []
 
     def append(store: GameStore, signed: SignedMessage, durable: bool = False) -> None:
-        here = not fired and store.dir.parent.parent == home and hit(signed)
+        here = (not fired and store.dir.parent.parent == home
+                and hit(signed, store.load_secret()[0]))
         if here:
             fired.append(signed)
             if not written:
@@ -153,10 +156,12 @@ def test_the_table_plays_on_after_a_handover_and_every_transcript_verifies(
     assert all(r == results[0] for r in results)
 
 
-async def play_with_a_death(root: Path, n: int, victim: int, *more: int) -> list[Peer]:
+async def play_with_a_death(root: Path, n: int, victim: int, *more: int,
+                            net: NetConfig = SHORT_GRACE, **extra: Any) -> list[Peer]:
     """A table with escrow where the joiner ``victim`` (and the joiners ``more``) is killed
     for good in round 2 (its task cancelled: its connections drop, it never comes back);
-    several are killed at once, as soon as the first of them is asked for a decision."""
+    several are killed at once, as soon as the first of them is asked for a decision.
+    ``net``, ``extra``: as for ``options_in``."""
     scopes: dict[int, trio.CancelScope] = {}
     victims = (victim, *more)
 
@@ -172,7 +177,7 @@ async def play_with_a_death(root: Path, n: int, victim: int, *more: int) -> list
 
         return choose
 
-    options = options_in(root, SHORT_GRACE, escrow=lambda i: i == 0)
+    options = options_in(root, net, escrow=lambda i: i == 0, **extra)
     return await play(root, n, options, chooser, scopes)
 
 

@@ -6,11 +6,15 @@ rebuilt is told so."""
 
 from __future__ import annotations
 
+import dataclasses
+from functools import partial
 from pathlib import Path
 
 import pytest
 import trio
 from test_handover_tls import (
+    CFG,
+    Crash,
     DiskFull,
     kill_at,
     options_in,
@@ -19,16 +23,18 @@ from test_handover_tls import (
 )
 
 from p2p.net.notices import Stopped
+from p2p.session.envelope import SignedMessage
 from p2p.session.events import STOPPED, GameAborted, SeatHandedOver
+from p2p.session.timing import Timing
 from p2p.storage.store import GameStore
 from p2p.storage.transcript import verify_transcript
 
 LEAVER = 1
 
 
-def check_the_table_played_on(peers: list, gone: int) -> None:
-    """Every peer but ``gone`` finished the game with the seat played by the ghost; every
-    transcript verifies fair, and all agree."""
+def check_the_table_played_on(peers: list, gone: int, escrow: bool = False) -> None:
+    """Every peer but ``gone`` finished the game with the seat played by the ghost (its
+    secret from the escrow, if ``escrow``); every transcript verifies fair, and all agree."""
     results = []
     for i, peer in enumerate(peers):
         if i == gone:
@@ -39,6 +45,8 @@ def check_the_table_played_on(peers: list, gone: int) -> None:
         assert any(isinstance(e, SeatHandedOver) for e in session.events)
         verdict = verify_transcript(peer.transcript)
         assert verdict.ok, verdict.summary
+        (record,) = verdict.result["left"].values()
+        assert record["by"] == ("escrow" if escrow else "handover")
         results.append(verdict.result["scores"])
     assert results and all(r == results[0] for r in results)
 
@@ -52,7 +60,7 @@ def test_a_handover_written_is_delivered_whatever_happens_to_the_leaver(
     handover and leaves, and the others play on to the end."""
     home = tmp_path / f"peer{LEAVER}"
     if fault.startswith("killed"):
-        fired = kill_at(monkeypatch, home, lambda m: m.msg.type == "handover", written=True)
+        fired = kill_at(monkeypatch, home, lambda m, me: m.msg.type == "handover", written=True)
     else:
         fired = []
         real = GameStore.mark_finished
@@ -91,3 +99,39 @@ def test_two_players_gone_at_once_stop_an_escrow_table_resumably(tmp_path: Path)
         assert any(isinstance(e, Stopped) and "did not come back" in e.text
                    for e in peer.events)
         assert not GameStore(tmp_path / f"peer{peer.index}", session.game_id).finished
+
+
+def is_claim(signed: SignedMessage) -> bool:
+    return signed.msg.type == "abort" and "escrow" in signed.msg.body
+
+
+CLAIM_FAULTS = {
+    "killed before writing its claim": (lambda m, me: is_claim(m) and m.msg.seat == me, Crash),
+    "disk full at its own claim": (lambda m, me: is_claim(m) and m.msg.seat == me, DiskFull),
+    # (when the other claimant's claim comes first; when ours does, this is a restart with
+    # our claim stored, continued)
+    "disk full at another's claim": (lambda m, me: is_claim(m) and m.msg.seat != me, DiskFull),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", [
+    "killed before writing its claim",
+    *(pytest.param(f, marks=pytest.mark.soak) for f in CLAIM_FAULTS if "disk" in f)])
+def test_a_claimant_that_dies_at_the_claims_does_not_split_the_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
+    """Issue 41 item 2: 3 players with escrow, one gone for good; a claimant dies as the
+    claims are written (and is started again at once). The table recovers the seat once,
+    agreed by both who remain: both finish with the same outcome, verified fair, the gone
+    seat played by the ghost (before: the other claimant's wait ran out while the restarted
+    one waited a whole fresh grace period, and it then recovered the seat alone from a claim
+    whose author had stopped, and went on to claim and rebuild that honest player too).
+    A step of 4 s makes the claim's wait (step + the table's 5 s grace) shorter than the
+    grace period for a peer to come back, as it is with the defaults (35 s and 60 s)."""
+    hit, error = CLAIM_FAULTS[fault]
+    fired = kill_at(monkeypatch, tmp_path / "peer1", hit, written=False, error=error)
+    net = dataclasses.replace(CFG, grace_period=12.0)
+    peers = trio.run(partial(play_with_a_death, tmp_path, 3, 2, net=net,
+                             timing=lambda i: Timing(step=4)))
+    assert fired
+    check_the_table_played_on(peers, 2, escrow=True)

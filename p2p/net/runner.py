@@ -204,6 +204,7 @@ class _GameRun:
         self.lost: set[int] = set()
         self.lost_stop = False
         self.reached: set[int] = set()  # peers connected to us in this run
+        self.released_at: float | None = None  # resumed: when we caught up
         self.started = self.last_progress = trio.current_time()
         self.last_stage = -1
         self.shown_waiting: tuple[int, ...] = ()
@@ -421,6 +422,7 @@ class _GameRun:
 
     async def _released(self) -> None:
         """Our hold is released: we caught up with every peer that is up; we sign again."""
+        self.released_at = trio.current_time()
         self.on_event(LogLine("caught up with every peer; playing on" if self.resync.needs_everyone
                               else "caught up with the peers that are up; playing on"))
         await self.mesh.broadcast(FRAME_READY)
@@ -446,6 +448,22 @@ class _GameRun:
                 self.lost.add(index)
                 self.on_event(Waiting(f"{who(self.roster, index)} is connected but did not "
                                       f"catch up within {grace:g} s", (Peer(index),)))
+            elif self._seen_gone(index, now):
+                self.lost.add(index)
+                self.on_event(Waiting(
+                    f"{who(self.roster, index)} has not come back since our restart, and "
+                    "another player has claimed it gone: we join that claim",
+                    (Peer(index),)))
+
+    def _seen_gone(self, index: int, now: float) -> bool:
+        """Resumed and caught up, we count ``index`` gone as the table saw it, not from our
+        restart: it has not reached us since, and another player's escrow claim names it
+        (its wait is running out while we would wait a whole grace period of our own). The
+        table's short grace, not the mesh's, covers a peer that is up but slow to dial."""
+        return (self.released_at is not None and index not in self.reached
+                and index not in self.lost and index in self.session.away
+                and now - self.released_at > self.session.timing.grace
+                and self.session.claimed_by_others(index))
 
     def _report_waiting(self) -> None:
         """Say whom we wait for: while resuming, and when the game has not moved for a

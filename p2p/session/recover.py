@@ -131,6 +131,21 @@ class Recoveries(SessionFields):
         self._pump()  # the others' claims may be in already: ours completes the recovery
         return True
 
+    def claimed_by_others(self, peer: int) -> bool:
+        """Another remaining peer's claim of ``peer``'s seat, with its share, is in (its first
+        abort, queued): the table saw ``peer`` gone, and a recovery may be under way."""
+        if not self.escrow or self.ghosts or self.finished:
+            return False
+        for other in range(self.n):
+            if other in (peer, self.me):
+                continue
+            first = next((m for m in self.queues[other] if m.msg.type == "abort"), None)
+            stage = first.msg.body.get("stage") if first is not None else None
+            if first is not None and type(stage) is int and "escrow" in first.msg.body \
+                    and _claims(first, peer, stage):
+                return True
+        return False
+
     def escrow_waits_for(self) -> list[int]:
         """While our claim waits: the peers whose claim of the same seat is not in yet."""
         if not self.escrow_claims:
