@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +46,13 @@ class Crash(Exception):
 async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
                chooser: Chooser = random_bot,
                scopes: dict[int, trio.CancelScope] | None = None,
-               restart: Callable[[int], PeerOptions] | None = None) -> list[Peer]:
+               restart: Callable[[int], PeerOptions] | None = None,
+               comeback: Callable[[list[Peer]], Awaitable[None]] | None = None) -> list[Peer]:
     """Host and n-1 joiners in one trio run; each joiner runs in a cancel scope of its own
     (kept in ``scopes``: a test may kill one). A joiner that dies of a ``Crash`` is started
     again at once with the same home and ``join`` command (``restart``: its options then),
-    as a user would after a kill -9; its events go on in the same ``Peer``."""
+    as a user would after a kill -9, or once ``comeback`` (given the peers) returns; its
+    events go on in the same ``Peer``."""
     peers = [Peer(i) for i in range(n)]
     code: dict[str, Any] = {}
     ready = trio.Event()
@@ -73,6 +75,8 @@ async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
             except* Crash:
                 crashed = True
         if crashed:
+            if comeback is not None:
+                await comeback(peers)
             peers[i].events.append(LogLine("--- restarted ---"))
             again = (restart or options)(i)
             with trio.CancelScope() as scopes[i]:
@@ -177,6 +181,8 @@ async def play_with_a_death(root: Path, n: int, victim: int, *more: int,
 
         return choose
 
+    # (the others stay this long after the end for a player whose seat was recovered)
+    extra.setdefault("linger", lambda i: 2.0)
     options = options_in(root, net, escrow=lambda i: i == 0, **extra)
     return await play(root, n, options, chooser, scopes)
 

@@ -7,22 +7,27 @@ rebuilt is told so."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 from test_handover_tls import (
     CFG,
+    SHORT_GRACE,
     Crash,
     DiskFull,
     kill_at,
     options_in,
     play,
     play_with_a_death,
+    random_bot,
 )
+from test_net_tcp import Peer
 
-from p2p.net.notices import Stopped
+from p2p.net.notices import Stopped, TranscriptWritten
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import STOPPED, GameAborted, SeatHandedOver
 from p2p.session.timing import Timing
@@ -135,3 +140,53 @@ def test_a_claimant_that_dies_at_the_claims_does_not_split_the_table(
                              timing=lambda i: Timing(step=4)))
     assert fired
     check_the_table_played_on(peers, 2, escrow=True)
+
+
+async def seat_recovered(peers: list[Peer]) -> None:
+    """Until the host has played a seat on from the escrow."""
+    while not any(isinstance(e, SeatHandedOver) and e.escrow for e in peers[0].events):
+        await trio.sleep(0.05)
+
+
+async def game_over(peers: list[Peer]) -> None:
+    """Until the host and the first joiner have written their transcripts (they linger)."""
+    while not all(any(isinstance(e, TranscriptWritten) for e in p.events) for p in peers[:2]):
+        await trio.sleep(0.05)
+
+
+@pytest.mark.parametrize("when", [seat_recovered, game_over])
+def test_a_peer_back_after_its_seat_was_rebuilt_is_answered_and_plays_no_more(
+        tmp_path: Path, when: Callable[[list[Peer]], Awaitable[None]]) -> None:
+    """Issue 41 item 4: a joiner killed in round 2 at a 3-player escrow table is started
+    again once the others have rebuilt its seat, or finished the game: they answer it with
+    the claims (after the end they stay for it, as for any peer not done), it says its seat
+    is played by the ghost and stops at once, its game over (before: back after the end,
+    nobody answered it, and it stopped after the grace period telling every player to
+    resume)."""
+    gone = 2
+    comes_back = trio.Event()
+
+    def chooser(i: int) -> Any:
+        honest = random_bot(i)
+
+        async def choose(view: Any) -> Any:
+            if i == gone and view.state.round >= 2 and not comes_back.is_set():
+                comes_back.set()
+                raise Crash
+            return await honest(view)
+
+        return choose
+
+    options = options_in(tmp_path, SHORT_GRACE, escrow=lambda i: i == 0,
+                         linger=lambda i: 30.0)
+    peers = trio.run(partial(play, tmp_path, 3, options, chooser, comeback=when))
+    back = peers[gone]
+    assert back.session is not None and back.session.left, \
+        [e.text for e in back.events if isinstance(e, Stopped)]
+    after = back.events[[getattr(e, "text", "") for e in back.events].index(
+        "--- restarted ---"):]
+    assert any(isinstance(e, SeatHandedOver) and e.mine and e.escrow for e in after)
+    assert any(isinstance(e, Stopped) and "rebuilt our seat's secret" in e.text
+               for e in after)
+    assert GameStore(tmp_path / f"peer{gone}", back.session.game_id).finished
+    check_the_table_played_on(peers, gone, escrow=True)

@@ -74,6 +74,7 @@ class PeerOptions:
     chat: ChatLink | None = None  # the player's side of the table chat (p2p.net.chatlink)
     leave_after_round: int | None = None  # hand our seat over to a ghost when it is over
     escrow: bool = False  # if we host: every player's secret is escrowed (3-4 players)
+    linger: float = 60.0  # after the end, seconds we answer a peer not done yet at most
 
     @property
     def home_dir(self) -> Path:
@@ -89,7 +90,7 @@ class PeerOptions:
         return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
                           resume_command=self.resume_command(game_id), timing=self.timing,
                           chat=self.chat, leave_after_round=self.leave_after_round,
-                          escrow=self.escrow)
+                          escrow=self.escrow, linger=self.linger)
 
 
 def _prepare(options: PeerOptions) -> Identity:

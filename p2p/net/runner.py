@@ -242,7 +242,8 @@ class _GameRun:
                 # Our handover is stored: it is delivered like any message of ours (after a
                 # crash before it left, by this run) before we mark the game over for good.
                 with trio.move_on_after(self.options.linger):
-                    await self._deliver_handover()
+                    await self._say_we_left()
+                await mesh.broadcast(self.resync.finished_frame())  # nobody waits for us
                 self._left()
             elif not self.lost_stop:  # a lost peer stops the game for now: it stays resumable
                 failure = _finish(session, self.store, self.roster, self.names, self.options,
@@ -252,8 +253,14 @@ class _GameRun:
                 await mesh.broadcast(self.resync.finished_frame())
             linger = (self.options.linger_replayed
                       if self.finished_on_replay or self._table_left() else self.options.linger)
-            # A seat handed over says no more: its ghost is done when the game is.
-            self.resync.finished_peers.update(session.ghosts)
+            # A seat handed over says no more: its ghost is done when the game is. A seat
+            # recovered from the escrow is not: its player may come back, and is answered
+            # (with the claims that took its seat) while we linger.
+            for peer, ghost in session.ghosts.items():
+                if ghost.by == "handover":
+                    self.resync.finished_peers.add(peer)
+                else:  # (lost to the mesh long ago, most likely)
+                    self.resync.lost.discard(peer)
             with trio.move_on_after(0 if self.lost_stop or session.left else linger):
                 await self._linger()
             with trio.move_on_after(DRAIN):
@@ -491,34 +498,39 @@ class _GameRun:
                                       f"({now - self.last_progress:.0f} s so far)",
                                       tuple(Peer(p) for p in waiting)))
 
-    async def _deliver_handover(self) -> None:
-        """Send our handover, and a sync request, to every peer as it connects, until each
-        peer's ``S`` or ``D`` shows it holds the handover (or it is done, or lost); answer
-        their sync requests meanwhile. No handover (the others took our seat from the
-        escrow): nothing to deliver."""
-        session, resync = self.session, self.resync
+    async def _say_we_left(self) -> None:
+        """We left, and every other peer is to know before we stop. We send each one, as it
+        connects, our handover (or, when the others took our seat from the escrow, ``F``:
+        none of them is to wait for us after its game) and a sync request, and answer its
+        sync requests, until its ``S`` or ``D`` shows it holds the handover (for ``F``: its
+        ``D``, which comes after the ``F`` on one connection). A peer done or lost needs
+        nothing more."""
+        session, resync, mesh = self.session, self.resync, self.mesh
         mine = [m for m in session.msglog.messages
-                if m.msg.seat == self.mesh.my_index and m.msg.type == HANDOVER]
-        if not mine:
-            return
-        last = mine[-1].msg.seq
-        frame = FRAME_MESSAGE + mine[-1].encode()
+                if m.msg.seat == mesh.my_index and m.msg.type == HANDOVER]
+        hello = FRAME_MESSAGE + mine[-1].encode() if mine else resync.finished_frame()
         done = resync.finished_peers | resync.lost | set(session.ghosts)
+
+        def told(frame: bytes) -> bool:
+            if mine:
+                return frame[:1] in (FRAME_SYNC, FRAME_SYNC_DONE) \
+                    and resync.holds_ours(frame, mine[-1].msg.seq)
+            return frame[:1] == FRAME_SYNC_DONE
+
         for peer in self.others:
-            await self.mesh.send(peer, frame)
-            await self.mesh.send(peer, resync.request())
+            await mesh.send(peer, hello)
+            await mesh.send(peer, resync.request())
         while not all(p in done for p in self.others):
             item = await self.receive.receive()
-            if item[0] == "frame" and item[2][:1] in (FRAME_SYNC, FRAME_SYNC_DONE) \
-                    and resync.holds_ours(item[2], last):
+            if item[0] == "frame" and told(item[2]):
                 done.add(item[1])
             if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
                 await self._answer_sync(item[1], item[2])
             elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
                 done.add(item[1])
             elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
-                await self.mesh.send(item[1].index, frame)
-                await self.mesh.send(item[1].index, resync.request())
+                await mesh.send(item[1].index, hello)
+                await mesh.send(item[1].index, resync.request())
             elif item[0] == "mesh" and isinstance(item[1], PeerLost):
                 done.add(item[1].index)
 
@@ -622,11 +634,19 @@ class _GameRun:
                                        STOPPED, self.session.stage_index)
 
     def _left(self) -> None:
-        """We handed our seat over: the game goes on without us (its transcript is the
-        others'); ours is marked over, so it is not resumed."""
-        text = (f"we left game {self.mesh.game_id} at round {self.session._round()}, stage "
-                f"{self.session.stage_index}; every remaining peer plays our seat with the "
+        """We handed our seat over, or the others took it from the escrow while we were
+        away: the game goes on without us (its transcript is the others'); ours is marked
+        over, so it is not resumed."""
+        session = self.session
+        text = (f"we left game {self.mesh.game_id} at round {session._round()}, stage "
+                f"{session.stage_index}; every remaining peer plays our seat with the "
                 "ghost bot, and their transcript will show it")
+        if not any(m.msg.seat == self.mesh.my_index and m.msg.type == HANDOVER
+                   for m in session.msglog.messages):
+            text = (f"while we were away, the other players of game {self.mesh.game_id} "
+                    f"found us gone and rebuilt our seat's secret from the escrow: the "
+                    "ghost bot plays it on, and their transcript will show it; we play no "
+                    "more in this game")
         self.store.mark_finished({"ok": False, "verdict": "left", "reason": text})
         self.on_event(Stopped(text))
 
