@@ -23,7 +23,9 @@ from byzantine import (
     ForgeClaim,
     InstantSilence,
     Table,
+    check_crash_table,
     check_table,
+    crash_plan,
     strategy,
 )
 
@@ -93,3 +95,28 @@ def test_an_instant_claim_of_silence_names_its_sender(start: int, tmp_path: Path
     assert claim.done
     for session in table.honest:
         assert session.aborted is not None and session.aborted.peer == table.bad
+
+
+# Issue 41: an honest peer dies (kill -9, or a full disk) at a message of the handover and
+# escrow paths, before or after it is written or sent, and comes back from its disk.
+CRASH_QUICK_SEEDS = range(6)
+CRASH_SOAK_SEEDS = range(6, 90)
+
+
+def play_a_crash(seed: int, tmp_path: Path, shuffles: int = 1) -> Table:
+    n = 3 if seed % 3 else 4
+    bad = (seed + 1) % n
+    plan, behaviours = crash_plan(seed, n, bad)
+    table = Table(n, bad=bad, behaviours=behaviours, seed=seed, escrow=True, crash=plan)
+    table.play()
+    check_crash_table(table, tmp_path, shuffles)
+    return table
+
+
+@pytest.mark.parametrize("seed", [
+    *CRASH_QUICK_SEEDS,
+    *(pytest.param(seed, marks=[pytest.mark.slow, pytest.mark.soak])
+      for seed in CRASH_SOAK_SEEDS)])
+def test_a_peer_dying_on_the_handover_and_escrow_paths_never_splits_the_table(
+        seed: int, tmp_path: Path) -> None:
+    play_a_crash(seed, tmp_path)

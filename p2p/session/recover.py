@@ -120,10 +120,12 @@ class Recoveries(SessionFields):
         False at a table without (the driver stops the game, to be resumed)."""
         if not self.escrow or self.me is None or self.finished:
             return False
-        if len({*peers, *self.escrow_claims}) > 1 or self.ghosts:
-            # A recovery needs the share of every other player: with two gone (or a ghost's
-            # share out of reach) none can be made now, so the game stops as it would
-            # without the escrow, for now (our claim, if made, stands when it is resumed).
+        if (len({*peers, *self.escrow_claims}) > 1 or self.ghosts
+                or any(p not in self.escrow_held for p in peers)):
+            # A recovery needs the share of every other player: with two gone, a ghost's
+            # share out of reach, or no escrow made yet, none can be made now, so the game
+            # stops as it would without the escrow, for now (our claim, if made, stands
+            # when it is resumed).
             return False
         for peer in peers:
             if peer not in self.escrow_claims:
