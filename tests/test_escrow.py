@@ -128,6 +128,32 @@ def test_a_peer_that_comes_back_after_its_seat_was_recovered_plays_no_more(
     assert any(isinstance(e, SeatHandedOver) and e.mine and e.escrow for e in back.events)
 
 
+def test_a_claimant_restarted_with_its_claim_stored_goes_on_waiting_with_it(
+        tmp_path: Path) -> None:
+    """Issue 41 item 2: a claimant restarted from its log (its claim in it, the other
+    claimant's not yet) goes on with its claim for a whole wait from its restart, and the
+    seat is recovered when the other claim comes (before: the replayed claim's wait ran
+    from the replay's clock, and the restarted peer stopped on it at its first tick)."""
+    table = play(3, 40, tmp_path)
+    log = table.sessions[0].msglog.messages
+    claims = [m for m in log if m.msg.type == "abort"]
+    ours = next(m for m in claims if m.msg.seat == 0)
+    theirs = next(m for m in claims if m.msg.seat == 1)
+    back = GameSession(table.game_id, [i.public_bytes for i in table.identities], 0,
+                       table.identities[0], table.masters[0], timing=table.timing)
+    back.replaying = True
+    for signed in log[:log.index(ours) + 1]:
+        if signed is not theirs:
+            back.accept(signed, direct=False)
+    back.replaying = False
+    back.tick(10_000.0)
+    back.start()
+    back.tick(10_001.0)
+    assert not back.finished and set(back.escrow_claims) == {2}
+    back.accept(theirs, direct=False)
+    assert 2 in back.ghosts and not back.finished
+
+
 # -- the adversary ------------------------------------------------------------------------------
 
 

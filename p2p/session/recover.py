@@ -43,11 +43,12 @@ ESCROW_NOTE = ("this table escrows every player's secret: a player named abandon
 @dataclass(frozen=True)
 class EscrowClaim:
     """Our claim of a seat, waiting for the others': the stage it was sent in (by which the
-    claims are matched), the stage of its verdict, and when it was sent."""
+    claims are matched), the stage of its verdict, and since when its wait runs (None: it
+    was replayed after a restart, and runs from the first tick after we caught up)."""
 
     sent_at: int
     stage: int
-    since: float
+    since: float | None
 
 
 def _claims(signed: SignedMessage, peer: int, stage: int) -> bool:
@@ -104,7 +105,8 @@ class Recoveries(SessionFields):
             return True  # committed to one recovery already: nothing else is judged now
         # The claim is matched with the others' by the stage it is sent in (its ``stage``, as
         # every abort's): the verdict's own stage is kept for when the claim stands.
-        self.escrow_claims[peer] = EscrowClaim(self.stage_index, stage, self.clock.now)
+        self.escrow_claims[peer] = EscrowClaim(self.stage_index, stage,
+                                               None if self.replaying else self.clock.now)
         self.events.append(LogLine(f"peer {peer} abandoned the game at stage {stage}: we "
                                    "publish our share of its escrow; its seat is played on "
                                    "by the ghost bot once every other player has too"))
@@ -189,10 +191,11 @@ class Recoveries(SessionFields):
         if not self.escrow_claims:
             return False
         ((peer, claim),) = self.escrow_claims.items()
-        if any(p in self.away for p in self.escrow_waits_for()):
+        if claim.since is None or any(p in self.away for p in self.escrow_waits_for()):
             # No deadline runs against a peer that is away: its claim's time starts when it
             # is back (the driver's grace period bounds the absence: then the game stops
-            # for now, and the claim stands when it is resumed).
+            # for now, and the claim stands when it is resumed). A claim replayed after our
+            # restart waits afresh from when we caught up, never from a clock of before.
             self.escrow_claims[peer] = replace(claim, since=now)
             return False
         if now - claim.since <= self.timing.limit(STEP) + self.timing.grace:
