@@ -154,7 +154,8 @@ async def game_over(peers: list[Peer]) -> None:
         await trio.sleep(0.05)
 
 
-@pytest.mark.parametrize("when", [seat_recovered, game_over])
+@pytest.mark.parametrize("when", [
+    game_over, pytest.param(seat_recovered, marks=[pytest.mark.slow, pytest.mark.soak])])
 def test_a_peer_back_after_its_seat_was_rebuilt_is_answered_and_plays_no_more(
         tmp_path: Path, when: Callable[[list[Peer]], Awaitable[None]]) -> None:
     """Issue 41 item 4: a joiner killed in round 2 at a 3-player escrow table is started

@@ -63,6 +63,7 @@ from p2p.net.resync import (
 from p2p.net.roster import Roster
 from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
 from p2p.session.bundle import bundle
+from p2p.session.envelope import SignedMessage
 from p2p.session.events import STOPPED, Aborted, LogLine, Peer
 from p2p.session.handover import HANDOVER
 from p2p.session.inbox import FRAME_MESSAGE, FRAME_SYNC
@@ -506,15 +507,14 @@ class _GameRun:
         ``D``, which comes after the ``F`` on one connection). A peer done or lost needs
         nothing more."""
         session, resync, mesh = self.session, self.resync, self.mesh
-        mine = [m for m in session.msglog.messages
-                if m.msg.seat == mesh.my_index and m.msg.type == HANDOVER]
-        hello = FRAME_MESSAGE + mine[-1].encode() if mine else resync.finished_frame()
+        handover = self._our_handover()
+        hello = FRAME_MESSAGE + handover.encode() if handover else resync.finished_frame()
         done = resync.finished_peers | resync.lost | set(session.ghosts)
 
         def told(frame: bytes) -> bool:
-            if mine:
+            if handover is not None:
                 return frame[:1] in (FRAME_SYNC, FRAME_SYNC_DONE) \
-                    and resync.holds_ours(frame, mine[-1].msg.seq)
+                    and resync.holds_ours(frame, handover.msg.seq)
             return frame[:1] == FRAME_SYNC_DONE
 
         for peer in self.others:
@@ -641,14 +641,17 @@ class _GameRun:
         text = (f"we left game {self.mesh.game_id} at round {session._round()}, stage "
                 f"{session.stage_index}; every remaining peer plays our seat with the "
                 "ghost bot, and their transcript will show it")
-        if not any(m.msg.seat == self.mesh.my_index and m.msg.type == HANDOVER
-                   for m in session.msglog.messages):
+        if self._our_handover() is None:
             text = (f"while we were away, the other players of game {self.mesh.game_id} "
                     f"found us gone and rebuilt our seat's secret from the escrow: the "
                     "ghost bot plays it on, and their transcript will show it; we play no "
                     "more in this game")
         self.store.mark_finished({"ok": False, "verdict": "left", "reason": text})
         self.on_event(Stopped(text))
+
+    def _our_handover(self) -> SignedMessage | None:
+        return next((m for m in self.session.msglog.messages
+                     if m.msg.seat == self.mesh.my_index and m.msg.type == HANDOVER), None)
 
     def _others_left(self) -> bool:
         """Restarted after our own audit message (our part of the game is done), still
