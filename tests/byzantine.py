@@ -31,7 +31,7 @@ from p2p.identity import Identity
 from p2p.net.roster import Roster, RosterEntry
 from p2p.session.envelope import SignedMessage, sign_message
 from p2p.session.escrow import open_share
-from p2p.session.events import ABANDONED, STOPPED, UNFAIR, GameAborted, Rejected
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Aborted, GameAborted, Rejected
 from p2p.session.machine import FRAME_MESSAGE, GameSession
 from p2p.session.secrets import escrow_key_of
 from p2p.session.stage_table import DECISIONS
@@ -610,6 +610,7 @@ KILL_KINDS = {
 # (before it is sent), or right after the frame left.
 KILL_POINTS = ("before-write", "after-write", "after-send")
 GRACE = 12.0  # simulated seconds a driver waits for a peer that is down (the mesh's grace)
+STOPPED_FOR_NOW = "a peer it needs is lost: stopped for now (resumable, no transcript)"
 
 
 class Died(Exception):
@@ -748,7 +749,7 @@ class Faults:
             needed = lost & {*session.waiting_for(), *session.escrow_waits_for()}
             if needed and not table._give_up(i, sorted(needed)) and self.up(i):
                 # stopped for now, as the runner does: it exits, and answers nobody
-                session.aborted = _gone(session)
+                session.aborted = Aborted(None, STOPPED_FOR_NOW, STOPPED, session.stage_index)
                 self.down_since[i] = table.now
                 moved = True
         return moved
@@ -826,6 +827,13 @@ def merge_by_author(messages: list[Any], rng: random.Random) -> list[Any]:
     return merged
 
 
+def escrow_claimants(table: Table, author: int) -> set[int]:
+    """The peers that published their share of ``author``'s master in a claim."""
+    return {m.msg.seat for s in table.honest for m in s.msglog.messages
+            if m.msg.type == "abort" and m.msg.body.get("blame") == author
+            and "escrow" in m.msg.body}
+
+
 def escrow_shares_open_to(table: Table, coalition: Sequence[int], author: int) -> set[int]:
     """The holders whose escrow share of ``author``'s master the peers of ``coalition`` can
     read, pooling every key they hold (their box and escrow keys) with what the table made
@@ -837,8 +845,7 @@ def escrow_shares_open_to(table: Table, coalition: Sequence[int], author: int) -
     masters += [g.session.master for s in table.honest for g in s.ghosts.values()]
     held = [box_key(m, table.game_id) for m in masters] + [
         escrow_key_of(table.identities[p], table.game_id, keys) for p in coalition]
-    opened = {m.msg.seat for m in session.msglog.messages if m.msg.type == "abort"
-              and m.msg.body.get("blame") == author and "escrow" in m.msg.body}
+    opened = escrow_claimants(table, author)
     for holder, (box, commitment) in session.escrow_boxes.get(author, {}).items():
         for key in held:
             try:
@@ -852,14 +859,18 @@ def escrow_shares_open_to(table: Table, coalition: Sequence[int], author: int) -
 def check_no_small_coalition(table: Table) -> None:
     """No coalition smaller than all the other original players can read every escrow share
     of a player still playing, before or after any recovery (a seat rebuilt from the escrow
-    had all of them published, by every other player)."""
+    had all of them published, by every other player). A player that published its share
+    in a claim gave it to everyone: it counts as one of the coalition."""
     gone = {p for s in table.honest for p in s.ghosts}
     for author in range(table.n):
         if author in gone:
             continue
         others = [p for p in range(table.n) if p != author]
+        claimants = escrow_claimants(table, author)
         for size in range(1, len(others)):
             for coalition in combinations(others, size):
+                if len(claimants | set(coalition)) == len(others):
+                    continue
                 opened = escrow_shares_open_to(table, coalition, author)
                 assert not set(others) <= opened, (
                     f"seed {table.seed}: peers {coalition} read every escrow share of peer "
@@ -884,7 +895,8 @@ def check_crash_table(table: Table, folder: Path, shuffles: int = 1) -> None:
         assert down, (where, f"peer {peer}'s seat was rebuilt while it was answering")
     check_no_small_coalition(table)
     bad = table.bad if table.behaviours else -1
-    check_honest([(s, table.transcript(s.me or 0, folder)) for s in honest], bad, where,
+    ended = [s for s in honest if s.aborted is None or s.aborted.reason != STOPPED_FOR_NOW]
+    check_honest([(s, table.transcript(s.me or 0, folder)) for s in ended], bad, where,
                  shuffles, random.Random(table.seed + 2))
 
 

@@ -306,6 +306,8 @@ class Referee:
                 # log, once it is all in (the same for every order of the file that keeps
                 # each author's own order).
                 return False
+            if claim.blame == s.me and s.replaying and not final:
+                return False  # restarted: the others' claims of us come in whole first
             verdict = self._check_silence(claim, final)
             if verdict is True:
                 self.abandoned([claim.blame], f"peer {peer} saw it silent too", claim.stage)
