@@ -89,6 +89,8 @@ class RefereedSession(Protocol):
 
     def due(self, peer: int, stage: int) -> bool: ...
 
+    def claim_of_us_waits(self, abort: SignedMessage | None) -> bool: ...
+
     def _send(self, kind: str, body: dict[str, Any]) -> None: ...
 
     def _abort(self, peer: Peer | None, reason: str, evidence: Any = None,
@@ -306,8 +308,8 @@ class Referee:
                 # log, once it is all in (the same for every order of the file that keeps
                 # each author's own order).
                 return False
-            if claim.blame == s.me and s.replaying and not final:
-                return False  # restarted: the others' claims of us come in whole first
+            if not final and s.claim_of_us_waits(claim.message):
+                return False
             verdict = self._check_silence(claim, final)
             if verdict is True:
                 self.abandoned([claim.blame], f"peer {peer} saw it silent too", claim.stage)

@@ -150,6 +150,16 @@ class Recoveries(SessionFields):
                 return True
         return False
 
+    def claim_of_us_waits(self, abort: SignedMessage | None) -> bool:
+        """Restarted, we judge no escrow claim of our own silence before we have caught up
+        (and only if we had not judged one before the restart): the others' claims come in
+        whole first, so a recovery of our seat all of them agreed to is taken, even when our
+        log holds our message for that stage, stored but never sent before we died."""
+        return (abort is not None and self.escrow and self.replaying and self.me is not None
+                and abort.msg.body.get("blame") == self.me and "escrow" in abort.msg.body
+                and not any(m.msg.seat == self.me and m.msg.type == "abort"
+                            for m in self.msglog.messages))
+
     def escrow_waits_for(self) -> list[int]:
         """While our claim waits: the peers whose claim of the same seat is not in yet."""
         if not self.escrow_claims:
