@@ -5,6 +5,7 @@ trials) and bench/bench_crash.py (many)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import signal
@@ -18,6 +19,7 @@ from p2p.net.joincode import JoinCode
 from p2p.storage.transcript import verify_transcript
 
 SOLSTICE = Path(sys.executable).parent / "solstice"
+KILLPOINT = Path(__file__).with_name("killpoint.py")  # solstice with a kill point
 LOOPBACK = "127.0.0.1"
 BOT = ["--bot", "random", "--bind", LOOPBACK]
 
@@ -46,9 +48,13 @@ class Trial:
     killed_at: str = ""
     roster_stored: bool = False  # the victim had stored the roster when it was killed
 
-    def start(self, index: int, args: list[str]) -> None:
+    def start(self, index: int, args: list[str], kill_at: str | None = None) -> None:
+        """Start peer ``index``; ``kill_at``: with a kill point (``tests/killpoint.py``)."""
         handle = self.logs[index].open("ab")
-        proc = subprocess.Popen([str(SOLSTICE), *args], stdout=handle, stderr=subprocess.STDOUT)
+        command = [str(SOLSTICE)] if kill_at is None else [sys.executable, str(KILLPOINT)]
+        env = {**os.environ, "SOLSTICE_KILL_AT": kill_at} if kill_at else None
+        proc = subprocess.Popen([*command, *args], stdout=handle, stderr=subprocess.STDOUT,
+                                env=env)
         if index < len(self.procs):
             self.procs[index] = proc
         else:
@@ -113,6 +119,40 @@ def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players
         else:
             restart = ["join", trial.code, "--home", str(trial.homes[victim]), *BOT]
         trial.start(victim, restart)
+        deadline = time.monotonic() + timeout
+        for proc in trial.procs:
+            proc.wait(max(0.1, deadline - time.monotonic()))
+    except (subprocess.TimeoutExpired, AssertionError):
+        trial.kill_all()
+        raise AssertionError(f"the table did not finish:\n{trial.all_logs()}") from None
+    return trial
+
+
+def play_with_a_kill_point(root: Path, victim: int, kill_at: str, players: int = 3,
+                           extra: dict[int, list[str]] | None = None,
+                           timeout: float = 150.0) -> Trial:
+    """Start a table whose joiner ``victim`` runs with the kill point ``kill_at``; once it
+    has died of it, start it again with the same ``join CODE`` command (no kill point) and
+    wait until every process exits. ``extra``: more arguments of a peer's command."""
+    extra = extra or {}
+    trial = Trial(root, players)
+    for i in range(players):
+        trial.homes.append(root / f"peer{i}")
+        trial.logs.append(root / f"peer{i}.log")
+    trial.start(0, ["host", "--players", str(players), "--home", str(trial.homes[0]), *BOT,
+                    *extra.get(0, [])])
+    try:
+        trial.wait_for(0, "join code: ", 60)
+        trial.code = trial.log(0).split("join code: ", 1)[1].split()[0]
+        join = {i: ["join", trial.code, "--home", str(trial.homes[i]), *BOT, *extra.get(i, [])]
+                for i in range(1, players)}
+        for i in range(1, players):
+            trial.start(i, join[i], kill_at if i == victim else None)
+        trial.procs[victim].wait(timeout)
+        trial.killed_at = trial.log(victim)
+        with trial.logs[victim].open("a") as handle:
+            handle.write("\n--- restarted ---\n")
+        trial.start(victim, join[victim])
         deadline = time.monotonic() + timeout
         for proc in trial.procs:
             proc.wait(max(0.1, deadline - time.monotonic()))

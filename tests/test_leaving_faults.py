@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import trio
+from crash_game import play_with_a_kill_point
 from test_handover_tls import (
     CFG,
     SHORT_GRACE,
@@ -191,3 +192,28 @@ def test_a_peer_back_after_its_seat_was_rebuilt_is_answered_and_plays_no_more(
                for e in after)
     assert GameStore(tmp_path / f"peer{gone}", back.session.game_id).finished
     check_the_table_played_on(peers, gone, escrow=True)
+
+
+@pytest.mark.slow
+def test_real_processes_a_leaver_killed_after_writing_its_handover_delivers_it(
+        tmp_path: Path) -> None:
+    """Issue 41 item 1 with real ``solstice`` processes: the leaver kills itself (SIGKILL)
+    right after its handover is on its disk, before it is sent; started again with the same
+    ``join`` command it delivers the handover and leaves (exit 0), and the other two finish
+    the game (before: it stopped at once on its replayed handover, every time, and the
+    others stopped after the grace period)."""
+    trial = play_with_a_kill_point(tmp_path, 1, "handover:after-write",
+                                   extra={1: ["--leave-after-round", "0"]})
+    assert trial.procs[1].returncode == 0, trial.all_logs()
+    assert "we left" not in trial.killed_at  # (it died before it could say so)
+    restarted = trial.log(1).split("--- restarted ---", 1)[1]
+    assert "we left" in restarted, trial.all_logs()
+    results = []
+    for i in (0, 2):
+        assert trial.procs[i].returncode == 0, trial.all_logs()
+        (path,) = trial.homes[i].glob("games/*/transcript.json")
+        verdict = verify_transcript(path)
+        assert verdict.ok and "seat played by the random ghost" in verdict.summary, \
+            verdict.summary
+        results.append(verdict.result["scores"])
+    assert results[0] == results[1]
