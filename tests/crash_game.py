@@ -83,21 +83,31 @@ class Trial:
         return "\n\n".join(f"--- {log.name}\n{self.log(i)}" for i, log in enumerate(self.logs))
 
 
+def open_table(trial: Trial, extra: dict[int, list[str]] | None = None
+               ) -> dict[int, list[str]]:
+    """Start the host (its lobby open, its join code known) and return each joiner's
+    ``join`` command; ``extra``: more arguments of a peer's command."""
+    extra = extra or {}
+    for i in range(trial.players):
+        trial.homes.append(trial.root / f"peer{i}")
+        trial.logs.append(trial.root / f"peer{i}.log")
+    trial.start(0, ["host", "--players", str(trial.players), "--home", str(trial.homes[0]),
+                    *BOT, *extra.get(0, [])])
+    trial.wait_for(0, "join code: ", 60)
+    trial.code = trial.log(0).split("join code: ", 1)[1].split()[0]
+    return {i: ["join", trial.code, "--home", str(trial.homes[i]), *BOT, *extra.get(i, [])]
+            for i in range(1, trial.players)}
+
+
 def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players: int = 4,
                       timeout: float = 150.0, lose_folder: bool = False) -> Trial:
     """Start a table, kill ``victim`` ``delay`` seconds after it shows ``phase``, restart it
     (``join CODE`` for a joiner, ``resume`` for the host) and wait until every process exits.
     ``lose_folder``: the victim's game folder is deleted before the restart."""
     trial = Trial(root, players)
-    for i in range(players):
-        trial.homes.append(root / f"peer{i}")
-        trial.logs.append(root / f"peer{i}.log")
-    trial.start(0, ["host", "--players", str(players), "--home", str(trial.homes[0]), *BOT])
     try:
-        trial.wait_for(0, "join code: ", 60)
-        trial.code = trial.log(0).split("join code: ", 1)[1].split()[0]
-        for i in range(1, players):
-            trial.start(i, ["join", trial.code, "--home", str(trial.homes[i]), *BOT])
+        for i, command in open_table(trial).items():
+            trial.start(i, command)
         marker = PHASES[phase]
         if phase == "roster":
             trial.wait_for(0, f"joined, {players}/{players}", timeout)
@@ -134,20 +144,11 @@ def play_with_a_kill_point(root: Path, victim: int, kill_at: str, players: int =
     """Start a table whose joiner ``victim`` runs with the kill point ``kill_at``; once it
     has died of it, start it again with the same ``join CODE`` command (no kill point) and
     wait until every process exits. ``extra``: more arguments of a peer's command."""
-    extra = extra or {}
     trial = Trial(root, players)
-    for i in range(players):
-        trial.homes.append(root / f"peer{i}")
-        trial.logs.append(root / f"peer{i}.log")
-    trial.start(0, ["host", "--players", str(players), "--home", str(trial.homes[0]), *BOT,
-                    *extra.get(0, [])])
     try:
-        trial.wait_for(0, "join code: ", 60)
-        trial.code = trial.log(0).split("join code: ", 1)[1].split()[0]
-        join = {i: ["join", trial.code, "--home", str(trial.homes[i]), *BOT, *extra.get(i, [])]
-                for i in range(1, players)}
-        for i in range(1, players):
-            trial.start(i, join[i], kill_at if i == victim else None)
+        join = open_table(trial, extra or {})
+        for i, command in join.items():
+            trial.start(i, command, kill_at if i == victim else None)
         trial.procs[victim].wait(timeout)
         trial.killed_at = trial.log(victim)
         with trial.logs[victim].open("a") as handle:

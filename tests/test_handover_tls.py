@@ -46,13 +46,11 @@ class Crash(Exception):
 async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
                chooser: Chooser = random_bot,
                scopes: dict[int, trio.CancelScope] | None = None,
-               restart: Callable[[int], PeerOptions] | None = None,
                comeback: Callable[[list[Peer]], Awaitable[None]] | None = None) -> list[Peer]:
     """Host and n-1 joiners in one trio run; each joiner runs in a cancel scope of its own
     (kept in ``scopes``: a test may kill one). A joiner that dies of a ``Crash`` is started
-    again at once with the same home and ``join`` command (``restart``: its options then),
-    as a user would after a kill -9, or once ``comeback`` (given the peers) returns; its
-    events go on in the same ``Peer``."""
+    again with the same home and ``join`` command, at once as a user would after a kill -9,
+    or once ``comeback`` (given the peers) returns; its events go on in the same ``Peer``."""
     peers = [Peer(i) for i in range(n)]
     code: dict[str, Any] = {}
     ready = trio.Event()
@@ -78,9 +76,9 @@ async def play(root: Path, n: int, options: Callable[[int], PeerOptions],
             if comeback is not None:
                 await comeback(peers)
             peers[i].events.append(LogLine("--- restarted ---"))
-            again = (restart or options)(i)
             with trio.CancelScope() as scopes[i]:
-                peers[i].session = await join_game(code["code"], chooser(i), peers[i], again)
+                peers[i].session = await join_game(code["code"], chooser(i), peers[i],
+                                                   options(i))
 
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
