@@ -48,11 +48,16 @@ class Trial:
     killed_at: str = ""
     roster_stored: bool = False  # the victim had stored the roster when it was killed
 
+    grace: float | None = None  # the mesh's grace period (None: the default 60 s)
+
     def start(self, index: int, args: list[str], kill_at: str | None = None) -> None:
         """Start peer ``index``; ``kill_at``: with a kill point (``tests/killpoint.py``)."""
         handle = self.logs[index].open("ab")
-        command = [str(SOLSTICE)] if kill_at is None else [sys.executable, str(KILLPOINT)]
-        env = {**os.environ, "SOLSTICE_KILL_AT": kill_at} if kill_at else None
+        tuned = {"SOLSTICE_KILL_AT": kill_at or "",
+                 "SOLSTICE_GRACE": "" if self.grace is None else str(self.grace)}
+        plain = kill_at is None and self.grace is None
+        command = [str(SOLSTICE)] if plain else [sys.executable, str(KILLPOINT)]
+        env = None if plain else {**os.environ, **tuned}
         proc = subprocess.Popen([*command, *args], stdout=handle, stderr=subprocess.STDOUT,
                                 env=env)
         if index < len(self.procs):
@@ -138,23 +143,33 @@ def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players
     return trial
 
 
-def play_with_a_kill_point(root: Path, victim: int, kill_at: str, players: int = 3,
-                           extra: dict[int, list[str]] | None = None,
-                           timeout: float = 150.0) -> Trial:
-    """Start a table whose joiner ``victim`` runs with the kill point ``kill_at``; once it
-    has died of it, start it again with the same ``join CODE`` command (no kill point) and
-    wait until every process exits. ``extra``: more arguments of a peer's command."""
-    trial = Trial(root, players)
+def play_with_kill_points(root: Path, kills: dict[int, str], back: dict[int, str],
+                          players: int = 3, extra: dict[int, list[str]] | None = None,
+                          grace: float | None = None, timeout: float = 150.0) -> Trial:
+    """Start a table whose joiners in ``kills`` run with those kill points
+    (``tests/killpoint.py``). One that died of its kill point is started again, with the
+    same ``join CODE`` command and no kill point, once the host's log shows ``back[peer]``
+    ("": at once); one not in ``back`` stays dead (gone for good). Then wait until every
+    process exits. ``extra``: more arguments of a peer's command; ``grace``: the mesh's
+    grace period of every peer."""
+    trial = Trial(root, players, grace=grace)
+    waiting = dict(back)
     try:
         join = open_table(trial, extra or {})
         for i, command in join.items():
-            trial.start(i, command, kill_at if i == victim else None)
-        trial.procs[victim].wait(timeout)
-        trial.killed_at = trial.log(victim)
-        with trial.logs[victim].open("a") as handle:
-            handle.write("\n--- restarted ---\n")
-        trial.start(victim, join[victim])
+            trial.start(i, command, kills.get(i))
         deadline = time.monotonic() + timeout
+        while waiting:
+            for i, text in list(waiting.items()):
+                if trial.procs[i].poll() is not None and text in trial.log(0):
+                    trial.killed_at = trial.log(i)
+                    with trial.logs[i].open("a") as handle:
+                        handle.write("\n--- restarted ---\n")
+                    trial.start(i, join[i])
+                    del waiting[i]
+            if time.monotonic() > deadline:
+                raise AssertionError("a peer was not started again")
+            time.sleep(0.05)
         for proc in trial.procs:
             proc.wait(max(0.1, deadline - time.monotonic()))
     except (subprocess.TimeoutExpired, AssertionError):

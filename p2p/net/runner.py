@@ -539,6 +539,10 @@ class _GameRun:
         resync = self.resync
         # Peers that hung up after their own audit message but before their F, and when.
         hung_up: dict[int, float] = {}
+        # A player whose seat was recovered from the escrow is most likely gone for good: it
+        # is waited for the short linger only (time enough to come back and learn so).
+        recovered = [p for p in self.session.ghosts if p not in resync.finished_peers]
+        short = trio.current_time() + self.options.linger_replayed
         while not resync.everyone_done():
             item = await self.receive.receive()  # a tick comes every TICK seconds at least
             if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
@@ -558,6 +562,8 @@ class _GameRun:
                 # time enough to come back and fetch them.
                 hung_up[item[1].index] = trio.current_time()
             now = trio.current_time()
+            if now >= short:
+                resync.finished_peers.update(recovered)
             for peer, since in list(hung_up.items()):
                 if now - since >= self.options.linger_replayed:
                     resync.finished_peers.add(peer)
