@@ -12,6 +12,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,6 +90,22 @@ class Trial:
         return "\n\n".join(f"--- {log.name}\n{self.log(i)}" for i, log in enumerate(self.logs))
 
 
+@contextmanager
+def finishing(trial: Trial) -> Iterator[None]:
+    """A table that does not finish (a wait timed out, a line never came) is killed, and
+    the failure shows every peer's log."""
+    try:
+        yield
+    except (subprocess.TimeoutExpired, AssertionError):
+        trial.kill_all()
+        raise AssertionError(f"the table did not finish:\n{trial.all_logs()}") from None
+
+
+def wait_all(trial: Trial, deadline: float) -> None:
+    for proc in trial.procs:
+        proc.wait(max(0.1, deadline - time.monotonic()))
+
+
 def open_table(trial: Trial, extra: dict[int, list[str]] | None = None
                ) -> dict[int, list[str]]:
     """Start the host (its lobby open, its join code known) and return each joiner's
@@ -110,7 +128,7 @@ def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players
     (``join CODE`` for a joiner, ``resume`` for the host) and wait until every process exits.
     ``lose_folder``: the victim's game folder is deleted before the restart."""
     trial = Trial(root, players)
-    try:
+    with finishing(trial):
         for i, command in open_table(trial).items():
             trial.start(i, command)
         marker = PHASES[phase]
@@ -134,12 +152,7 @@ def play_with_a_crash(root: Path, victim: int, phase: str, delay: float, players
         else:
             restart = ["join", trial.code, "--home", str(trial.homes[victim]), *BOT]
         trial.start(victim, restart)
-        deadline = time.monotonic() + timeout
-        for proc in trial.procs:
-            proc.wait(max(0.1, deadline - time.monotonic()))
-    except (subprocess.TimeoutExpired, AssertionError):
-        trial.kill_all()
-        raise AssertionError(f"the table did not finish:\n{trial.all_logs()}") from None
+        wait_all(trial, time.monotonic() + timeout)
     return trial
 
 
@@ -154,7 +167,7 @@ def play_with_kill_points(root: Path, kills: dict[int, str], back: dict[int, str
     grace period of every peer."""
     trial = Trial(root, players, grace=grace)
     waiting = dict(back)
-    try:
+    with finishing(trial):
         join = open_table(trial, extra or {})
         for i, command in join.items():
             trial.start(i, command, kills.get(i))
@@ -170,11 +183,7 @@ def play_with_kill_points(root: Path, kills: dict[int, str], back: dict[int, str
             if time.monotonic() > deadline:
                 raise AssertionError("a peer was not started again")
             time.sleep(0.05)
-        for proc in trial.procs:
-            proc.wait(max(0.1, deadline - time.monotonic()))
-    except (subprocess.TimeoutExpired, AssertionError):
-        trial.kill_all()
-        raise AssertionError(f"the table did not finish:\n{trial.all_logs()}") from None
+        wait_all(trial, deadline)
     return trial
 
 
