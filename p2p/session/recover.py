@@ -67,7 +67,7 @@ class Recoveries(SessionFields):
     def _take_escrows(self, bodies: Sequence[tuple[int, SetupRevealBody]]) -> None:
         """Every peer's escrow (in ``setup/reveal``): its commitments, and our share of it
         opened and checked (a share that does not open its commitment names its author; our
-        abort then carries our box key so that every peer can check it)."""
+        abort then carries our escrow key so that every peer can check it)."""
         if not self.escrow:
             for peer, body in bodies:
                 if body.escrow is not None:
