@@ -21,6 +21,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,10 @@ from p2p.errors import P2PError
 from p2p.identity import Identity
 from p2p.net.roster import Roster, RosterEntry
 from p2p.session.envelope import SignedMessage, sign_message
-from p2p.session.events import ABANDONED, STOPPED, UNFAIR, GameAborted, Rejected
+from p2p.session.escrow import open_share
+from p2p.session.events import ABANDONED, STOPPED, UNFAIR, Aborted, GameAborted, Rejected
 from p2p.session.machine import FRAME_MESSAGE, GameSession
+from p2p.session.secrets import escrow_key_of
 from p2p.session.stage_table import DECISIONS
 from p2p.session.timing import Timing
 from p2p.storage.transcript import outcome_of, verify_transcript, write_transcript
@@ -470,6 +473,7 @@ class Table:
     escrow: bool = False  # the host asks for the escrow (3-4 players)
     # the session class of each peer (default: the honest one)
     kinds: dict[int, type[GameSession]] = field(default_factory=dict)
+    crash: CrashPlan | None = None  # an honest peer that dies at a kill point and comes back
 
     def __post_init__(self) -> None:
         self.identities = [Identity.generate() for _ in range(self.n)]
@@ -483,6 +487,7 @@ class Table:
                            dict(enumerate(self.identities)), self.masters[self.bad],
                            lambda: self.sessions[self.bad])
         self.choices = random.Random(self.seed + 1)
+        self.faults = Faults(self, self.crash) if self.crash is not None else None
         self.now = 0.0
         self.pending: list[tuple[float, int, int, int, bytes]] = []  # (due, order, from, to, f)
         self.order = 0
@@ -506,6 +511,8 @@ class Table:
         order = [self.bad] + [p for p in range(self.n) if p != self.bad]
         for sender in order:
             session = self.sessions[sender]
+            if self.faults is not None and not self.faults.up(sender):
+                continue
             if sender == order[1]:
                 for behaviour in self.behaviours:
                     injected = behaviour.inject(self.ctx)
@@ -521,11 +528,16 @@ class Table:
                         sends = behaviour.outgoing(self.ctx, sends)
                 self._post(sender, sends)
                 moved = True
+                if self.faults is not None and self.faults.sent(sender, data):
+                    break  # it dies right after this frame left
         due = sorted(p for p in self.pending if p[0] <= self.now)
         if due:
             self.pending = [p for p in self.pending if p[0] > self.now]
             for _, _, sender, to, data in due:
-                self.sessions[to].receive(sender, data)
+                if self.faults is None:
+                    self.sessions[to].receive(sender, data)
+                else:
+                    self.faults.deliver(sender, to, data)
             moved = True
         return moved
 
@@ -536,22 +548,41 @@ class Table:
             session.start()
         for self.rounds in range(MAX_ROUNDS):
             moved = self._flush()
-            for session in self.sessions:
-                if session.finished:
+            if self.faults is not None:
+                moved = self.faults.drive() or moved
+            for i, session in enumerate(self.sessions):
+                if session.finished or (self.faults is not None and not self.faults.up(i)):
                     continue
                 view = session.seat_view()
                 if view is not None and view.legal:
-                    session.submit(view.legal[self.choices.randrange(len(view.legal))],
-                                   view.stage)
+                    action = view.legal[self.choices.randrange(len(view.legal))]
+                    self._call(i, lambda s=session, a=action, v=view: s.submit(a, v.stage))
                     moved = True
             if all(s.finished for s in self.honest) and not self.pending:
                 return
             if not moved:
                 self.now += IDLE_STEP
                 assert self.now <= TIME_BOUND, "the honest peers did not finish in time"
-                for session in self.sessions:
-                    session.tick(self.now)
+                for i, session in enumerate(self.sessions):
+                    if self.faults is None or self.faults.up(i):
+                        self._call(i, lambda s=session: s.tick(self.now))
         raise AssertionError("the table did not settle within the round bound")
+
+    def _give_up(self, peer: int, lost: list[int]) -> bool:
+        give_up = self.sessions[peer].give_up_on
+        result: list[bool] = []
+        self._call(peer, lambda: result.append(give_up(lost)))
+        return bool(result and result[0])
+
+    def _call(self, peer: int, step: Callable[[], None]) -> None:
+        """Run one step of ``peer``'s session: a kill point may fire in it (the peer dies)."""
+        if self.faults is None:
+            step()
+            return
+        try:
+            step()
+        except Died:
+            self.faults.died(peer)
 
     # -- transcripts --
 
@@ -565,6 +596,192 @@ class Table:
         session = self.sessions[peer]
         return write_transcript(folder / f"t{peer}.json", self.roster(), session,
                                 outcome_of(session, names))
+
+
+# -- crashes and full disks on the handover and escrow paths (issue 41) ----------------------
+
+# The messages of the handover and escrow paths a kill point can be placed at.
+KILL_KINDS = {
+    "handover": lambda m: m.msg.type == "handover",
+    "claim": lambda m: m.msg.type == "abort" and "escrow" in m.msg.body,
+    "escrow": lambda m: m.msg.type == "setup/reveal" and "escrow" in m.msg.body,
+}
+# Before the line is on the disk (a kill, or a full disk: the write fails), after it is
+# (before it is sent), or right after the frame left.
+KILL_POINTS = ("before-write", "after-write", "after-send")
+GRACE = 12.0  # simulated seconds a driver waits for a peer that is down (the mesh's grace)
+STOPPED_FOR_NOW = "a peer it needs is lost: stopped for now (resumable, no transcript)"
+
+
+class Died(Exception):
+    """A kill point fired: the peer is gone on the spot (what it had not stored is lost)."""
+
+
+@dataclass
+class CrashPlan:
+    """Peer ``who`` (honest) dies at the first message of ``kind`` it stores (``mine``: its
+    own; else another's) at ``point``, and is started again ``down`` simulated seconds later
+    from what it stored; it hands its seat over at stage ``leave`` (None: it stays)."""
+
+    who: int
+    kind: str
+    point: str
+    mine: bool = True
+    down: float = 2.0
+    leave: int | None = None
+
+    def hits(self, signed: SignedMessage) -> bool:
+        return KILL_KINDS[self.kind](signed) and (signed.msg.seat == self.who) == self.mine
+
+
+def crash_plan(seed: int, n: int, bad: int) -> tuple[CrashPlan, list[Behaviour]]:
+    """A kill point on the handover or escrow path, and what makes the table reach it: for
+    a claim, the byzantine peer vanishes for good (an honest peer then dies at the claims);
+    for a handover, the dying peer leaves."""
+    rng = random.Random(seed)
+    who = rng.choice([p for p in range(n) if p != bad])
+    kind = rng.choice(sorted(KILL_KINDS))
+    point = rng.choice(KILL_POINTS)
+    plan = CrashPlan(who, kind, point, mine=kind == "handover" or rng.random() < 0.6,
+                     down=rng.choice([1.0, 4.0, GRACE + 6]),
+                     leave=rng.choice([8, 40, 90]) if kind == "handover" else None)
+    behaviours: list[Behaviour] = []
+    if kind == "claim":
+        gone = Vanish(rng)
+        gone.start, gone.share = rng.choice([10, 40, 90]), 1.0
+        behaviours.append(gone)
+    return plan, behaviours
+
+
+class Faults:
+    """Drives a table's ``CrashPlan`` as the network driver would: the dying peer's store
+    (every message it records, its own before they are sent), its death and restart from
+    that store with the resync (it takes what the others hold, they take what it holds),
+    and for every peer the driver's grace: a peer down (the crashed one, or the byzantine
+    one once it vanished) is away, and given up on after ``GRACE`` if the game needs it;
+    a restarted peer gives up on one another player's claim names after the table's grace
+    (``p2p.net.runner``)."""
+
+    def __init__(self, table: Table, plan: CrashPlan) -> None:
+        self.table, self.plan = table, plan
+        self.store: list[SignedMessage] = []
+        self.fired = False
+        self.back_at: float | None = None
+        self.resumed_at: float | None = None
+        self.down_since: dict[int, float] = {}
+        self.rebuilt: dict[int, float] = {}  # seat recovered from the escrow -> when seen
+        self.down_when_rebuilt: dict[int, bool] = {}
+        table.sessions[plan.who].on_record = self._record
+
+    def _record(self, signed: SignedMessage) -> None:
+        hit = not self.fired and self.plan.hits(signed)
+        if hit and self.plan.point == "before-write":
+            self.fired = True
+            raise Died
+        self.store.append(signed)
+        if hit and self.plan.point == "after-write":
+            self.fired = True
+            raise Died
+
+    def up(self, peer: int) -> bool:
+        return peer != self.plan.who or self.back_at is None
+
+    def sent(self, sender: int, frame: bytes) -> bool:
+        """``frame`` of ``sender`` left: True if the peer dies right after it."""
+        signed = decode(frame)
+        if (sender != self.plan.who or self.fired or self.plan.point != "after-send"
+                or signed is None or not self.plan.hits(signed)):
+            return False
+        self.fired = True
+        self.died(sender)
+        return True
+
+    def deliver(self, sender: int, to: int, frame: bytes) -> None:
+        if self.up(to):
+            self.table._call(to, lambda: self.table.sessions[to].receive(sender, frame))
+
+    def died(self, peer: int) -> None:
+        session = self.table.sessions[peer]
+        session.outbox.clear()
+        session.relays.clear()
+        self.back_at = self.table.now + self.plan.down
+        self.down_since[peer] = self.table.now
+
+    def gone(self) -> set[int]:
+        """The peers down now: the crashed one, one stopped for now, and the byzantine one
+        once it vanished."""
+        table = self.table
+        vanished = [b for b in table.behaviours if isinstance(b, Vanish)
+                    and table.sessions[table.bad].stage_index >= b.start]
+        if vanished and table.bad not in self.down_since:
+            self.down_since[table.bad] = table.now
+        return set(self.down_since)
+
+    def drive(self) -> bool:
+        """One round of the driver's work; True if anything moved."""
+        table, plan = self.table, self.plan
+        moved = False
+        me = table.sessions[plan.who]
+        if plan.leave is not None and self.up(plan.who) and not me.finished \
+                and me.seat_of_peer and me.stage_index >= plan.leave and not me.left:
+            table._call(plan.who, me.hand_over)
+            moved = True
+        if self.back_at is not None and table.now >= self.back_at:
+            self._restart()
+            moved = True
+        gone = self.gone()
+        for i, session in enumerate(table.sessions):
+            if not self.up(i):
+                continue
+            session.away |= gone - {i}
+            session.away -= {p for p in session.away if p not in gone}
+            for p, ghost in session.ghosts.items():
+                if ghost.by == "escrow" and p not in self.rebuilt:
+                    self.rebuilt[p] = table.now
+                    self.down_when_rebuilt[p] = p in gone
+            if session.finished:
+                continue
+            lost = {p for p in gone if p != i and (
+                table.now - self.down_since[p] > GRACE
+                or (i == plan.who and self.resumed_at is not None
+                    and table.now - self.resumed_at > session.timing.grace
+                    and session.claimed_by_others(p)))}
+            needed = lost & {*session.waiting_for(), *session.escrow_waits_for()}
+            if needed and not table._give_up(i, sorted(needed)) and self.up(i):
+                # stopped for now, as the runner does: it exits, and answers nobody
+                session.aborted = Aborted(None, STOPPED_FOR_NOW, STOPPED, session.stage_index)
+                self.down_since[i] = table.now
+                moved = True
+        return moved
+
+    def _restart(self) -> None:
+        """Start the dead peer again from its store, resynced with every peer that is up."""
+        table, who = self.table, self.plan.who
+        old = table.sessions[who]
+        keys = [identity.public_bytes for identity in table.identities]
+        session = GameSession(table.game_id, keys, who, table.identities[who],
+                              table.masters[who], timing=table.timing)
+        session.escrow_wanted = old.escrow_wanted
+        session.tick(table.now)  # (its clock starts now: the replay is not timed)
+        session.replaying = True
+        for signed in self.store:
+            session.accept(signed, direct=False)
+        session.on_record = self._record
+        table.sessions[who] = session
+        self.back_at = None
+        del self.down_since[who]
+        others = [p for p in range(table.n) if p != who and p not in self.gone()]
+        for p in others:  # held, it takes what they hold, then they take what it holds
+            for frame in table.sessions[p].sync_reply(session.sync_request()):
+                session.receive(p, frame)
+        session.replaying = False
+        session.outbox.clear()
+        session.tick(table.now)
+        for p in others:
+            for frame in session.sync_reply(table.sessions[p].sync_request()):
+                table._call(p, lambda s=table.sessions[p], f=frame: s.receive(who, f))
+        self.resumed_at = table.now
+        table._call(who, session.start)
 
 
 # -- what must hold --------------------------------------------------------------------------
@@ -608,6 +825,79 @@ def merge_by_author(messages: list[Any], rng: random.Random) -> list[Any]:
         if not streams[author]:
             del streams[author]
     return merged
+
+
+def escrow_claimants(table: Table, author: int) -> set[int]:
+    """The peers that published their share of ``author``'s master in a claim."""
+    return {m.msg.seat for s in table.honest for m in s.msglog.messages
+            if m.msg.type == "abort" and m.msg.body.get("blame") == author
+            and "escrow" in m.msg.body}
+
+
+def escrow_shares_open_to(table: Table, coalition: Sequence[int], author: int) -> set[int]:
+    """The holders whose escrow share of ``author``'s master the peers of ``coalition`` can
+    read, pooling every key they hold (their box and escrow keys) with what the table made
+    public: every share published in a claim, and the box key of every master published (a
+    handover's, or one rebuilt from the escrow)."""
+    keys = [identity.public_bytes for identity in table.identities]
+    session = table.honest[0]
+    masters = [table.masters[p] for p in coalition]
+    masters += [g.session.master for s in table.honest for g in s.ghosts.values()]
+    held = [box_key(m, table.game_id) for m in masters] + [
+        escrow_key_of(table.identities[p], table.game_id, keys) for p in coalition]
+    opened = escrow_claimants(table, author)
+    for holder, (box, commitment) in session.escrow_boxes.get(author, {}).items():
+        for key in held:
+            try:
+                open_share(table.game_id, author, holder, key, box, commitment)
+            except P2PError:
+                continue
+            opened.add(holder)
+    return opened
+
+
+def check_no_small_coalition(table: Table) -> None:
+    """No coalition smaller than all the other original players can read every escrow share
+    of a player still playing, before or after any recovery (a seat rebuilt from the escrow
+    had all of them published, by every other player). A player that published its share
+    in a claim gave it to everyone: it counts as one of the coalition."""
+    gone = {p for s in table.honest for p in s.ghosts}
+    for author in range(table.n):
+        if author in gone:
+            continue
+        others = [p for p in range(table.n) if p != author]
+        claimants = escrow_claimants(table, author)
+        for size in range(1, len(others)):
+            for coalition in combinations(others, size):
+                if len(claimants | set(coalition)) == len(others):
+                    continue
+                opened = escrow_shares_open_to(table, coalition, author)
+                assert not set(others) <= opened, (
+                    f"seed {table.seed}: peers {coalition} read every escrow share of peer "
+                    f"{author}")
+
+
+def check_crash_table(table: Table, folder: Path, shuffles: int = 1) -> None:
+    """The properties of a table with a ``CrashPlan``: every peer but the byzantine one
+    (which only vanishes, if anything) finished, the one that died included; those still
+    playing at the end agree on the outcome, and name nobody but the byzantine peer (nobody
+    at all when it did nothing); no seat was rebuilt from the escrow while its player was
+    still answering; no coalition smaller than all the other players can read every share
+    of a player's escrow; verify agrees with each of them, in other orders of the file."""
+    assert table.faults is not None
+    where = f"crash seed {table.seed}, {table.crash}, {list(table.behaviours)}"
+    honest = [s for s in table.honest if not s.left]
+    assert all(s.finished for s in table.honest), (
+        where, [(s.me, s.stage_index) for s in table.honest if not s.finished])
+    outcomes = {(live_verdict(s), str(s.result and s.result["scores"])) for s in honest}
+    assert len(outcomes) == 1, (where, outcomes)
+    for peer, down in table.faults.down_when_rebuilt.items():
+        assert down, (where, f"peer {peer}'s seat was rebuilt while it was answering")
+    check_no_small_coalition(table)
+    bad = table.bad if table.behaviours else -1
+    ended = [s for s in honest if s.aborted is None or s.aborted.reason != STOPPED_FOR_NOW]
+    check_honest([(s, table.transcript(s.me or 0, folder)) for s in ended], bad, where,
+                 shuffles, random.Random(table.seed + 2))
 
 
 def verdict_of(path: Path) -> tuple[str, int | None]:

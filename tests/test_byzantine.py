@@ -4,6 +4,12 @@ or themselves; when they name someone it is the byzantine peer; and ``solstice v
 every honest transcript gives the live verdict, on every per-author-order-preserving
 shuffle of it too.
 
+A second sweep (issue 41) kills an honest peer, or fills its disk, at a message of the
+handover and escrow paths (a handover, an escrow claim, the escrow itself; its own or another's;
+before or after the write, or right after the send) and starts it again from its store: the
+table ends with one outcome, names nobody honest, rebuilds no seat whose player still
+answers, and no coalition smaller than all the other players can read a player's escrow.
+
 Each seed picks one to three behaviours of ``tests/byzantine.py`` (drop, delay, duplicate,
 reorder, alter and re-sign, equivocate, garble, replay, forged claims with evidence from this
 game or signed for another, leaving with a handover, honest or forged, vanishing for good)
@@ -23,7 +29,9 @@ from byzantine import (
     ForgeClaim,
     InstantSilence,
     Table,
+    check_crash_table,
     check_table,
+    crash_plan,
     strategy,
 )
 
@@ -96,3 +104,31 @@ def test_an_instant_claim_of_silence_names_its_sender(start: int, tmp_path: Path
     named = [s.aborted.peer for s in table.honest if s.aborted is not None]
     assert len(named) == len(table.honest) and named.count(None) == 1, named
     assert set(named) == {None, table.bad}, named
+
+
+# Issue 41: an honest peer dies (kill -9, or a full disk) at a message of the handover and
+# escrow paths, before or after it is written or sent, and comes back from its disk.
+# (1: a handover lost before it was written; 2: a claimant killed before writing its claim;
+# 3: a leaver killed right after its handover left; 5: a leaver killed after writing its
+# handover, down past the grace: its seat is recovered from the escrow, and it comes back)
+CRASH_QUICK_SEEDS = [1, 2, 3, 5]
+CRASH_SOAK_SEEDS = [s for s in range(90) if s not in CRASH_QUICK_SEEDS]
+
+
+def play_a_crash(seed: int, tmp_path: Path, shuffles: int = 1) -> Table:
+    n = 3 if seed % 3 else 4
+    bad = (seed + 1) % n
+    plan, behaviours = crash_plan(seed, n, bad)
+    table = Table(n, bad=bad, behaviours=behaviours, seed=seed, escrow=True, crash=plan)
+    table.play()
+    check_crash_table(table, tmp_path, shuffles)
+    return table
+
+
+@pytest.mark.parametrize("seed", [
+    *CRASH_QUICK_SEEDS,
+    *(pytest.param(seed, marks=[pytest.mark.slow, pytest.mark.soak])
+      for seed in CRASH_SOAK_SEEDS)])
+def test_a_peer_dying_on_the_handover_and_escrow_paths_never_splits_the_table(
+        seed: int, tmp_path: Path) -> None:
+    play_a_crash(seed, tmp_path)

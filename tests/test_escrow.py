@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from byzantine import Table, Vanish, check_honest, check_table
+from byzantine import Table, Vanish, check_honest, check_no_small_coalition, check_table
 
 from p2p.session.escrow import EscrowShare, escrow_body, share_commitment, shares_of, xor
 from p2p.session.events import ABANDONED, UNFAIR, SeatHandedOver
@@ -81,6 +81,17 @@ def test_a_peer_gone_for_good_is_played_on_from_the_escrow(n: int, start: int,
     assert len({str(s.result) for s in table.honest}) == 1
 
 
+@pytest.mark.parametrize("n", [3, 4])
+def test_after_a_recovery_no_smaller_coalition_can_rebuild_a_live_player_s_master(
+        n: int, tmp_path: Path) -> None:
+    """Issue 41 item 3: the gone peer's rebuilt master opens nothing it held of the others'
+    escrows (they are sealed to a key of its own that the master does not give): at a
+    3-player table each remaining player would otherwise hold every share of the other."""
+    table = play(n, 40, tmp_path)
+    assert all(s.ghosts for s in table.honest)
+    check_no_small_coalition(table)
+
+
 def test_without_the_escrow_a_peer_gone_for_good_stops_the_game(tmp_path: Path) -> None:
     table = play(3, 40, tmp_path, escrow=False)
     for session in table.honest:
@@ -117,6 +128,32 @@ def test_a_peer_that_comes_back_after_its_seat_was_recovered_plays_no_more(
     assert any(isinstance(e, SeatHandedOver) and e.mine and e.escrow for e in back.events)
 
 
+def test_a_claimant_restarted_with_its_claim_stored_goes_on_waiting_with_it(
+        tmp_path: Path) -> None:
+    """Issue 41 item 2: a claimant restarted from its log (its claim in it, the other
+    claimant's not yet) goes on with its claim for a whole wait from its restart, and the
+    seat is recovered when the other claim comes (before: the replayed claim's wait ran
+    from the replay's clock, and the restarted peer stopped on it at its first tick)."""
+    table = play(3, 40, tmp_path)
+    log = table.sessions[0].msglog.messages
+    claims = [m for m in log if m.msg.type == "abort"]
+    ours = next(m for m in claims if m.msg.seat == 0)
+    theirs = next(m for m in claims if m.msg.seat == 1)
+    back = GameSession(table.game_id, [i.public_bytes for i in table.identities], 0,
+                       table.identities[0], table.masters[0], timing=table.timing)
+    back.replaying = True
+    for signed in log[:log.index(ours) + 1]:
+        if signed is not theirs:
+            back.accept(signed, direct=False)
+    back.replaying = False
+    back.tick(10_000.0)
+    back.start()
+    back.tick(10_001.0)
+    assert not back.finished and set(back.escrow_claims) == {2}
+    back.accept(theirs, direct=False)
+    assert 2 in back.ghosts and not back.finished
+
+
 # -- the adversary ------------------------------------------------------------------------------
 
 
@@ -140,7 +177,7 @@ class EscrowsAnotherSecret(GameSession):
 
     def _send(self, kind: str, body: dict[str, Any]) -> None:
         if kind == "setup/reveal" and "escrow" in body:
-            boxes = {p: key for p, key in self.box_public.items() if p != self.me}
+            boxes = {p: key for p, key in self.escrow_public.items() if p != self.me}
             body = {**body, "escrow": escrow_body(secrets.token_bytes(32), self.game_id,
                                                   self.me, boxes)}
         super()._send(kind, body)

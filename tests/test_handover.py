@@ -113,6 +113,27 @@ def test_a_restarted_leaver_replaying_its_own_handover_signs_nothing_more() -> N
     assert again.msglog.next_seq(1) == old.msglog.next_seq(1)
 
 
+def test_a_leaver_restarted_before_its_handover_was_taken_never_hands_over_twice() -> None:
+    """Issue 41: restarted with its handover in its log (not yet taken by a stage), a leaver
+    asked to leave again (the leave key, its round over again) sends no second handover."""
+    game = play_with_leavers(3, {1: 0})
+    log = game.sessions[0].msglog.messages
+    handover = next(m for m in log if m.msg.seat == 1 and m.msg.type == "handover")
+    again = GameSession(game.game_id, [i.public_bytes for i in game.identities], 1,
+                        game.identities[1], game.masters[1])
+    # (the others' messages of the setup only: the seats are drawn, and all of its own
+    # messages, the handover with them, wait in its queue for the deck's first stage)
+    again.replaying = True
+    for signed in log[:log.index(handover) + 1]:
+        if signed.msg.seat == 1 or signed.msg.body.get("stage", 0) <= 2:
+            again.accept(signed, direct=False)
+    again.replaying = False
+    assert not again.finished
+    again.hand_over()
+    assert again.left and not again.outbox
+    assert again.msglog.next_seq(1) == handover.msg.seq + 1
+
+
 # -- the adversary ----------------------------------------------------------------------------
 
 

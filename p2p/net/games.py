@@ -75,6 +75,7 @@ class PeerOptions:
     leave_after_round: int | None = None  # hand our seat over to a ghost when it is over
     escrow: bool = False  # if we host: every player's secret is escrowed (3-4 players)
     accept_escrow: bool = False  # if we join: we agree to a table that escrows
+    linger: float = 60.0  # after the end, seconds we answer a peer not done yet at most
 
     @property
     def home_dir(self) -> Path:
@@ -90,7 +91,7 @@ class PeerOptions:
         return RunOptions(transcript=self.transcript, waiting_after=self.waiting_after,
                           resume_command=self.resume_command(game_id), timing=self.timing,
                           chat=self.chat, leave_after_round=self.leave_after_round,
-                          escrow=self.escrow)
+                          escrow=self.escrow, linger=self.linger)
 
 
 def _prepare(options: PeerOptions) -> Identity:

@@ -139,6 +139,7 @@ class _Link:
         self.generation = 0
         self.ever_connected = False
         self.lost = False
+        self.closed = False  # Mesh.close(): no more dialing
         self.last_error = ""
 
 
@@ -229,7 +230,7 @@ class Mesh:
     def close(self) -> None:
         """Drop every connection and stop re-dialing."""
         for link in self._links.values():
-            link.lost = True
+            link.lost = link.closed = True
             if link.scope is not None:
                 link.scope.cancel()
 
@@ -331,25 +332,28 @@ class Mesh:
             await conn.send_frame(b"" if idle.cancelled_caught else payload)
 
     async def _dial_loop(self, link: _Link) -> None:
-        """We have the higher index: dial, and re-dial with backoff after each drop."""
+        """We have the higher index: dial, and re-dial with backoff after each drop. A peer
+        away longer than the grace period is reported lost, and still dialed (at the
+        slowest backoff) until the mesh is closed: it may come back after the game, to
+        learn how it went on without it, as a peer that dials us may."""
         entry = link.entry
-        while not link.lost:
+        while not link.closed:
             away_since = trio.current_time()
             backoff = self.config.backoff_initial
             conn: Connection | None = None
             while conn is None:
-                if link.lost:  # Mesh.close() while we were backing off
+                if link.closed:  # Mesh.close() while we were backing off
                     return
                 try:
                     conn = await self._dial_once(entry)
                 except (P2PError, OSError) as exc:
                     link.last_error = str(exc)
                     log.info("dialing peer %d failed: %s", entry.index, exc)
-                    if trio.current_time() - away_since >= self.config.grace_period:
+                    if (not link.lost
+                            and trio.current_time() - away_since >= self.config.grace_period):
                         link.lost = True
                         self._events_send.send_nowait(PeerLost(entry.index))
                         self._notify()
-                        return
                     await trio.sleep(backoff)
                     backoff = min(backoff * 2, self.config.backoff_max)
             await self._run_connection(link, conn)

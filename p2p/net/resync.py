@@ -9,7 +9,10 @@ Frames besides the session's signed messages (``M``):
   ``D`` and it holds every message of its own that any of them holds: whatever its disk lost,
   it then never signs a second, different message with a sequence number it used before.
 - ``F``: "my game is over". A finished peer keeps answering ``S`` until every other peer has
-  said ``F`` (or was lost), for at most the linger time.
+  said ``F`` (or was lost), for at most the linger time. A peer that handed its seat over
+  stays instead until every other peer's ``S`` or ``D`` shows that it holds the handover
+  (sending it, and an ``S``, to each peer that connects), for at most the linger time:
+  restarted after a crash between storing the handover and sending it, it delivers it then.
 - ``R``: "I am here and able to sign" (sent on every connection while we are not held, and to
   every peer when our hold is released). Until a peer's ``R`` arrives after it (re)connected,
   it counts as away: no deadline runs against it (``GameSession.away``).
@@ -154,6 +157,16 @@ class Resync:
 
     def finished_frame(self) -> bytes:
         return FRAME_FINISHED
+
+    def holds_ours(self, frame: bytes, last: int) -> bool:
+        """A peer's ``S`` or ``D`` says it holds our messages up to seq ``last``: what a
+        leaver waits for from each peer before it stops (its handover delivered)."""
+        me = self.session.me
+        try:
+            counts = parse_json(frame[1:])["have" if frame[:1] != FRAME_SYNC_DONE else "next"]
+            return me is not None and int(counts[me]) > last
+        except (CanonicalEncodingError, KeyError, TypeError, IndexError, ValueError):
+            return False
 
     def everyone_done(self) -> bool:
         return all(p in self.finished_peers or p in self.lost for p in self.others)

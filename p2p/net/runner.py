@@ -63,8 +63,10 @@ from p2p.net.resync import (
 from p2p.net.roster import Roster
 from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
 from p2p.session.bundle import bundle
+from p2p.session.envelope import SignedMessage
 from p2p.session.events import STOPPED, Aborted, LogLine, Peer
-from p2p.session.inbox import FRAME_SYNC
+from p2p.session.handover import HANDOVER
+from p2p.session.inbox import FRAME_MESSAGE, FRAME_SYNC
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
 from p2p.session.secrets import master_of
@@ -207,6 +209,7 @@ class _GameRun:
         self.lost: set[int] = set()
         self.lost_stop = False
         self.reached: set[int] = set()  # peers connected to us in this run
+        self.released_at: float | None = None  # resumed: when we caught up
         self.started = self.last_progress = trio.current_time()
         self.fed_at: float | None = None  # when we last gave the session the time
         self.last_stage = -1
@@ -242,6 +245,11 @@ class _GameRun:
             self._emit_new()
             failure = None
             if session.left:
+                # Our handover is stored: it is delivered like any message of ours (after a
+                # crash before it left, by this run) before we mark the game over for good.
+                with trio.move_on_after(self.options.linger):
+                    await self._say_we_left()
+                await mesh.broadcast(self.resync.finished_frame())  # nobody waits for us
                 self._left()
             elif not self.lost_stop:  # a lost peer stops the game for now: it stays resumable
                 failure = _finish(session, self.store, self.roster, self.names, self.options,
@@ -251,8 +259,14 @@ class _GameRun:
                 await mesh.broadcast(self.resync.finished_frame())
             linger = (self.options.linger_replayed
                       if self.finished_on_replay or self._table_left() else self.options.linger)
-            # A seat handed over says no more: its ghost is done when the game is.
-            self.resync.finished_peers.update(session.ghosts)
+            # A seat handed over says no more: its ghost is done when the game is. A seat
+            # recovered from the escrow is not: its player may come back, and is answered
+            # (with the claims that took its seat) while we linger.
+            for peer, ghost in session.ghosts.items():
+                if ghost.by == "handover":
+                    self.resync.finished_peers.add(peer)
+                else:  # (lost to the mesh long ago, most likely)
+                    self.resync.lost.discard(peer)
             with trio.move_on_after(0 if self.lost_stop or session.left else linger):
                 await self._linger()
             with trio.move_on_after(DRAIN):
@@ -278,7 +292,8 @@ class _GameRun:
             if not seats_announced and session.config is not None:
                 seats_announced = True
                 self.on_event(seats_event(session, self.names))
-            lost_needed = self.lost & set(session.waiting_for())
+            # (while our escrow claim waits, the peers whose claims it needs are needed too)
+            lost_needed = self.lost & {*session.waiting_for(), *session.escrow_waits_for()}
             if not session.finished and lost_needed and session.give_up_on(sorted(lost_needed)):
                 self._emit_new()  # (a table with escrow plays on once the others agree)
             elif not session.finished and lost_needed:
@@ -427,6 +442,7 @@ class _GameRun:
 
     async def _released(self) -> None:
         """Our hold is released: we caught up with every peer that is up; we sign again."""
+        self.released_at = trio.current_time()
         self.on_event(LogLine("caught up with every peer; playing on" if self.resync.needs_everyone
                               else "caught up with the peers that are up; playing on"))
         await self.mesh.broadcast(FRAME_READY)
@@ -452,6 +468,22 @@ class _GameRun:
                 self.lost.add(index)
                 self.on_event(Waiting(f"{who(self.roster, index)} is connected but did not "
                                       f"catch up within {grace:g} s", (Peer(index),)))
+            elif self._seen_gone(index, now):
+                self.lost.add(index)
+                self.on_event(Waiting(
+                    f"{who(self.roster, index)} has not come back since our restart, and "
+                    "another player has claimed it gone: we join that claim",
+                    (Peer(index),)))
+
+    def _seen_gone(self, index: int, now: float) -> bool:
+        """Resumed and caught up, we count ``index`` gone as the table saw it, not from our
+        restart: it has not reached us since, and another player's escrow claim names it
+        (its wait is running out while we would wait a whole grace period of our own). The
+        table's short grace, not the mesh's, covers a peer that is up but slow to dial."""
+        return (self.released_at is not None and index not in self.reached
+                and index not in self.lost and index in self.session.away
+                and now - self.released_at > self.session.timing.grace
+                and self.session.claimed_by_others(index))
 
     def _report_waiting(self) -> None:
         """Say whom we wait for: while resuming, and when the game has not moved for a
@@ -479,11 +511,50 @@ class _GameRun:
                                       f"({now - self.last_progress:.0f} s so far)",
                                       tuple(Peer(p) for p in waiting)))
 
+    async def _say_we_left(self) -> None:
+        """We left, and every other peer is to know before we stop. We send each one, as it
+        connects, our handover (or, when the others took our seat from the escrow, ``F``:
+        none of them is to wait for us after its game) and a sync request, and answer its
+        sync requests, until its ``S`` or ``D`` shows it holds the handover (for ``F``: its
+        ``D``, which comes after the ``F`` on one connection). A peer done or lost needs
+        nothing more."""
+        session, resync, mesh = self.session, self.resync, self.mesh
+        handover = self._our_handover()
+        hello = FRAME_MESSAGE + handover.encode() if handover else resync.finished_frame()
+        done = resync.finished_peers | resync.lost | set(session.ghosts)
+
+        def told(frame: bytes) -> bool:
+            if handover is not None:
+                return frame[:1] in (FRAME_SYNC, FRAME_SYNC_DONE) \
+                    and resync.holds_ours(frame, handover.msg.seq)
+            return frame[:1] == FRAME_SYNC_DONE
+
+        for peer in self.others:
+            await mesh.send(peer, hello)
+            await mesh.send(peer, resync.request())
+        while not all(p in done for p in self.others):
+            item = await self.receive.receive()
+            if item[0] == "frame" and told(item[2]):
+                done.add(item[1])
+            if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
+                await self._answer_sync(item[1], item[2])
+            elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
+                done.add(item[1])
+            elif item[0] == "mesh" and isinstance(item[1], PeerConnected | PeerReconnected):
+                await mesh.send(item[1].index, hello)
+                await mesh.send(item[1].index, resync.request())
+            elif item[0] == "mesh" and isinstance(item[1], PeerLost):
+                done.add(item[1].index)
+
     async def _linger(self) -> None:
         """After the end: answer resyncs until every other peer is done too."""
         resync = self.resync
         # Peers that hung up after their own audit message but before their F, and when.
         hung_up: dict[int, float] = {}
+        # A player whose seat was recovered from the escrow is most likely gone for good: it
+        # is waited for the short linger only (time enough to come back and learn so).
+        recovered = [p for p in self.session.ghosts if p not in resync.finished_peers]
+        short = trio.current_time() + self.options.linger_replayed
         while not resync.everyone_done():
             item = await self.receive.receive()  # a tick comes every TICK seconds at least
             if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
@@ -503,6 +574,8 @@ class _GameRun:
                 # time enough to come back and fetch them.
                 hung_up[item[1].index] = trio.current_time()
             now = trio.current_time()
+            if now >= short:
+                resync.finished_peers.update(recovered)
             for peer, since in list(hung_up.items()):
                 if now - since >= self.options.linger_replayed:
                     resync.finished_peers.add(peer)
@@ -579,13 +652,24 @@ class _GameRun:
                                        STOPPED, self.session.stage_index)
 
     def _left(self) -> None:
-        """We handed our seat over: the game goes on without us (its transcript is the
-        others'); ours is marked over, so it is not resumed."""
-        text = (f"we left game {self.mesh.game_id} at round {self.session._round()}, stage "
-                f"{self.session.stage_index}; every remaining peer plays our seat with the "
+        """We handed our seat over, or the others took it from the escrow while we were
+        away: the game goes on without us (its transcript is the others'); ours is marked
+        over, so it is not resumed."""
+        session = self.session
+        text = (f"we left game {self.mesh.game_id} at round {session._round()}, stage "
+                f"{session.stage_index}; every remaining peer plays our seat with the "
                 "ghost bot, and their transcript will show it")
+        if self._our_handover() is None:
+            text = (f"while we were away, the other players of game {self.mesh.game_id} "
+                    f"found us gone and rebuilt our seat's secret from the escrow: the "
+                    "ghost bot plays it on, and their transcript will show it; we play no "
+                    "more in this game")
         self.store.mark_finished({"ok": False, "verdict": "left", "reason": text})
         self.on_event(Stopped(text))
+
+    def _our_handover(self) -> SignedMessage | None:
+        return next((m for m in self.session.msglog.messages
+                     if m.msg.seat == self.mesh.my_index and m.msg.type == HANDOVER), None)
 
     def _others_left(self) -> bool:
         """Restarted after our own audit message (our part of the game is done), still

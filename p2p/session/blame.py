@@ -70,6 +70,7 @@ class RefereedSession(Protocol):
     stage: Stage | None
     replaying: bool
     box_public: dict[int, Any]
+    escrow_public: dict[int, Any]
     seat_of_peer: list[Seat]
     deck: Deck | None
     card_ids: tuple[int, ...]
@@ -89,6 +90,8 @@ class RefereedSession(Protocol):
     def due(self, peer: int, stage: int) -> bool: ...
 
     def came_overdrawn(self, peer: int, stage: int) -> bool: ...
+
+    def claim_of_us_waits(self, abort: SignedMessage | None) -> bool: ...
 
     def _send(self, kind: str, body: dict[str, Any]) -> None: ...
 
@@ -315,6 +318,8 @@ class Referee:
                 # log, once it is all in (the same for every order of the file that keeps
                 # each author's own order).
                 return False
+            if not final and s.claim_of_us_waits(claim.message):
+                return False
             verdict = self._check_silence(claim, final)
             if verdict is DISPUTED:
                 s._abort(None, f"peer {peer} declared peer {claim.blame} silent at stage "
@@ -536,11 +541,11 @@ class Referee:
         if accused is None or reveal is None:
             claim.checked_escrow = True
             return False
-        if s.msglog.get(accused, reveal.msg.seq) != reveal or claim.peer not in s.box_public:
+        if s.msglog.get(accused, reveal.msg.seq) != reveal or claim.peer not in s.escrow_public:
             return False  # not processed yet
         claim.checked_escrow = True
         try:
-            key = parse_secret_key(claim.peer, claim.box, s.box_public[claim.peer])
+            key = parse_secret_key(claim.peer, claim.box, s.escrow_public[claim.peer])
             entries = parse_escrow(accused, reveal.msg.body.get("escrow"),
                                    [p for p in range(s.n) if p != accused])
             box, commitment = entries[claim.peer]

@@ -44,25 +44,31 @@ def _hex(seat: int, text: Any, what: str, size: int | None = None) -> bytes:
 
 @dataclass(frozen=True)
 class SetupCommitBody:
-    """``setup/commit``: a seed commitment and the author's box public key; the host's also
-    the table's clock and whether the table escrows its secrets (checked when the stage
+    """``setup/commit``: a seed commitment, the author's box public key and its escrow box
+    public key (``p2p.session.secrets.escrow_key_of``; needed at a table with escrow); the
+    host's also the table's clock and whether the table escrows its secrets (checked when the stage
     completes: only the host's count)."""
 
     seed: dict[str, Any]
     box: PublicKey
     clock: Any = None
     escrow: bool = False
+    escrow_box: PublicKey | None = None  # what escrow shares for the author are sealed to
 
     @classmethod
     def parse(cls, author: int, raw: Mapping[str, Any]) -> Self:
         escrow = raw.get("escrow", False)
         if type(escrow) is not bool:
             raise RemoteProtocolError(author, "field 'escrow' must be true or false")
+        escrow_box = raw.get("escrow_box")
         return cls(field_of(author, raw, "seed", dict), parse_public_key(author, raw.get("box")),
-                   raw.get("clock"), escrow)
+                   raw.get("clock"), escrow,
+                   None if escrow_box is None else parse_public_key(author, escrow_box))
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"seed": self.seed, "box": bytes(self.box).hex()}
+        if self.escrow_box is not None:
+            body["escrow_box"] = bytes(self.escrow_box).hex()
         if self.clock is not None:
             body["clock"] = self.clock
         if self.escrow:

@@ -83,6 +83,10 @@ class Completions(SessionFields):
         self._set_timing(timing)
         self.escrow = escrow
         if self.escrow:
+            for peer, body in bodies:
+                if body.escrow_box is None:
+                    raise RemoteProtocolError(peer, "no escrow box key at a table with escrow")
+                self.escrow_public[peer] = body.escrow_box
             self.events.append(LogLine(ESCROW_NOTE))
 
     def _done_setup_reveal(self, stage: Stage,

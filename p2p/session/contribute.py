@@ -56,18 +56,23 @@ class Contributions(SessionFields):
     # -- steps ----------------------------------------------------------------------------
 
     def _give_setup_commit(self, stage: Stage) -> SetupCommitBody:
+        # (whether the table escrows is the host's word, in this same stage: everyone
+        # announces its escrow box key)
+        key = self._escrow_key()
+        escrow_box = key.public_key if key is not None else None
         body = SetupCommitBody(self._seed("setup", self.me)[0],
-                               box_key(self.master, self.game_id).public_key)
+                               box_key(self.master, self.game_id).public_key,
+                               escrow_box=escrow_box)
         if self.me == 0:  # the host sets the table's clock, and whether it escrows
             return SetupCommitBody(body.seed, body.box, self.timing.to_json(),
-                                   self.escrow_wanted and self.n >= 3)
+                                   self.escrow_wanted and self.n >= 3, escrow_box)
         return body
 
     def _give_setup_reveal(self, stage: Stage) -> SetupRevealBody:
         seed = self._seed("setup", self.me)[1]
         if not self.escrow:
             return SetupRevealBody(seed)
-        boxes = {p: key for p, key in self.box_public.items() if p != self.me}
+        boxes = {p: key for p, key in self.escrow_public.items() if p != self.me}
         assert self.me is not None
         return SetupRevealBody(seed, escrow_body(self.master, self.game_id, self.me, boxes))
 

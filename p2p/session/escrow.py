@@ -7,9 +7,11 @@ a word: the escrow".
 
 The shares: for the other peers h_1 < ... < h_k of author a, share_i = derive(master,
 "escrow/share/<h_i>") for i < k and share_k = master XOR share_1 XOR ... XOR share_(k-1); each
-share goes sealed to its holder's box key with a salt (derived too), and its commitment is
-published in a's ``setup/reveal``. Any k-1 shares are uniformly random: no coalition smaller
-than all the others learns anything of the master.
+share goes sealed to its holder's escrow key (``secrets.escrow_key_of``: from its identity,
+not its master) with a salt (derived too), and its commitment is published in a's
+``setup/reveal``. Any k-1 shares are uniformly random: no coalition smaller than all the
+others learns anything of the master, and a master rebuilt or handed over opens none of the
+shares its player held, so that holds after a recovery too.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def share_commitment(game_id: str, author: int, holder: int, share: EscrowShare)
 def escrow_body(master: bytes, game_id: str, author: int,
                 boxes: Mapping[int, PublicKey]) -> dict[str, Any]:
     """``setup/reveal``'s ``escrow``: for each other peer (as text), its share sealed to its
-    box key and the share's commitment."""
+    escrow key (``boxes``) and the share's commitment."""
     out = {}
     for holder, share in shares_of(master, game_id, list(boxes)).items():
         out[str(holder)] = {

@@ -87,6 +87,7 @@ class SessionFields:
     agreed_terms: Any  # what we agreed to in the lobby (p2p.net.lobby.TableTerms), or None
     escrow_boxes: dict[int, dict[int, tuple[str, bytes]]]  # author -> holder -> (box, commit)
     escrow_held: dict[int, EscrowShare]  # author -> our share of its secret
+    escrow_public: dict[int, Any]  # peer -> the public key its escrow shares are sealed to
     escrow_claims: dict[Peer, Any]  # the peer we claimed -> its ``recover.EscrowClaim``
     escrow_waiting: list[SignedMessage]  # held until the seat is recovered
     recovered: set[tuple[int, int]]  # (author, seq) of the claims a recovery took
@@ -138,6 +139,9 @@ class SessionFields:
         raise NotImplementedError  # provided by Recoveries
 
     def _escrow_stops(self, why: str) -> None:
+        raise NotImplementedError  # provided by Recoveries
+
+    def _escrow_key(self) -> Any:
         raise NotImplementedError  # provided by Recoveries
 
     def _handover_mismatch(self, peer: Peer, master: bytes) -> str | None:

@@ -34,6 +34,10 @@ class Handovers(SessionFields):
         if not self.seat_of_peer:
             raise LocalProtocolError("the seats are not drawn yet: there is no seat to hand "
                                      "over (close the game instead)")
+        if any(m.msg.seat == self.me and m.msg.type == HANDOVER
+               for m in self.msglog.messages):
+            self.left = True  # handed over before a restart: that handover stands, once
+            return
         self.pending_input = None
         self._send(HANDOVER, {"master": self.master.hex(), "bot": GHOST_BOT})
         self.left = True

@@ -19,6 +19,8 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from nacl.public import PrivateKey
+
 from engine import (
     Action,
     GameConfig,
@@ -160,6 +162,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.agreed_terms: Any = None
         self.escrow_boxes: dict[int, dict[int, tuple[str, bytes]]] = {}
         self.escrow_held: dict[int, EscrowShare] = {}
+        self.escrow_public: dict[int, Any] = {}
         self.escrow_claims: dict[Peer, EscrowClaim] = {}
         self.escrow_waiting: list[SignedMessage] = []
         self.recovered: set[tuple[int, int]] = set()
@@ -292,7 +295,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
             body: dict[str, Any] = {"kind": kind, "blame": peer, "reason": reason[:500],
                                     "evidence": evidence}
             if box:
-                body["box"] = bytes(box_key(self.master, self.game_id)).hex()
+                body["box"] = bytes(self._sealed_to_us(stage)).hex()
             if kind == ABANDONED and evidence is None and not self.referee.auditing:
                 # A claim of silence names the stage missed, which is ours now unless we agree
                 # with a claim about one we passed (a bank overdrawn before a late message).
@@ -301,6 +304,16 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                 self._send("abort", body)
             except (LocalProtocolError, CanonicalEncodingError):
                 self._send("abort", {**body, "evidence": None})
+
+    def _sealed_to_us(self, stage: int) -> PrivateKey:
+        """The secret key of what was sealed to us in stage ``stage``, opened in our abort
+        (the game is void): in ``setup/reveal`` the escrow shares, sealed to our escrow key;
+        from then on slot keys, sealed to our box key."""
+        escrow = self._escrow_key() if self.escrow else None
+        if escrow is not None and 0 < stage <= len(self.stage_kinds) \
+                and self.stage_kinds[stage - 1] == StageKind.SETUP_REVEAL:
+            return escrow
+        return box_key(self.master, self.game_id)
 
     # -- the stage loop -------------------------------------------------------------------
 

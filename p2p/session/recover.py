@@ -14,16 +14,18 @@ nothing more into its log.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from p2p.crypto.sealed import box_key
+from nacl.public import PrivateKey
+
 from p2p.errors import RemoteProtocolError
 from p2p.session.escrow import EscrowShare, open_share, parse_escrow, share_commitment, xor
 from p2p.session.events import ABANDONED, UNFAIR, LogLine, Peer, SeatHandedOver
 from p2p.session.fields import SessionFields
 from p2p.session.ghostseat import GHOST_BOT, Ghost
 from p2p.session.inbox import MAX_QUEUED
+from p2p.session.secrets import escrow_key_of
 from p2p.session.stages import StageKind
 from p2p.session.timing import STEP
 
@@ -41,11 +43,12 @@ ESCROW_NOTE = ("this table escrows every player's secret: a player named abandon
 @dataclass(frozen=True)
 class EscrowClaim:
     """Our claim of a seat, waiting for the others': the stage it was sent in (by which the
-    claims are matched), the stage of its verdict, and when it was sent."""
+    claims are matched), the stage of its verdict, and since when its wait runs (None: it
+    was replayed after a restart, and runs from the first tick after we caught up)."""
 
     sent_at: int
     stage: int
-    since: float
+    since: float | None
 
 
 def _claims(signed: SignedMessage, peer: int, stage: int) -> bool:
@@ -64,13 +67,13 @@ class Recoveries(SessionFields):
     def _take_escrows(self, bodies: Sequence[tuple[int, SetupRevealBody]]) -> None:
         """Every peer's escrow (in ``setup/reveal``): its commitments, and our share of it
         opened and checked (a share that does not open its commitment names its author; our
-        abort then carries our box key so that every peer can check it)."""
+        abort then carries our escrow key so that every peer can check it)."""
         if not self.escrow:
             for peer, body in bodies:
                 if body.escrow is not None:
                     raise RemoteProtocolError(peer, "escrow shares at a table without escrow")
             return
-        my_box = box_key(self.master, self.game_id) if self.me is not None else None
+        my_box = self._escrow_key()
         for peer, body in bodies:
             entries = parse_escrow(peer, body.escrow, [p for p in range(self.n) if p != peer])
             self.escrow_boxes[peer] = dict(entries)
@@ -80,6 +83,12 @@ class Recoveries(SessionFields):
                 self.escrow_held[peer] = open_share(self.game_id, peer, self.me, my_box, box,
                                                     commitment)
 
+    def _escrow_key(self) -> PrivateKey | None:
+        """What the escrow shares for us are sealed to (None: an observer, or a ghost)."""
+        if self.identity is None or self.me is None:
+            return None
+        return escrow_key_of(self.identity, self.game_id, self.msglog.keys)
+
     # -- claiming a seat abandoned ----------------------------------------------------------
 
     def _escrow_claim(self, peer: Peer | None, reason: str, evidence: Any,
@@ -88,7 +97,7 @@ class Recoveries(SessionFields):
         sent as a claim with our share of its secret, and the game is not over (True); False
         when the escrow does not apply (the abandonment stops the game). A verifier's verdict
         waits the same way, for the others' claims in the file (to its end)."""
-        if (not self.escrow or peer is None or peer == self.me or peer in self.ghosts
+        if (not self.escrow or peer is None or peer == self.me or self.ghosts
                 or peer not in self.escrow_boxes or self.log_ended
                 or (self.me is not None and peer not in self.escrow_held)):
             return False
@@ -96,7 +105,8 @@ class Recoveries(SessionFields):
             return True  # committed to one recovery already: nothing else is judged now
         # The claim is matched with the others' by the stage it is sent in (its ``stage``, as
         # every abort's): the verdict's own stage is kept for when the claim stands.
-        self.escrow_claims[peer] = EscrowClaim(self.stage_index, stage, self.clock.now)
+        self.escrow_claims[peer] = EscrowClaim(self.stage_index, stage,
+                                               None if self.replaying else self.clock.now)
         self.events.append(LogLine(f"peer {peer} abandoned the game at stage {stage}: we "
                                    "publish our share of its escrow; its seat is played on "
                                    "by the ghost bot once every other player has too"))
@@ -112,11 +122,52 @@ class Recoveries(SessionFields):
         False at a table without (the driver stops the game, to be resumed)."""
         if not self.escrow or self.me is None or self.finished:
             return False
+        if (len({*peers, *self.escrow_claims}) > 1 or self.ghosts
+                or any(p not in self.escrow_held for p in peers)):
+            # A recovery needs the share of every other player: with two gone, a ghost's
+            # share out of reach, or no escrow made yet, none can be made now, so the game
+            # stops as it would without the escrow, for now (our claim, if made, stands
+            # when it is resumed).
+            return False
         for peer in peers:
             if peer not in self.escrow_claims:
                 self.referee.abandoned([peer], "did not come back within the grace period")
         self._pump()  # the others' claims may be in already: ours completes the recovery
         return True
+
+    def claimed_by_others(self, peer: int) -> bool:
+        """Another remaining peer's claim of ``peer``'s seat, with its share, is in (its first
+        abort, queued): the table saw ``peer`` gone, and a recovery may be under way."""
+        if not self.escrow or self.ghosts or self.finished:
+            return False
+        for other in range(self.n):
+            if other in (peer, self.me):
+                continue
+            first = next((m for m in self.queues[other] if m.msg.type == "abort"), None)
+            stage = first.msg.body.get("stage") if first is not None else None
+            if first is not None and type(stage) is int and "escrow" in first.msg.body \
+                    and _claims(first, peer, stage):
+                return True
+        return False
+
+    def claim_of_us_waits(self, abort: SignedMessage | None) -> bool:
+        """Restarted, we judge no escrow claim of our own silence before we have caught up
+        (and only if we had not judged one before the restart): the others' claims come in
+        whole first, so a recovery of our seat all of them agreed to is taken, even when our
+        log holds our message for that stage, stored but never sent before we died."""
+        return (abort is not None and self.escrow and self.replaying and self.me is not None
+                and abort.msg.body.get("blame") == self.me and "escrow" in abort.msg.body
+                and not any(m.msg.seat == self.me and m.msg.type == "abort"
+                            for m in self.msglog.messages))
+
+    def escrow_waits_for(self) -> list[int]:
+        """While our claim waits: the peers whose claim of the same seat is not in yet."""
+        if not self.escrow_claims:
+            return []
+        ((given_up, claim),) = self.escrow_claims.items()
+        return [p for p in range(self.n)
+                if p not in (given_up, self.me) and p not in self.ghosts
+                and not any(_claims(m, given_up, claim.sent_at) for m in self.queues[p])]
 
     def _escrow_holds(self, signed: SignedMessage) -> bool:
         """While our claim waits for the others' shares: True if ``signed`` is not taken now
@@ -149,7 +200,14 @@ class Recoveries(SessionFields):
         """Our wait for the others' shares ran out: the game stops (True)."""
         if not self.escrow_claims:
             return False
-        ((_, claim),) = self.escrow_claims.items()
+        ((peer, claim),) = self.escrow_claims.items()
+        if claim.since is None or any(p in self.away for p in self.escrow_waits_for()):
+            # No deadline runs against a peer that is away: its claim's time starts when it
+            # is back (the driver's grace period bounds the absence: then the game stops
+            # for now, and the claim stands when it is resumed). A claim replayed after our
+            # restart waits afresh from when we caught up, never from a clock of before.
+            self.escrow_claims[peer] = replace(claim, since=now)
+            return False
         if now - claim.since <= self.timing.limit(STEP) + self.timing.grace:
             return False
         self._escrow_stops("not every other peer published its share in time")
@@ -177,8 +235,9 @@ class Recoveries(SessionFields):
         """Recover a seat once every remaining peer's first abort claims it abandoned, all
         sent in one stage that we have reached (True: recovered, or the game stopped on what
         the shares show)."""
-        if not self.escrow or self.finished or self.stage is None or not self.escrow_boxes:
-            return False
+        if (not self.escrow or self.finished or self.stage is None or not self.escrow_boxes
+                or self.ghosts):
+            return False  # (with a ghost at the table, its share is out of reach: no recovery)
         firsts = {p: next((m for m in self.queues[p] if m.msg.type == "abort"), None)
                   for p in range(self.n) if p not in self.ghosts}
         for peer in sorted(firsts):
@@ -236,15 +295,6 @@ class Recoveries(SessionFields):
                 return self._recovery_fails(
                     other, UNFAIR, f"its escrow share of peer {peer} does not open the "
                     f"commitment peer {peer} made", [claim.to_json(), *escrow], at)
-            shares.append(share.share)
-        for ghost_peer, ghost in sorted(self.ghosts.items()):
-            # A ghost's share: its box key derives from its secret, public since it left.
-            box, commitment = self.escrow_boxes[peer][ghost_peer]
-            try:
-                share = open_share(self.game_id, peer, ghost_peer,
-                                   box_key(ghost.session.master, self.game_id), box, commitment)
-            except RemoteProtocolError as exc:
-                return self._recovery_fails(peer, UNFAIR, exc.reason, escrow, at)
             shares.append(share.share)
         master = xor(shares)
         problem = self._handover_mismatch(peer, master)

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nacl.public import PrivateKey
+
 from p2p.crypto.commitments import Opening, commitment_of
 from p2p.crypto.seeds import SEED_DOMAIN
 from p2p.deck.keys import DECK_KEYS_DOMAIN, DeckKeys, committed_value
@@ -30,6 +32,18 @@ def master_of(identity: Identity, game_id: str, peer_keys: Sequence[bytes]) -> b
     secrets again."""
     return identity.derive_secret(MASTER_DOMAIN + game_id.encode() + b"\x00" +
                                   b"".join(peer_keys))
+
+
+ESCROW_KEY_DOMAIN = b"solstice/escrow-key/v1\x00"
+
+
+def escrow_key_of(identity: Identity, game_id: str, peer_keys: Sequence[bytes]) -> PrivateKey:
+    """The key escrow shares are sealed to (``p2p.session.escrow``): like the master, from
+    the identity key, the game id and the table, so a restarted peer computes it again; but
+    not from the master, so a master rebuilt from the escrow (or published in a handover)
+    opens none of the shares its player held of the others' masters."""
+    return PrivateKey(identity.derive_secret(ESCROW_KEY_DOMAIN + game_id.encode() + b"\x00" +
+                                             b"".join(peer_keys)))
 
 
 def derive(master: bytes, game_id: str, label: str) -> bytes:
