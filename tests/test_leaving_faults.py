@@ -180,7 +180,7 @@ def test_a_peer_back_after_its_seat_was_rebuilt_is_answered_and_plays_no_more(
         return choose
 
     options = options_in(tmp_path, SHORT_GRACE, escrow=lambda i: i == 0,
-                         linger=lambda i: 30.0)
+                         accept_escrow=lambda i: i != 0, linger=lambda i: 30.0)
     peers = trio.run(partial(play, tmp_path, 3, options, chooser, comeback=when))
     back = peers[gone]
     assert back.session is not None and back.session.left, \
