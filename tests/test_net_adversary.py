@@ -75,8 +75,10 @@ async def play_table(root: Path, adversary_chooser: Chooser | None = None,
     honest_done = [trio.Event() for _ in table]
 
     def options(i: int) -> PeerOptions:
+        # (linger: an honest peer answers an adversary that never says it is done for 5 s,
+        # not the default minute)
         return PeerOptions(home=table[i].home, name=f"bot{i}", bind=LOOPBACK, port=0, net=CFG,
-                           timing=FAST, on_session=opened.append
+                           timing=FAST, linger=5.0, on_session=opened.append
                            if i == ADVERSARY and opened is not None else None)
 
     def chooser(i: int) -> Any:
