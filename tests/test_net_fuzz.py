@@ -11,6 +11,7 @@ only ever rejected, naming that connection.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 from typing import Any
 
@@ -72,9 +73,24 @@ def play_bad(kind: str, body: Any, msg_type: str | None = None) -> GameSession:
         if session.finished:
             break
         if signed.msg.seat != BAD:
+            signed = _signed_over(session, signed)
             session.receive(signed.msg.seat, FRAME_MESSAGE + signed.encode())
     session.end_of_log()
     return session
+
+
+def _signed_over(session: GameSession, signed: SignedMessage) -> SignedMessage:
+    """An honest peer's recorded message as it would have signed it after taking the bad
+    message (the recording was signed over the original one): its ``history`` is the one the
+    session holds for its stage."""
+    game, _ = recorded()
+    stage = session.stage
+    body = signed.msg.body
+    if stage is None or body.get("stage") != stage.index or "history" not in body \
+            or body["history"] == stage.history:
+        return signed
+    msg = dataclasses.replace(signed.msg, body={**body, "history": stage.history})
+    return sign_message(game.identities[signed.msg.seat], msg)
 
 
 def assert_only_bad_named(session: GameSession) -> None:

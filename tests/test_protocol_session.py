@@ -155,13 +155,29 @@ def test_prev_is_the_last_message_in_the_authors_own_log_when_it_wrote(game):
 
 
 def test_prev_is_not_checked_by_the_verifier(game, tmp_path):
+    """The last message of the file (nothing builds on it) re-signed over another ``prev``:
+    the verdict is unchanged."""
     loop, path = game
     data = json.loads(path.read_text())
-    changed = []
-    for item in data["messages"]:
-        signed = SignedMessage.decode(canonical_json(item))
-        changed.append(resign(loop, signed, prev="ab" * 32).to_json())
+    last = SignedMessage.decode(canonical_json(data["messages"][-1]))
+    changed = [*data["messages"][:-1], resign(loop, last, prev="ab" * 32).to_json()]
     assert verify_transcript(with_messages(path, tmp_path / "t.json", changed)).ok
+
+
+def test_one_authors_messages_re_signed_name_it_or_nobody(game, tmp_path):
+    """Peer 1's messages all signed again over another ``prev`` (their hashes change): the
+    stage messages after them were signed over the first ones, peer 0's (``history``) and
+    peer 1's own (``own``), so the file names peer 1 (it signed two pasts of its own) or
+    nobody, never peer 0."""
+    loop, path = game
+    data = json.loads(path.read_text())
+    changed = [resign(loop, signed, prev="ab" * 32).to_json() if signed.msg.seat == 1
+               else item
+               for item in data["messages"]
+               for signed in [SignedMessage.decode(canonical_json(item))]]
+    verdict = verify_transcript(with_messages(path, tmp_path / "t.json", changed))
+    assert verdict.status in ("damaged", "unfair") and verdict.blame in (None, 1), verdict.summary
+    assert "signed over" in verdict.summary or "differ from those it signed" in verdict.summary
 
 
 # -- 4. the pick counter k ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ VECTORS = Path(__file__).resolve().parent / "vectors"
 sys.path.insert(0, str(VECTORS))
 
 from build import verdict_of  # noqa: E402
-from verdict_cases import find, new_message, with_body  # noqa: E402
+from verdict_cases import find, new_message, rethreaded, with_body  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_a_null_escrow_in_setup_reveal_is_taken_as_absent(honest) -> None:
     m = copy.deepcopy(honest["messages"])
     i = find(m, 1, "setup/reveal")
     m[i] = with_body(m[i], lambda body: body.__setitem__("escrow", None))
-    assert _verdict(honest, m)["exit"] == 0
+    assert _verdict(honest, rethreaded(m))["exit"] == 0
 
 
 def test_a_non_hosts_escrow_flag_is_ignored_but_must_be_a_boolean(honest) -> None:
@@ -56,7 +56,7 @@ def test_a_non_hosts_escrow_flag_is_ignored_but_must_be_a_boolean(honest) -> Non
     m = copy.deepcopy(honest["messages"])
     i = find(m, 1, "setup/commit")
     ignored = [*m[:i], with_body(m[i], lambda b: b.__setitem__("escrow", True)), *m[i + 1:]]
-    assert _verdict(honest, ignored)["exit"] == 0
+    assert _verdict(honest, rethreaded(ignored))["exit"] == 0
     bad = [*m[:i], with_body(m[i], lambda b: b.__setitem__("escrow", "yes")), *m[i + 1:]]
     got = _verdict(honest, bad)
     assert (got["exit"], got["json"]["blame_peer"]) == (1, 1)
@@ -278,7 +278,7 @@ def test_the_audit_reads_only_the_key_of_a_sealed_entry(honest, edit) -> None:
     opened[0].update(edit)
     box = seal_deterministically(recipient, canonical_json(opened), "guess probe box")
     m[keys8] = with_body(m[keys8], lambda body: body["private"].update({"0": box}))
-    got = _verdict(honest, m)
+    got = _verdict(honest, rethreaded(m))
     assert (got["exit"], got["json"]["verdict"]) == (0, "fair"), got["json"]
 
 

@@ -49,6 +49,8 @@ class SessionFields:
     events: list[SessionEvent]
     stage_index: int
     stage: Stage | None
+    history: str  # the digest of every stage taken so far (``p2p.session.history``)
+    own: tuple[str, ...]  # per peer, the digest of its own messages taken so far
     follow_up: Stage | None
     replaying: bool
     on_record: Callable[[SignedMessage], None] | None
@@ -109,6 +111,9 @@ class SessionFields:
     def _stage(self, kind: str, peers: Sequence[int] | None = None,
                params: object = None) -> Stage:
         raise NotImplementedError  # provided by Lockstep
+
+    def _reject(self, seat: int | None, reason: str) -> None:
+        raise NotImplementedError  # provided by Inbox
 
     def _set_timing(self, timing: Timing) -> None:
         raise NotImplementedError  # provided by Deadlines

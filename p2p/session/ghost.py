@@ -46,6 +46,10 @@ class GhostPlay(SessionFields):
         body = {**body, "stage": self.stage_index}
         if self.stage is not None and self.stage.state is not None:
             body["state"] = self.stage.state
+        if self.stage is not None and self.stage.history is not None:
+            body["history"] = self.stage.history
+        if self.stage is not None and self.stage.own is not None:
+            body["own"] = self.stage.own[self.me]
         seq = self.msglog.next_seq(self.me) + len(self.made)
         signed = SignedMessage(Message(self.game_id, self.me, seq, "0" * 64, kind, body), b"")
         self.made.append(signed)

@@ -39,6 +39,25 @@ class Lockstep(SessionFields):
             self._abort(peer, f"sent {msg.type!r} for stage {msg.body.get('stage')} while "
                               f"stage {stage.index} expects {stage.kind!r}", [signed.to_json()])
             return False
+        if stage.own is not None and msg.body.get("own") != stage.own[peer]:
+            # Signed over other messages of its own than those we took from it: only it can
+            # sign those, so it signed two pasts of its own (a twin sent elsewhere).
+            self._abort(peer, "its own earlier messages differ from those it signed over: "
+                              "it signed two different messages with one of its seqs",
+                        [signed.to_json()])
+            return False
+        if stage.history is not None and msg.body.get("history") != stage.history:
+            if self.me is None:
+                # An observer (a transcript's verifier) holds other messages than the author
+                # signed over: the file is not that game's history, whoever is in it. The
+                # message stays first in its queue: nothing after it can be taken either.
+                self._reject(peer, f"its {msg.type!r} for stage {stage.index} was signed over "
+                                   "other messages than the file holds")
+                self.queues[peer].appendleft(signed)
+            else:
+                self._abort(peer, "history differs from ours: signed over other messages "
+                                  "than we hold", [signed.to_json()])
+            return False
         expected = stage.state
         if expected is not None and msg.body.get("state") != expected:
             self._abort(peer, "state hash differs from ours: the engines are out of step",

@@ -57,6 +57,7 @@ from p2p.session.events import (
 from p2p.session.ghost import GhostPlay
 from p2p.session.ghostseat import Ghost
 from p2p.session.handover import HANDOVER, Handovers
+from p2p.session.history import GENESIS_HISTORY, next_history, next_own
 from p2p.session.inbox import FRAME_MESSAGE, MAX_QUEUED, Inbox
 from p2p.session.lockstep import Lockstep
 from p2p.session.opening import SealedKeys
@@ -102,6 +103,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.events: list[SessionEvent] = []
         self.stage_index = 0
         self.stage: Stage | None = None
+        self.history = GENESIS_HISTORY
+        self.own = (GENESIS_HISTORY,) * self.n
         self.follow_up: Stage | None = None  # a stage that must come next (a pick's reveal)
         self.replaying = False
         # Called with every message this session records, ours before it is sent: the store
@@ -262,6 +265,10 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         body = {"stage": self.stage_index, **body}
         if self.stage is not None and self.stage.state is not None:
             body["state"] = self.stage.state
+        if self.stage is not None and self.stage.history is not None:
+            body["history"] = self.stage.history
+        if self.stage is not None and self.stage.own is not None:
+            body["own"] = self.stage.own[self.me]
         signed = self.msglog.create(self.identity, self.me, kind, body)
         self._record(signed)
         self.release_relays()  # what we build on goes out before what we built
@@ -331,6 +338,7 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                     return
                 self.stage_index += 1
                 self.stage.index = self.stage_index
+                self.stage.history, self.stage.own = self.history, self.own
                 self.stage_kinds.append(self.stage.kind)
                 self.stage_rounds.append(self._round())
                 self._entered(self.stage)
@@ -360,6 +368,8 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
                     self.pending_input = None
             if not stage.missing:
                 self.stage = None
+                self.history = next_history(self.history, stage.index, stage.collected)
+                self.own = next_own(self.own, stage.index, stage.collected)
                 try:
                     self._complete(stage)
                 except (RemoteProtocolError, RuleViolationError, IllegalActionError,

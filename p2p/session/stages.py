@@ -93,6 +93,8 @@ class Stage:
     collected: dict[Peer, SignedMessage] = field(default_factory=dict)
     params: object = None       # what the schedule decided (below, or ``opening.Opens``)
     state: str | None = None    # the public state hash its messages must carry
+    history: str | None = None  # the digest of the stages before it (``history``)
+    own: tuple[str, ...] | None = None  # each peer's digest of its own messages before it
 
     @property
     def kind(self) -> str:

@@ -170,6 +170,12 @@ def _verify_game(roster: Roster, messages: list[Any], outcome: dict[str, Any]) -
         return Verdict("damaged", f"{reason}: the file was altered or damaged; this proves "
                                   "nothing about any player", None, None, index)
 
+    twins = _equivocation(roster, messages)
+    if twins is not None:
+        author, twin_seq, first, second = twins
+        return named("unfair", f"peer {author} signed two different messages with seq "
+                               f"{twin_seq} (messages {first} and {second}): equivocation",
+                     author, second)
     stop: Verdict | None = None
     for index, data in enumerate(messages):
         try:
@@ -219,6 +225,30 @@ def _verify_game(roster: Roster, messages: list[Any], outcome: dict[str, Any]) -
     result["players"] = [{"name": names[p], "faction": session.config.factions[
         session.seat_of_peer[p]]} for p in range(len(names))]
     return Verdict("fair", result["summary"], result=result)
+
+
+def _equivocation(roster: Roster, messages: list[Any]) -> tuple[int, int, int, int] | None:
+    """The first two different messages of one author with one seq, both validly signed by
+    it, anywhere in the file: (author, seq, index of the first, of the second). Only their
+    author can sign them, wherever an editor put them, and an honest peer never signs a seq
+    twice (it writes what it signs before sending it), so they prove the author cheated even
+    where the replay never meets the second (after the game's end, or after a stop)."""
+    keys = [p.key for p in roster.players]
+    seen: dict[tuple[int, int], tuple[str, int]] = {}
+    for index, data in enumerate(messages):
+        try:
+            signed = SignedMessage.decode(canonical_json(data))
+        except (RemoteProtocolError, CanonicalEncodingError, ValueError, TypeError,
+                RecursionError):
+            continue  # (the replay reports it)
+        msg = signed.msg
+        if msg.game != roster.game_id or not 0 <= msg.seat < len(keys) \
+                or not signed.verify(keys[msg.seat]):
+            continue
+        first = seen.setdefault((msg.seat, msg.seq), (signed.hash, index))
+        if first[0] != signed.hash:
+            return msg.seat, msg.seq, first[1], index
+    return None
 
 
 def _stopped(event: GameAborted, names: list[str], index: int | None) -> Verdict:

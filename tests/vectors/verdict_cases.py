@@ -24,6 +24,8 @@ from engine.canonical import canonical_json, parse_json
 from p2p.crypto.sealed import box_key
 from p2p.identity import Identity
 from p2p.session.envelope import Message, SignedMessage, sign_message
+from p2p.session.events import Peer
+from p2p.session.history import GENESIS_HISTORY, next_history, next_own
 
 Transcript = dict[str, Any]
 Messages = list[dict[str, Any]]
@@ -56,6 +58,33 @@ def with_body(data: dict[str, Any], edit: Callable[[dict[str, Any]], None]) -> d
     body = copy.deepcopy(data["msg"]["body"])
     edit(body)
     return resign(data, body=body)
+
+
+def rethreaded(messages: Messages) -> Messages:
+    """The messages after a tampered one as its author's peers (and the author) would have
+    signed them had it been sent so: every stage message's ``history`` and ``own`` recomputed
+    over the messages before it (stages in order, each stage's messages by author), and
+    signed again where they changed. Aborts are left as they are (nothing is signed over
+    them)."""
+    out = copy.deepcopy(messages)
+    stages: dict[int, list[int]] = {}
+    for i, data in enumerate(out):
+        msg = data["msg"]
+        if msg["type"] not in ("abort", "handover") and "history" in msg["body"]:
+            stages.setdefault(msg["body"]["stage"], []).append(i)
+    n = 1 + max(data["msg"]["seat"] for data in out)
+    history, own = GENESIS_HISTORY, (GENESIS_HISTORY,) * n
+    for stage in sorted(stages):
+        collected: dict[Peer, SignedMessage] = {}
+        for i in stages[stage]:
+            seat = out[i]["msg"]["seat"]
+            due = {"history": history, "own": own[seat]}
+            if any(out[i]["msg"]["body"].get(k) != v for k, v in due.items()):
+                out[i] = with_body(out[i], lambda b, d=due: b.update(d))
+            collected[Peer(seat)] = signed(out[i])
+        history = next_history(history, stage, collected)
+        own = next_own(own, stage, collected)
+    return out
 
 
 def new_message(messages: Messages, peer: int, kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -176,9 +205,10 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
          [*m[:commit9 + 1], other, *m[commit9 + 1:commit9 + 3]])
     tail = [resign(own0[-1], seq=own0[-1]["msg"]["seq"] + 1 + i, type="noise")
             for i in range(65 - (len(own0) - own0.index(m[commit9]) - 1))]
-    case("damaged-65-after-a-proven-cheat", "the equivocation above, then peer 0's later "
-         "messages padded to 65 after it: the stopped game takes none into a stage, the 65th "
-         "is refused and the file is damaged (exit 2), not unfair",
+    case("unfair-equivocation-before-65-more", "the equivocation above, then peer 0's later "
+         "messages padded to 65 after it: the stopped game takes none into a stage and the "
+         "65th is refused, but two validly signed messages of one author with one seq prove "
+         "the equivocation wherever they are in the file: unfair, peer 0 named at the second",
          [*m[:commit9 + 1], other, *m[commit9 + 1:], *tail])
     reveal0 = with_body(m[2], lambda b: b["seed"].update(salt=flip_hex(b["seed"]["salt"])))
     case("unfair-bad-seed-opening", "peer 0's setup reveal does not open its commitment: "
@@ -208,7 +238,7 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     case("unfair-layer-caught-by-the-audit", "peer 1's shuffle layer of batch 0 (stage 4) has "
          "point 0 negated; the next layers were computed from the true one, so no opening "
          "shows it: the end-of-game audit recomputes the layer and names peer 1",
-         [*m[:shuffle4], layer, *m[shuffle4 + 1:]])
+         rethreaded([*m[:shuffle4], layer, *m[shuffle4 + 1:]]))
     case("unfair-audit-box-secret", "peer 0's audit opens a box secret that is not the one "
          "whose public key it announced in setup/commit",
          [*m[:audit0], with_body(m[audit0], lambda b: b.update(box=box_secret(1, game))),
@@ -228,7 +258,8 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     case("unfair-false-sealed-key-at-the-audit", "peer 0's sealed keys of the deal give seat "
          "0 a false key for slot 0 (its key of slot 1); only the recipient could see it, and "
          "the file goes on as if it had not looked: the audit opens every sealed box with the "
-         "opened box secrets and names peer 0", [*m[:keys8], false_deal, *m[keys8 + 1:]])
+         "opened box secrets and names peer 0",
+         rethreaded([*m[:keys8], false_deal, *m[keys8 + 1:]]))
     head = [*m[:keys8], false_deal, m[keys8 + 1]]
     claim = abort(head, 1, 9, {"kind": "unfair", "blame": 0, "reason": "false sealed key",
                             "evidence": [false_deal], "box": box_secret(1, game)})
@@ -251,7 +282,7 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     # -- a corrupted deck ------------------------------------------------------------------------
     corrupt_layer = with_body(m[rekey7], lambda b: b["deck"]["points"].__setitem__(
         2, negated(b["deck"]["points"][2])))
-    corrupted = [*m[:rekey7], corrupt_layer, *m[rekey7 + 1:]]
+    corrupted = rethreaded([*m[:rekey7], corrupt_layer, *m[rekey7 + 1:]])
     case("incomplete-corrupt-deck-without-openings", "peer 0's last re-key layer of batch 0 "
          "has slot 2's point negated; slot 2 is first revealed publicly at stage 11, where "
          "it decrypts to no card: the deck is corrupt, and only deck openings sent with "
