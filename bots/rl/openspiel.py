@@ -15,9 +15,12 @@ slots). A pick round's picks are asked in seat order on the same state and taken
 once all are in. Player actions are the indices of ``bots.rl.encoding`` (the same as the
 PettingZoo environment); chance outcomes are below 48.
 
-A player's information state is its view (the dict every bot gets, without the log) and its
-own past actions, as a string; the tensors are the view's encoding (``encode_view``), so they
-are not perfect recall. Returns: 1 for the winner, -1/(n-1) for every other seat (zero-sum).
+A player's information state has perfect recall (``bots.rl.recall``): the string is every
+view the player was shown, in order, without slot numbers (so no secret relabel order splits
+an information state), with its own actions between them; the tensor is the current view's
+encoding followed by a memory of every card it has seen (when, where) and what it did with
+its own. The observation (string and tensor) is the current view alone. Returns: 1 for the
+winner, -1/(n-1) for every other seat (zero-sum).
 ``resample_from_infostate`` deals the unseen cards (``bots.rl.worlds.sample_world``) and
 re-draws the picks other seats have made this pick round, so OpenSpiel's ``ISMCTSBot`` can
 search the game.
@@ -33,6 +36,7 @@ import pyspiel
 
 from bots.base import Turn
 from bots.rl import encoding as enc
+from bots.rl.recall import INFO_STATE_SIZE, Recall
 from bots.rl.table import game_rewards
 from bots.rl.worlds import sample_world
 from engine import (
@@ -131,6 +135,7 @@ class _Game:
         self.order: list[int] = []            # the entries of the order being drawn
         self.pickers: list[int] = []          # the pick round being asked (state unchanged)
         self.picks: list[Pick] = []           # its picks so far, in seat order, not applied
+        self.recall: list[Recall] = []        # each seat's record of its views and actions
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -149,6 +154,7 @@ class _Game:
         new.order = self.order[:]
         new.pickers = self.pickers[:]
         new.picks = self.picks[:]
+        new.recall = [r.copy() for r in self.recall]
         return new
 
 
@@ -159,6 +165,7 @@ class SolsticeState(pyspiel.State):
         self._g = _Game()
         self._g.mine = [[] for _ in range(self._n)]
         self._g.drawn = [[] for _ in _setup_plan(self._n)]
+        self._g.recall = [Recall(seat) for seat in range(self._n)]
 
     # --- the setup, as chance ------------------------------------------------------------
 
@@ -209,6 +216,7 @@ class SolsticeState(pyspiel.State):
             if len(g.deck) == len(g.config.card_ids()):
                 g.state = new_game(g.config, g.deck, keep_log=False)
                 self._advance()
+                self._record()
             return
         if g.state.chance is None:
             g.order.append(outcome)
@@ -216,12 +224,14 @@ class SolsticeState(pyspiel.State):
                 g.orders.append(tuple(g.order))
                 g.order = []
                 self._advance()
+                self._record()
             return
         g.perm.append(outcome)
         if len(g.perm) == g.state.chance[1]:
             perm, g.perm = tuple(g.perm), []
             apply_in_place(g.state, Shuffle(perm))
             self._advance()
+            self._record()
 
     def _advance(self) -> None:
         """Take every step that is neither chance nor a player's, in ``play_match``'s order:
@@ -321,12 +331,22 @@ class SolsticeState(pyspiel.State):
         indices = enc.state_legal_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
+        g.recall[seat].act(action)
         if g.pickers:
             assert isinstance(chosen, Pick)
             g.picks.append(chosen)  # taken with the round's other picks
         else:
             apply_trusted(g.state, chosen)
         self._advance()
+        self._record()
+
+    def _record(self) -> None:
+        """Every seat is shown its view after each step of the game (a repeated view adds
+        nothing to its record)."""
+        for seat, recall in enumerate(self._g.recall):
+            view = self.view(seat)
+            if view is not None:
+                recall.see(view)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -363,9 +383,13 @@ class SolsticeState(pyspiel.State):
         return _view_string(self, player)
 
     def information_state_string(self, player: int | None = None) -> str:
+        """Perfect recall: every view the player was shown, in order, without slot numbers,
+        and its own actions between them (``bots.rl.recall``)."""
         player = self.current_player() if player is None else player
-        return _view_string(self, player) + " mine " + ",".join(
-            map(str, self._g.mine[player]))
+        g = self._g
+        if g.state is None:
+            return _view_string(self, player)  # the setup is public
+        return g.recall[player].string()
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
         """A state the player cannot tell from this one: every card it has not seen dealt at
@@ -381,6 +405,12 @@ class SolsticeState(pyspiel.State):
             int(sampler() * (1 << 52))
         stream = RandomStream(f"resample/{seed}")
         world = clone._g.state = sample_world(g.state, player, stream)
+        # The other seats' records are of the real game: in the sampled world they start from
+        # what they are shown there, so nothing of the real game reaches a search through them.
+        for seat in range(self._n):
+            if seat != player:
+                clone._g.recall[seat] = Recall(seat)
+                clone._g.recall[seat].see(Turn(world, seat, []).view)
         for i, pick in enumerate(clone._g.picks):
             if pick.seat != player:
                 options = legal_actions(world, pick.seat)
@@ -399,14 +429,24 @@ def _view_string(state: SolsticeState, player: int) -> str:
 
 class SolsticeObserver:
     """OpenSpiel's observer: the encoded view as ``tensor`` (``dict["view"]`` is the same
-    array), the view as a string."""
+    array), the view as a string; with perfect recall, the tensor goes on with the player's
+    memory of every card (``dict["recall"]``, ``bots.rl.recall.Recall.tensor``) and the
+    string is its whole record."""
 
     def __init__(self, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(enc.OBS_SIZE, np.float32)
-        self.dict = {"view": self.tensor}
+        self.tensor = np.zeros(INFO_STATE_SIZE if perfect_recall else enc.OBS_SIZE, np.float32)
+        self.dict = {"view": self.tensor[:enc.OBS_SIZE]}
+        if perfect_recall:
+            self.dict["recall"] = self.tensor[enc.OBS_SIZE:]
 
     def set_from(self, state: SolsticeState, player: int) -> None:
+        if self.perfect_recall:
+            if state._g.state is None:
+                self.tensor[:] = 0.0
+            else:
+                state._g.recall[player].tensor(out=self.tensor)
+            return
         view = state.view(player)
         if view is None:
             self.tensor[:] = 0.0
