@@ -77,9 +77,11 @@ RECALL_SIZE = enc.N_CARDS * len(RECALL_FEATURES)
 INFO_STATE_SIZE = enc.OBS_SIZE + RECALL_SIZE
 
 
-def recall_names() -> list[str]:
-    """The name of every index of the memory block (``card:<label>:<feature>``)."""
-    return [f"card:{card.label}:{feature}" for card in CARDS for feature in RECALL_FEATURES]
+def info_state_names() -> list[str]:
+    """The name of every index of the information state tensor: the observation's
+    (``encoding.observation_names``), then ``recall:<label>:<feature>``."""
+    return enc.observation_names() + [f"recall:{card.label}:{feature}" for card in CARDS
+                                      for feature in RECALL_FEATURES]
 
 
 def _places(view: dict[str, Any]) -> dict[int, str]:
