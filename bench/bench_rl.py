@@ -1,6 +1,6 @@
 """Benchmark of the learning environments (``bots.rl``, the rl extra). Figures are CPU time of
-this process (``time.process_time``), except the ISMCTS match, whose bots both stop on the
-wall clock at the same budget per decision.
+this process (``time.process_time``); in the ISMCTS match both bots get the same CPU time per
+decision (``time.thread_time``), so the machine's load does not decide it.
 
 * environment steps per CPU-second, random masked play (each step: the acting agent's
   observation and mask, a uniformly random legal index, ``step``), 2 and 4 players: through
@@ -8,10 +8,12 @@ wall clock at the same budget per decision.
   bare ``bots.rl.table.Table`` (the observation encoded every step, no PettingZoo);
 * ``--ismcts SECONDS``: OpenSpiel's ``ISMCTSBot`` (random rollouts, UCT c=2, the max-visit
   policy, on ``python_solstice``) against our ``ismcts`` (``ismcts:time=SECONDS``) in
-  two-player games, seats swapped every game, at the same time per decision: OpenSpiel's bot
-  has no time limit of its own, so each of its decisions gets as many simulations as its
-  measured rate fits in the budget (the first decision: 10). The mean time per decision each
-  bot took is printed with the result.
+  two-player games, seats swapped every game, at the same CPU time per decision: ours stops on
+  its CPU clock (``ismcts:time=SECONDS,clock=cpu``); OpenSpiel's bot has no time limit of its
+  own, so each of its decisions gets as many simulations as its rate in CPU time, measured
+  on its decisions so far, fits in the budget (at least ``MIN_SIMULATIONS``: with one its
+  search has no visited root and fails). The mean CPU time per decision each bot took, and
+  the search each made, are printed with the result.
 
 ``--compiled`` measures the optional compiled engine (``make fast``: ``build/fast``).
 
@@ -89,6 +91,14 @@ def table_steps(players: int, steps: int) -> float:
     return done / (time.process_time() - started)
 
 
+MIN_SIMULATIONS = 2  # OpenSpiel's ISMCTSBot asserts a visited root: one simulation leaves none
+
+
+def openspiel_simulations(rate: float, seconds: float) -> int:
+    """The simulations OpenSpiel's bot gets for ``seconds`` of CPU at ``rate`` a CPU-second."""
+    return max(MIN_SIMULATIONS, int(rate * seconds))
+
+
 def ismcts_match(seconds: float, games: int) -> None:
     import numpy as np
     import pyspiel
@@ -103,12 +113,14 @@ def ismcts_match(seconds: float, games: int) -> None:
     game = pyspiel.load_game("python_solstice", {"players": 2})
     wins = {"openspiel": 0, "ours": 0}
     think = {"openspiel": [0.0, 0], "ours": [0.0, 0]}
-    sims = {"total": 0, "decisions": 0}
-    rate = 10.0 / seconds  # OpenSpiel simulations per second, re-measured every decision
+    sims = {"total": 0, "decisions": 0, "ours": 0}
+    # OpenSpiel simulations per CPU-second: all its simulations over all its CPU time so far
+    spent = [0, 0.0]
+    rate = 10.0 / seconds
     for g in range(games):
         rng = np.random.RandomState(g)
         openspiel_seat = g % 2
-        ours = IsmctsBot(time=seconds, iterations=1_000_000)
+        ours = IsmctsBot(time=seconds, iterations=1_000_000, clock="cpu")
         state = game.new_initial_state()
         started_ours = False
         while not state.is_terminal():
@@ -122,14 +134,15 @@ def ismcts_match(seconds: float, games: int) -> None:
             if len(legal) == 1:  # nothing to decide: neither bot is asked
                 state.apply_action(state.legal_actions()[0])
                 continue
-            began = time.perf_counter()
+            began = time.thread_time()
             if seat == openspiel_seat:
-                n = max(1, int(rate * seconds))
+                n = openspiel_simulations(rate, seconds)
                 bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, n,
                                        random_state=rng, allow_inconsistent_action_sets=True)
                 action = bot.step(state)
-                took = time.perf_counter() - began
-                rate = n / max(took, 1e-6)
+                spent[0] += n
+                spent[1] += time.thread_time() - began
+                rate = spent[0] / max(spent[1], 1e-6)
                 sims["total"] += n
                 sims["decisions"] += 1
                 who = "openspiel"
@@ -139,8 +152,9 @@ def ismcts_match(seconds: float, games: int) -> None:
                     started_ours = True
                 chosen = ours.choose(Turn(full, seat, legal))
                 action = enc.state_legal_indices(full, seat, [chosen])[0]
+                sims["ours"] += ours.last_iterations
                 who = "ours"
-            think[who][0] += time.perf_counter() - began
+            think[who][0] += time.thread_time() - began
             think[who][1] += 1
             state.apply_action(action)
         returns = state.returns()
@@ -150,10 +164,10 @@ def ismcts_match(seconds: float, games: int) -> None:
               f"(scores {list(state._g.state.vp)} vp)", flush=True)
     for who, label in (("openspiel", "OpenSpiel ISMCTSBot"), ("ours", "our ismcts")):
         total, count = think[who]
-        print(f"  {label:20s} wins {wins[who]}/{games}, {total / max(count, 1):.3f} s per "
+        print(f"  {label:20s} wins {wins[who]}/{games}, {total / max(count, 1):.3f} CPU-s per "
               f"decision over {count} decisions")
     print(f"  OpenSpiel ISMCTS: {sims['total'] / max(sims['decisions'], 1):.1f} simulations "
-          "per decision")
+          f"per decision; ours: {sims['ours'] / max(think['ours'][1], 1):.1f} iterations")
 
 
 def main() -> int:

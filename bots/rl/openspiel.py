@@ -136,6 +136,12 @@ class _Game:
         self.pickers: list[int] = []          # the pick round being asked (state unchanged)
         self.picks: list[Pick] = []           # its picks so far, in seat order, not applied
         self.recall: list[Recall] = []        # each seat's record of its views and actions
+        # What each record has yet to take in, in order: a copy of the state after each step
+        # (every seat is shown its view of it) or a seat's own action (seat, index). Records
+        # take it in only when an information state is asked for: a search's rollouts, which
+        # never ask, pay one state copy a step, not a view per seat.
+        self.trail: list[GameState | tuple[int, int]] = []
+        self.taken: list[int] = []            # per seat: how much of the trail its record holds
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -155,6 +161,8 @@ class _Game:
         new.pickers = self.pickers[:]
         new.picks = self.picks[:]
         new.recall = [r.copy() for r in self.recall]
+        new.trail = self.trail[:]  # its states are never changed once there
+        new.taken = self.taken[:]
         return new
 
 
@@ -166,11 +174,14 @@ class SolsticeState(pyspiel.State):
         self._g.mine = [[] for _ in range(self._n)]
         self._g.drawn = [[] for _ in _setup_plan(self._n)]
         self._g.recall = [Recall(seat) for seat in range(self._n)]
+        self._g.taken = [0] * self._n
 
     # --- the setup, as chance ------------------------------------------------------------
 
     def _setup_step(self) -> tuple[str, tuple[str, ...], int, list[str]] | None:
         """The setup draw pending: (what, pool, index, drawn so far), or None when done."""
+        if self._g.config is not None:
+            return None  # asked at every chance node: the plan's pools are not cheap to list
         for i, (what, pool, count) in enumerate(_setup_plan(self._n)):
             if len(self._g.drawn[i]) < count:
                 return what, pool, i, self._g.drawn[i]
@@ -331,7 +342,7 @@ class SolsticeState(pyspiel.State):
         indices = enc.state_legal_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
-        g.recall[seat].act(action)
+        g.trail.append((seat, action))
         if g.pickers:
             assert isinstance(chosen, Pick)
             g.picks.append(chosen)  # taken with the round's other picks
@@ -342,11 +353,23 @@ class SolsticeState(pyspiel.State):
 
     def _record(self) -> None:
         """Every seat is shown its view after each step of the game (a repeated view adds
-        nothing to its record)."""
-        for seat, recall in enumerate(self._g.recall):
-            view = self.view(seat)
-            if view is not None:
-                recall.see(view)
+        nothing to its record): noted on the trail, taken in by ``_recall``."""
+        g = self._g
+        if g.state is not None:
+            g.trail.append(g.state.clone())
+
+    def _recall(self, player: int) -> Recall:
+        """The player's record, with all the trail taken in."""
+        g = self._g
+        recall = g.recall[player]
+        for entry in g.trail[g.taken[player]:]:
+            if isinstance(entry, tuple):
+                if entry[0] == player:
+                    recall.act(entry[1])
+            else:
+                recall.see(Turn(entry, player, []).view)
+        g.taken[player] = len(g.trail)
+        return recall
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -389,7 +412,7 @@ class SolsticeState(pyspiel.State):
         g = self._g
         if g.state is None:
             return _view_string(self, player)  # the setup is public
-        return g.recall[player].string()
+        return self._recall(player).string()
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
         """A state the player cannot tell from this one: every card it has not seen dealt at
@@ -397,6 +420,8 @@ class SolsticeState(pyspiel.State):
         picks other seats have made this pick round (secret until all are in) made again at
         random in that world."""
         g = self._g
+        if g.state is not None:
+            self._recall(player)  # taken in once here, not again in every sampled world
         clone: SolsticeState = self.clone()  # pyspiel's clone keeps the Python class
         if g.state is None:
             return clone
@@ -411,6 +436,7 @@ class SolsticeState(pyspiel.State):
             if seat != player:
                 clone._g.recall[seat] = Recall(seat)
                 clone._g.recall[seat].see(Turn(world, seat, []).view)
+                clone._g.taken[seat] = len(clone._g.trail)
         for i, pick in enumerate(clone._g.picks):
             if pick.seat != player:
                 options = legal_actions(world, pick.seat)
@@ -445,7 +471,7 @@ class SolsticeObserver:
             if state._g.state is None:
                 self.tensor[:] = 0.0
             else:
-                state._g.recall[player].tensor(out=self.tensor)
+                state._recall(player).tensor(out=self.tensor)
             return
         view = state.view(player)
         if view is None:
