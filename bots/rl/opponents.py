@@ -17,35 +17,37 @@ from engine.randomness import RandomStream
 
 
 class Opponents:
-    """Bots for ``seats`` (their specs in ``specs``, one per seat)."""
+    """Bots from ``specs`` (``bots.registry`` specs), seated anew for each game."""
 
-    def __init__(self, specs: Sequence[str], seats: Sequence[int]) -> None:
+    def __init__(self, specs: Sequence[str]) -> None:
         from bots.registry import make_bot
 
-        if len(specs) != len(seats):
-            raise ValueError(f"{len(specs)} opponent bots for {len(seats)} seats")
         self.specs = tuple(specs)
-        self.seats = tuple(seats)
-        self.bots: dict[int, Bot] = {seat: make_bot(spec)
-                                     for seat, spec in zip(seats, specs, strict=True)}
+        self.bots: list[Bot] = [make_bot(spec) for spec in specs]
+        self.by_seat: dict[int, Bot] = {}
 
-    def start(self, table: Table, game: str = "") -> None:
-        """Tell each bot the new game, as ``play_match`` does."""
+    def start(self, table: Table, seats: Sequence[int], game: str = "") -> None:
+        """Seat the bots at ``seats`` (in order) of a new game and tell them the game, as
+        ``play_match`` does."""
+        if len(seats) != len(self.bots):
+            raise ValueError(f"{len(self.bots)} opponent bots for {len(seats)} seats")
+        self.by_seat = dict(zip(seats, self.bots, strict=True))
         stream = RandomStream(table.seed)
-        for seat, bot in self.bots.items():
+        for seat, bot in self.by_seat.items():
             seed = stream.fork(f"bot{seat}").word().to_bytes(8, "big")
             bot.start(GameInfo(seat, table.config, seed, game=game or str(table.seed)))
 
     def play(self, table: Table) -> None:
         """Play the bots' decisions until an agent's seat is to act or the game is over."""
-        while not table.over and table.seat in self.bots:
+        while not table.over and table.seat in self.by_seat:
             turn = table.turn
-            table.play(self.bots[turn.seat].choose(turn))
-        if table.over:
+            table.play(self.by_seat[turn.seat].choose(turn))
+        if table.over and self.by_seat:
             result = {"scores": table.scores(), "winner": table.winner()}
-            for seat, bot in self.bots.items():
+            for seat, bot in self.by_seat.items():
                 bot.end({"seat": seat, **result})
+            self.by_seat = {}  # told once
 
     def close(self) -> None:
-        for bot in self.bots.values():
+        for bot in self.bots:
             bot.close()

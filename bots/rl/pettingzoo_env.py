@@ -68,8 +68,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
             raise ValueError(f"{len(opponents)} opponent bots leave no seat of {players} "
                              "to an agent")
         learners = players - len(opponents)
-        self.opponents = Opponents(list(opponents), range(learners, players)) if opponents \
-            else None
+        self.opponents = Opponents(list(opponents)) if opponents else None
         self.info_state = info_state
         self.possible_agents = [f"player_{i}" for i in range(learners)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -102,9 +101,12 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         game_seed = f"{self._seed_name}/{self._games}"
         self._games += 1
         config = (options or {}).get("config")
-        self.table = Table(self.players, game_seed, config=config, recall=self.info_state)
+        learners = range(len(self.possible_agents))
+        self.table = Table(self.players, game_seed, config=config,
+                           recall=learners if self.info_state else False)
         if self.opponents is not None:
-            self.opponents.start(self.table, game_seed)
+            self.opponents.start(self.table, range(len(self.possible_agents), self.players),
+                                 game_seed)
             self.opponents.play(self.table)
         self._cached = None
         self.agents = self.possible_agents[:]
@@ -171,7 +173,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.table = Table.restore(table_snap)
         if self.opponents is not None:
             # a bot's own memory is no part of a snapshot: it starts the game afresh
-            self.opponents.start(self.table)
+            self.opponents.start(self.table, range(len(self.possible_agents), self.players))
         self._cached = None
 
     def step(self, action: int | None) -> None:

@@ -12,6 +12,7 @@ depends on whether another seat has already chosen.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +50,7 @@ class TableSnapshot:
     seed: bytes | str | int
     config: GameConfig | None
     keep_log: bool
-    recall: bool
+    recall: tuple[int, ...]  # the seats whose records are kept
     played: tuple[int, ...]
 
 
@@ -71,23 +72,27 @@ def game_rewards(scores: list[int], winner: int, kind: str) -> list[float]:
 class Table:
     """A game in progress. ``seat`` is the seat to act (None when the game is over).
 
-    ``recall=True`` keeps each seat's perfect-recall record (``bots.rl.recall.Recall``: every
-    view it was shown and its own actions); off by default, as it costs a view per seat per
-    step. A table is copied, pickled and snapshotted by its seed and the actions played so
-    far (``snapshot``, ``Table.restore``): the copy replays them, so it draws its chance from
-    streams of its own and playing it leaves the original as it was."""
+    ``recall=True`` (or a list of seats) keeps each seat's perfect-recall record
+    (``bots.rl.recall.Recall``: every view it was shown and its own actions); off by default,
+    as it costs a view per seat per step. A table is copied, pickled and snapshotted by its
+    seed and the actions played so far (``snapshot``, ``Table.restore``): the copy replays
+    them, so it draws its chance from streams of its own and playing it leaves the original
+    as it was."""
 
     def __init__(self, players: int, seed: bytes | str | int, *,
                  config: GameConfig | None = None, keep_log: bool = False,
-                 recall: bool = False) -> None:
+                 recall: bool | Sequence[int] = False) -> None:
         self.players, self.seed, self._config_given = players, seed, config
         self.keep_log = keep_log
         stream = RandomStream(seed)
         self.state: GameState = seeded_game(stream, players, config, keep_log=keep_log)
         self.config = self.state.config
         chance = stream.fork("chance")
+        # the seats whose records are kept (True: all); the others' stay empty
+        self._recalled: tuple[int, ...] = tuple(range(players)) if recall is True \
+            else tuple(recall or ())
         self.recall: list[Recall] | None = [Recall(seat) for seat in range(players)] \
-            if recall else None
+            if self._recalled else None
         self._stepper = Stepper(self.state, lambda s: random_chance(s, chance),
                                 RelabelSchedule(stream_orders(stream.fork("relabel"), players)),
                                 on_state=self._show_all if recall else None)
@@ -102,13 +107,13 @@ class Table:
     def _show_all(self, state: GameState) -> None:
         """Each seat is shown its view (after every step, chance and relabels included)."""
         if self.recall is not None:
-            for seat, recall in enumerate(self.recall):
-                recall.see(Turn(state, seat, []).view)
+            for seat in self._recalled:
+                self.recall[seat].see(Turn(state, seat, []).view)
 
     def snapshot(self) -> TableSnapshot:
         """What restores this table: its seed, its options and the actions played."""
         return TableSnapshot(self.players, self.seed, self._config_given, self.keep_log,
-                             self.recall is not None, tuple(self.played))
+                             self._recalled, tuple(self.played))
 
     @classmethod
     def restore(cls, snap: TableSnapshot) -> Table:
