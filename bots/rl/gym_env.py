@@ -31,6 +31,7 @@ from gymnasium import spaces
 from bots.rl.encoding import ACTION_SIZE, OBS_SIZE, EncodingError
 from bots.rl.opponents import Opponents
 from bots.rl.recall import INFO_STATE_SIZE
+from bots.rl.record import save_game
 from bots.rl.table import REWARDS, Table
 
 
@@ -116,6 +117,14 @@ class SolsticeEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             assert table.recall is not None
             out["information_state"] = table.recall[self._me].tensor()
         return out
+
+    def save_game(self, path: str) -> None:
+        """Write the game so far as a record ``solstice replay`` shows (``bots.rl.record``)."""
+        if self.table is None:
+            raise RuntimeError("reset() the environment before saving its game")
+        bots = iter(self.opponents.specs)
+        save_game(self.table, path, ["agent" if seat == self._me else next(bots)
+                                     for seat in range(self.players)])
 
     def close(self) -> None:
         self.opponents.close()

@@ -24,6 +24,7 @@ the project's bots in the last seats (``bots.rl.opponents``): the agents are the
 (``bots.rl.recall``; ``information_state_string(agent)`` is its text). ``snapshot()`` and
 ``restore()`` save and restore a game; ``copy.deepcopy`` and ``pickle`` give independent
 copies (a copy replays the game's actions from its seed: its chance is its own).
+``save_game(path)`` writes the game as a record ``solstice replay`` shows.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from pettingzoo.utils import wrappers
 from bots.rl.encoding import ACTION_SIZE, OBS_SIZE, describe_action
 from bots.rl.opponents import Opponents
 from bots.rl.recall import INFO_STATE_SIZE
+from bots.rl.record import save_game
 from bots.rl.table import REWARDS, Table, TableSnapshot
 
 # what a snapshot keeps besides the table (PettingZoo's per-agent bookkeeping)
@@ -154,6 +156,13 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         if table is None or table.recall is None:
             raise RuntimeError("information states need raw_env(info_state=True) and reset()")
         return table.recall[self._seat_of[agent]].string()
+
+    def save_game(self, path: str) -> None:
+        """Write the game so far as a record ``solstice replay`` shows (``bots.rl.record``)."""
+        if self.table is None:
+            raise RuntimeError("reset() the environment before saving its game")
+        bots = list(self.opponents.specs) if self.opponents is not None else []
+        save_game(self.table, path, self.possible_agents + bots)
 
     def snapshot(self) -> dict[str, Any]:
         """The game so far (picklable): ``restore`` returns to it, here or in another env of
