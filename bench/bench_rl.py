@@ -6,6 +6,9 @@ decision (``time.thread_time``), so the machine's load does not decide it.
   observation and mask, a uniformly random legal index, ``step``), 2 and 4 players: through
   PettingZoo's AEC API (``bots.rl.env``, wrappers included, and ``raw_env``) and through the
   bare ``bots.rl.table.Table`` (the observation encoded every step, no PettingZoo);
+* ``--vector``: agent steps per CPU-second of ``bots.rl.gym_env.make_vector_env`` (one
+  process: the throughput of one core), 1 and 16 games, against ``random`` and ``greedy``,
+  and with the perfect-recall information state;
 * ``--ismcts SECONDS``: OpenSpiel's ``ISMCTSBot`` (random rollouts, UCT c=2, the max-visit
   policy, on ``python_solstice``) against our ``ismcts`` (``ismcts:time=SECONDS``) in
   two-player games, seats swapped every game, at the same CPU time per decision: ours stops on
@@ -19,6 +22,7 @@ decision (``time.thread_time``), so the machine's load does not decide it.
 
     .venv/bin/python bench/bench_rl.py [--steps 20000] [--compiled]
     .venv/bin/python bench/bench_rl.py --ismcts 0.5 --games 4
+    .venv/bin/python bench/bench_rl.py --vector [--steps 20000]
 """
 
 from __future__ import annotations
@@ -99,6 +103,29 @@ def openspiel_simulations(rate: float, seconds: float) -> int:
     return max(MIN_SIMULATIONS, int(rate * seconds))
 
 
+def vector_steps(num_envs: int, steps: int, opponent: str, info_state: bool = False) -> float:
+    """Agent steps per CPU-second of ``make_vector_env`` (random masked actions; each agent
+    step includes the opponent bot's moves until the agent's next turn)."""
+    import numpy as np
+
+    from bots.rl.gym_env import make_vector_env
+
+    envs = make_vector_env(num_envs, opponents=[opponent], info_state=info_state)
+    rng = np.random.default_rng(num_envs)
+    obs, _ = envs.reset(seed=num_envs)
+    done = 0
+    started = time.process_time()
+    while done < steps:
+        masks = obs["action_mask"]
+        actions = np.array([int(rng.choice(np.flatnonzero(m))) if m.any() else 0
+                            for m in masks])
+        obs, *_ = envs.step(actions)
+        done += num_envs
+    took = time.process_time() - started
+    envs.close()
+    return done / took
+
+
 def ismcts_match(seconds: float, games: int) -> None:
     import numpy as np
     import pyspiel
@@ -177,6 +204,8 @@ def main() -> int:
     parser.add_argument("--ismcts", type=float, metavar="SECONDS",
                         help="play the ISMCTS match at SECONDS per decision instead")
     parser.add_argument("--games", type=int, default=2, help="games of the ISMCTS match")
+    parser.add_argument("--vector", action="store_true",
+                        help="measure make_vector_env (2 players, 1 and 16 games) instead")
     parser.add_argument("--compiled", action="store_true",
                         help="fail unless the compiled engine runs (make builds it)")
     parser.add_argument("--pure", action="store_true",
@@ -198,6 +227,14 @@ def main() -> int:
         print(f"OpenSpiel ISMCTSBot vs our ismcts, 2 players, {args.ismcts:g} s per decision, "
               f"{args.games} games")
         ismcts_match(args.ismcts, args.games)
+        return 0
+    if args.vector:
+        print(f"make_vector_env agent steps per CPU-second (one core), 2 players, random "
+              f"masked actions, {args.steps} steps each")
+        for opponent, info_state in (("random", False), ("greedy", False), ("random", True)):
+            rates = [vector_steps(n, args.steps, opponent, info_state) for n in (1, 16)]
+            print(f"  opponent {opponent:6s} info_state={info_state!s:5s}: 1 game {rates[0]:8.0f}"
+                  f"   16 games {rates[1]:8.0f}", flush=True)
         return 0
     print(f"environment steps per CPU-second, random masked play, {args.steps} steps each")
     for players in (2, 4):

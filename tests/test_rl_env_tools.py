@@ -145,3 +145,18 @@ def test_every_index_of_the_observation_has_a_name_that_says_what_it_holds() -> 
         assert obs["information_state"][full.index(f"recall:{entry['label']}:seen")] == 1.0
     assert obs["observation"][names.index("table:players2")] == 1.0
     assert obs["observation"][names.index("table:players3")] == 0.0
+
+
+def test_the_readme_loop_runs_and_plays_the_same_game_every_time() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme[readme.index("### PettingZoo"):]
+    code = section[section.index("```python\n") + len("```python\n"):section.index("```\n")]
+    runs = []
+    for _ in range(2):
+        scope: dict[str, object] = {}
+        exec(code, scope)  # the README's own example
+        table = scope["e"].unwrapped.table  # type: ignore[attr-defined]
+        runs.append((table.played, table.scores()))
+    assert runs[0] == runs[1] and len(runs[0][0]) > 20

@@ -5,6 +5,8 @@ Same calling convention as PettingZoo's own classic games::
     from bots.rl import env
     e = env(players=3)
     e.reset(seed=7)
+    for i, agent in enumerate(e.possible_agents):
+        e.action_space(agent).seed(7 + i)
     for agent in e.agent_iter():
         obs, reward, termination, truncation, info = e.last()
         action = None if termination or truncation else \\
