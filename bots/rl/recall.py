@@ -115,7 +115,7 @@ class Recall:
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.entries: list[str] = []
-        self._last: dict[str, str] = {}        # the last canonical view, key -> its JSON
+        self._last: dict[str, Any] = {}        # the last canonical view (flat: one key a planet)
         self._memory: dict[int, list[Any]] = {}  # card id -> [first round, last round, place]
         self._now: set[int] = set()            # the cards the current view shows
         self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
@@ -128,13 +128,14 @@ class Recall:
         # one key per planet, so that an entry holds the planet that changed, not all five
         for p, planet in enumerate(flat.pop("planets")):
             flat[f"planet{p}"] = planet
-        canonical = {key: json.dumps(value, sort_keys=True, separators=(",", ":"))
-                     for key, value in flat.items()}
-        changed = {key: text for key, text in canonical.items() if self._last.get(key) != text}
+        last = self._last
+        # compared as values (cheap) and written as JSON only where they changed
+        changed = [key for key, value in flat.items() if key not in last or last[key] != value]
         if changed:
-            self.entries.append("see {" + ",".join(f'"{key}":{changed[key]}'
-                                                   for key in sorted(changed)) + "}")
-            self._last = canonical
+            self.entries.append("see {" + ",".join(
+                f'"{key}":' + json.dumps(flat[key], sort_keys=True, separators=(",", ":"))
+                for key in sorted(changed)) + "}")
+            self._last = flat
             self._text = None
         rnd = view["round"]
         places = _places(view)
