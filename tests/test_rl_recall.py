@@ -182,3 +182,38 @@ def test_a_recall_copy_is_independent() -> None:
     copied.act(enc.OFFSET["discard"] + 4)
     assert recall.string() != copied.string()
     assert recall.memory().sum() == 1.0 and copied.memory().sum() == 2.0
+
+
+def test_a_resampled_world_deals_the_cards_the_player_saw_where_it_knows_them() -> None:
+    """The player's memory of the round's draft (``bots.memory``) places the cards it saw in
+    the hands it passed: more of the opponent's real hand is dealt to it than by dealing the
+    unseen cards at random, and the player's own observation of the world is the real one."""
+    from bots.rl.worlds import sample_world
+    from engine.randomness import RandomStream
+
+    game = pyspiel.load_game("python_solstice", {"players": 2})
+    rng = np.random.default_rng(6)
+    with_memory = at_random = samples = 0.0
+    for number in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([o for o, _ in state.chance_outcomes()])))
+                continue
+            player, s = state.current_player(), state._g.state
+            if s.phase.value == "dispatch" and s.hands[1 - player]:
+                world = state.resample_from_infostate(player, rng.random)
+                assert np.array_equal(world.observation_tensor(player),
+                                      state.observation_tensor(player))
+                plain = sample_world(s, player, RandomStream(f"plain{number}/{samples}"))
+                real = {s.card_of[x] for x in s.hands[1 - player]}
+                for sampled, kind in ((world._g.state, "memory"), (plain, "random")):
+                    share = len(real & {sampled.card_of[x] for x in sampled.hands[1 - player]})
+                    if kind == "memory":
+                        with_memory += share / len(real)
+                    else:
+                        at_random += share / len(real)
+                samples += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert samples > 20
+    assert with_memory / samples > at_random / samples + 0.05

@@ -21,13 +21,15 @@ an information state), with its own actions between them; the tensor is the curr
 encoding followed by a memory of every card it has seen (when, where) and what it did with
 its own. The observation (string and tensor) is the current view alone. Returns: 1 for the
 winner, -1/(n-1) for every other seat (zero-sum).
-``resample_from_infostate`` deals the unseen cards (``bots.rl.worlds.sample_world``) and
-re-draws the picks other seats have made this pick round, so OpenSpiel's ``ISMCTSBot`` can
-search the game.
+``resample_from_infostate`` deals the unseen cards where the player's memory of the round's
+draft puts them (``bots.memory``, as our ``ismcts`` samples), the rest at random, and re-draws
+the picks other seats have made this pick round, so OpenSpiel's ``ISMCTSBot`` can search the
+game.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, cast
 
@@ -35,10 +37,10 @@ import numpy as np
 import pyspiel
 
 from bots.base import Turn
+from bots.memory import DraftMemory, Sampler
 from bots.rl import encoding as enc
 from bots.rl.recall import INFO_STATE_SIZE, Recall
 from bots.rl.table import game_rewards
-from bots.rl.worlds import sample_world
 from engine import (
     CHANCE,
     GameConfig,
@@ -58,6 +60,7 @@ from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
 from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
+from engine.view import redact
 
 MAX_CHANCE_OUTCOMES = len(CARDS)
 MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,500
@@ -142,6 +145,9 @@ class _Game:
         # never ask, pay one state copy a step, not a view per seat.
         self.trail: list[GameState | tuple[int, int]] = []
         self.taken: list[int] = []            # per seat: how much of the trail its record holds
+        # per seat: what it remembers of the round's draft (bots.memory), for resampling
+        self.memory: list[DraftMemory] = []
+        self.remembered: list[int] = []       # per seat: how much of the trail it has seen
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -163,6 +169,8 @@ class _Game:
         new.recall = [r.copy() for r in self.recall]
         new.trail = self.trail[:]  # its states are never changed once there
         new.taken = self.taken[:]
+        new.memory = [_copy_memory(m) for m in self.memory]
+        new.remembered = self.remembered[:]
         return new
 
 
@@ -175,6 +183,8 @@ class SolsticeState(pyspiel.State):
         self._g.drawn = [[] for _ in _setup_plan(self._n)]
         self._g.recall = [Recall(seat) for seat in range(self._n)]
         self._g.taken = [0] * self._n
+        self._g.memory = [DraftMemory(seat) for seat in range(self._n)]
+        self._g.remembered = [0] * self._n
 
     # --- the setup, as chance ------------------------------------------------------------
 
@@ -358,6 +368,17 @@ class SolsticeState(pyspiel.State):
         if g.state is not None:
             g.trail.append(g.state.clone())
 
+    def _draft_memory(self, player: int) -> DraftMemory:
+        """What the player remembers of the round's draft, with all the trail seen (each
+        state redacted to what the player knows, as a bot sees its turns)."""
+        g = self._g
+        memory = g.memory[player]
+        for entry in g.trail[g.remembered[player]:]:
+            if not isinstance(entry, tuple):
+                memory.observe(redact(entry, player))
+        g.remembered[player] = len(g.trail)
+        return memory
+
     def _recall(self, player: int) -> Recall:
         """The player's record, with all the trail taken in."""
         g = self._g
@@ -415,10 +436,11 @@ class SolsticeState(pyspiel.State):
         return self._recall(player).string()
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
-        """A state the player cannot tell from this one: every card it has not seen dealt at
-        random, consistent with every disclosure (``bots.rl.worlds.sample_world``), and the
-        picks other seats have made this pick round (secret until all are in) made again at
-        random in that world."""
+        """A state the player cannot tell from this one: every card it does not see now dealt
+        consistently with every disclosure and with what it remembers of the round's draft
+        (the cards of the hands it passed: ``bots.memory.Sampler``), and the picks other
+        seats have made this pick round (secret until all are in) made again at random in
+        that world."""
         g = self._g
         if g.state is not None:
             self._recall(player)  # taken in once here, not again in every sampled world
@@ -429,7 +451,14 @@ class SolsticeState(pyspiel.State):
         seed = int(np.random.randint(1 << 62)) if sampler is None else \
             int(sampler() * (1 << 52))
         stream = RandomStream(f"resample/{seed}")
-        world = clone._g.state = sample_world(g.state, player, stream)
+        # the cards the player saw in hands it passed are dealt where it knows them to be
+        # (bots.memory, as our ismcts samples), the rest at random, as determinize deals them
+        sampler = Sampler(redact(g.state, player), self._draft_memory(player))
+        world = clone._g.state = sampler.world(stream)
+        for other, made in enumerate(g.state.picks):  # as bots.rl.worlds.sample_world does
+            if made is not None and world.picks[other] is None and other != player:
+                options = legal_actions(world, other)
+                apply_trusted(world, options[stream.randbelow(len(options))])
         # The other seats' records are of the real game: in the sampled world they start from
         # what they are shown there, so nothing of the real game reaches a search through them.
         for seat in range(self._n):
@@ -483,6 +512,12 @@ class SolsticeObserver:
         if self.perfect_recall:
             return state.information_state_string(player)
         return state.observation_string(player)
+
+
+def _copy_memory(memory: DraftMemory) -> DraftMemory:
+    new = copy.copy(memory)
+    new.picks = memory.picks[:]  # the one part ``observe`` changes in place
+    return new
 
 
 pyspiel.register_game(_GAME_TYPE, SolsticeGame)
