@@ -25,7 +25,8 @@ class LearnedBotError(ValueError):
 
 class LearnedBot(Bot):
     name = "learned"
-    description = "plays a policy trained with bots.rl (learned:PATH to its .npz file)"
+    description = ("plays the ranker shipped with the package, or a policy trained with "
+                   "bots.rl (learned:PATH to its .npz file)")
 
     def __init__(self, path: str = "") -> None:
         path = path or str(SHIPPED)
