@@ -104,12 +104,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         low, high = wilson(wins, played)
         print(f"curve: {k} teacher games ({len(part)} decisions): against greedy {wins}/"
               f"{played} ({wins / played:.1%}, 95 % CI {low:.1%}-{high:.1%})", flush=True)
+    fitting = time.process_time()
     ranker = fit(data, epochs=args.epochs)
+    fitting = time.process_time() - fitting
     agree = sum(int(np.argmax(X @ ranker.w)) == chosen for X, chosen in data)
     greedy_agree = sum(bool(X[chosen, 1]) for X, chosen in data)
     ranker.save(args.out)
     print(f"{len(data)} teacher decisions from {args.games} games in {collected:.0f} CPU-s; "
-          f"fitted in {time.process_time() - started - collected:.0f} CPU-s; the ranker "
+          f"fitted in {fitting:.0f} CPU-s; the ranker "
           f"picks the teacher's move in {agree / len(data):.1%} (greedy's best move: "
           f"{greedy_agree / len(data):.1%}); saved {args.out}", flush=True)
     if args.eval:
