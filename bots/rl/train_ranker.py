@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -95,15 +97,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     games = collect(args.games, args.teacher, args.seed)
     data = [d for game in games for d in game]
     collected = time.process_time() - started
-    for k in [int(x) for x in args.curve.split(",") if x.strip()]:
-        part = [d for game in games[:k] for d in game]
-        fitted = fit(part, epochs=args.epochs) if part else Ranker()
-        fitted.save(f"{args.out}.curve{k}.npz")
-        wins, played = evaluate(f"learned:{args.out}.curve{k}.npz", args.eval,
-                                f"{args.seed}-eval")
-        low, high = wilson(wins, played)
-        print(f"curve: {k} teacher games ({len(part)} decisions): against greedy {wins}/"
-              f"{played} ({wins / played:.1%}, 95 % CI {low:.1%}-{high:.1%})", flush=True)
+    with tempfile.TemporaryDirectory() as scratch:  # the curve's rankers are not kept
+        for k in [int(x) for x in args.curve.split(",") if x.strip()]:
+            part = [d for game in games[:k] for d in game]
+            fitted = fit(part, epochs=args.epochs) if part else Ranker()
+            path = Path(scratch) / f"curve{k}.npz"
+            fitted.save(path)
+            wins, played = evaluate(f"learned:{path}", args.eval, f"{args.seed}-eval")
+            low, high = wilson(wins, played)
+            print(f"curve: {k} teacher games ({len(part)} decisions): against greedy {wins}/"
+                  f"{played} ({wins / played:.1%}, 95 % CI {low:.1%}-{high:.1%})", flush=True)
     fitting = time.process_time()
     ranker = fit(data, epochs=args.epochs)
     fitting = time.process_time() - fitting
