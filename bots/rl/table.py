@@ -95,7 +95,7 @@ class Table:
             if self._recalled else None
         self._stepper = Stepper(self.state, lambda s: random_chance(s, chance),
                                 RelabelSchedule(stream_orders(stream.fork("relabel"), players)),
-                                on_state=self._show_all if recall else None)
+                                on_state=self._show_all if self._recalled else None)
         self.steps = 0
         self.played: list[int] = []  # the index of every action so far, in order
         self.seat: int | None = None
