@@ -67,3 +67,15 @@ def test_a_vector_of_games_steps_together_and_starts_each_finished_game_again() 
         assert not rewards[~terminations].any()
     envs.close()
     assert finished >= 4
+
+
+def test_the_readme_example_runs() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme[readme.index("### Gymnasium, one seat"):]
+    code = section[section.index("```python\n") + len("```python\n"):section.index("```\n")]
+    scope: dict[str, object] = {}
+    exec(code, scope)  # the README's own example
+    assert scope["rewards"].shape == (16,)  # type: ignore[attr-defined]
+    scope["envs"].close()  # type: ignore[attr-defined]
