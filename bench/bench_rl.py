@@ -1,22 +1,28 @@
 """Benchmark of the learning environments (``bots.rl``, the rl extra). Figures are CPU time of
-this process (``time.process_time``), except the ISMCTS match, whose bots both stop on the
-wall clock at the same budget per decision.
+this process (``time.process_time``); in the ISMCTS match both bots get the same CPU time per
+decision (``time.thread_time``), so the machine's load does not decide it.
 
 * environment steps per CPU-second, random masked play (each step: the acting agent's
   observation and mask, a uniformly random legal index, ``step``), 2 and 4 players: through
   PettingZoo's AEC API (``bots.rl.env``, wrappers included, and ``raw_env``) and through the
   bare ``bots.rl.table.Table`` (the observation encoded every step, no PettingZoo);
+* ``--vector``: agent steps per CPU-second of ``bots.rl.gym_env.make_vector_env`` (one
+  process: the throughput of one core), 1 and 16 games, against ``random`` and ``greedy``,
+  and with the perfect-recall information state;
 * ``--ismcts SECONDS``: OpenSpiel's ``ISMCTSBot`` (random rollouts, UCT c=2, the max-visit
   policy, on ``python_solstice``) against our ``ismcts`` (``ismcts:time=SECONDS``) in
-  two-player games, seats swapped every game, at the same time per decision: OpenSpiel's bot
-  has no time limit of its own, so each of its decisions gets as many simulations as its
-  measured rate fits in the budget (the first decision: 10). The mean time per decision each
-  bot took is printed with the result.
+  two-player games, seats swapped every game, at the same CPU time per decision: ours stops on
+  its CPU clock (``ismcts:time=SECONDS,clock=cpu``); OpenSpiel's bot has no time limit of its
+  own, so each of its decisions gets as many simulations as its rate in CPU time, measured
+  on its decisions so far, fits in the budget (at least ``MIN_SIMULATIONS``: with one its
+  search has no visited root and fails). The mean CPU time per decision each bot took, and
+  the search each made, are printed with the result.
 
 ``--compiled`` measures the optional compiled engine (``make fast``: ``build/fast``).
 
     .venv/bin/python bench/bench_rl.py [--steps 20000] [--compiled]
     .venv/bin/python bench/bench_rl.py --ismcts 0.5 --games 4
+    .venv/bin/python bench/bench_rl.py --vector [--steps 20000]
 """
 
 from __future__ import annotations
@@ -89,6 +95,37 @@ def table_steps(players: int, steps: int) -> float:
     return done / (time.process_time() - started)
 
 
+MIN_SIMULATIONS = 2  # OpenSpiel's ISMCTSBot asserts a visited root: one simulation leaves none
+
+
+def openspiel_simulations(rate: float, seconds: float) -> int:
+    """The simulations OpenSpiel's bot gets for ``seconds`` of CPU at ``rate`` a CPU-second."""
+    return max(MIN_SIMULATIONS, int(rate * seconds))
+
+
+def vector_steps(num_envs: int, steps: int, opponent: str, info_state: bool = False) -> float:
+    """Agent steps per CPU-second of ``make_vector_env`` (random masked actions; each agent
+    step includes the opponent bot's moves until the agent's next turn)."""
+    import numpy as np
+
+    from bots.rl.gym_env import make_vector_env
+
+    envs = make_vector_env(num_envs, opponents=[opponent], info_state=info_state)
+    rng = np.random.default_rng(num_envs)
+    obs, _ = envs.reset(seed=num_envs)
+    done = 0
+    started = time.process_time()
+    while done < steps:
+        masks = obs["action_mask"]
+        actions = np.array([int(rng.choice(np.flatnonzero(m))) if m.any() else 0
+                            for m in masks])
+        obs, *_ = envs.step(actions)
+        done += num_envs
+    took = time.process_time() - started
+    envs.close()
+    return done / took
+
+
 def ismcts_match(seconds: float, games: int) -> None:
     import numpy as np
     import pyspiel
@@ -103,12 +140,14 @@ def ismcts_match(seconds: float, games: int) -> None:
     game = pyspiel.load_game("python_solstice", {"players": 2})
     wins = {"openspiel": 0, "ours": 0}
     think = {"openspiel": [0.0, 0], "ours": [0.0, 0]}
-    sims = {"total": 0, "decisions": 0}
-    rate = 10.0 / seconds  # OpenSpiel simulations per second, re-measured every decision
+    sims = {"total": 0, "decisions": 0, "ours": 0}
+    # OpenSpiel simulations per CPU-second: all its simulations over all its CPU time so far
+    spent = [0, 0.0]
+    rate = 10.0 / seconds
     for g in range(games):
         rng = np.random.RandomState(g)
         openspiel_seat = g % 2
-        ours = IsmctsBot(time=seconds, iterations=1_000_000)
+        ours = IsmctsBot(time=seconds, iterations=1_000_000, clock="cpu")
         state = game.new_initial_state()
         started_ours = False
         while not state.is_terminal():
@@ -122,14 +161,15 @@ def ismcts_match(seconds: float, games: int) -> None:
             if len(legal) == 1:  # nothing to decide: neither bot is asked
                 state.apply_action(state.legal_actions()[0])
                 continue
-            began = time.perf_counter()
+            began = time.thread_time()
             if seat == openspiel_seat:
-                n = max(1, int(rate * seconds))
+                n = openspiel_simulations(rate, seconds)
                 bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, n,
                                        random_state=rng, allow_inconsistent_action_sets=True)
                 action = bot.step(state)
-                took = time.perf_counter() - began
-                rate = n / max(took, 1e-6)
+                spent[0] += n
+                spent[1] += time.thread_time() - began
+                rate = spent[0] / max(spent[1], 1e-6)
                 sims["total"] += n
                 sims["decisions"] += 1
                 who = "openspiel"
@@ -139,8 +179,9 @@ def ismcts_match(seconds: float, games: int) -> None:
                     started_ours = True
                 chosen = ours.choose(Turn(full, seat, legal))
                 action = enc.state_legal_indices(full, seat, [chosen])[0]
+                sims["ours"] += ours.last_iterations
                 who = "ours"
-            think[who][0] += time.perf_counter() - began
+            think[who][0] += time.thread_time() - began
             think[who][1] += 1
             state.apply_action(action)
         returns = state.returns()
@@ -150,10 +191,10 @@ def ismcts_match(seconds: float, games: int) -> None:
               f"(scores {list(state._g.state.vp)} vp)", flush=True)
     for who, label in (("openspiel", "OpenSpiel ISMCTSBot"), ("ours", "our ismcts")):
         total, count = think[who]
-        print(f"  {label:20s} wins {wins[who]}/{games}, {total / max(count, 1):.3f} s per "
+        print(f"  {label:20s} wins {wins[who]}/{games}, {total / max(count, 1):.3f} CPU-s per "
               f"decision over {count} decisions")
     print(f"  OpenSpiel ISMCTS: {sims['total'] / max(sims['decisions'], 1):.1f} simulations "
-          "per decision")
+          f"per decision; ours: {sims['ours'] / max(think['ours'][1], 1):.1f} iterations")
 
 
 def main() -> int:
@@ -163,6 +204,8 @@ def main() -> int:
     parser.add_argument("--ismcts", type=float, metavar="SECONDS",
                         help="play the ISMCTS match at SECONDS per decision instead")
     parser.add_argument("--games", type=int, default=2, help="games of the ISMCTS match")
+    parser.add_argument("--vector", action="store_true",
+                        help="measure make_vector_env (2 players, 1 and 16 games) instead")
     parser.add_argument("--compiled", action="store_true",
                         help="fail unless the compiled engine runs (make builds it)")
     parser.add_argument("--pure", action="store_true",
@@ -184,6 +227,14 @@ def main() -> int:
         print(f"OpenSpiel ISMCTSBot vs our ismcts, 2 players, {args.ismcts:g} s per decision, "
               f"{args.games} games")
         ismcts_match(args.ismcts, args.games)
+        return 0
+    if args.vector:
+        print(f"make_vector_env agent steps per CPU-second (one core), 2 players, random "
+              f"masked actions, {args.steps} steps each")
+        for opponent, info_state in (("random", False), ("greedy", False), ("random", True)):
+            rates = [vector_steps(n, args.steps, opponent, info_state) for n in (1, 16)]
+            print(f"  opponent {opponent:6s} info_state={info_state!s:5s}: 1 game {rates[0]:8.0f}"
+                  f"   16 games {rates[1]:8.0f}", flush=True)
         return 0
     print(f"environment steps per CPU-second, random masked play, {args.steps} steps each")
     for players in (2, 4):

@@ -1,5 +1,7 @@
 """``learned``: plays a policy trained on the learning environment (``bots.rl``), saved as a
-``.npz`` file: ``--bot learned:PATH`` (or ``learned:path=PATH``).
+``.npz`` file: ``--bot learned:PATH`` (or ``learned:path=PATH``); ``--bot learned`` plays the
+one shipped with the package (``bots/data/learned.npz``: a ranker, ``bots.rl.ranker``, trained
+by ``python -m bots.rl.train_ranker``).
 
 It reads only its ``Turn`` (the seat's view and legal actions), encodes them as the
 environment does, and plays the legal action its policy likes best, so it sits at any table:
@@ -8,8 +10,13 @@ environment does, and plays the legal action its policy likes best, so it sits a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bots.base import Bot, Turn
 from engine import Action
+
+# the weights shipped with the package: ``--bot learned`` plays them
+SHIPPED = Path(__file__).resolve().parent / "data" / "learned.npz"
 
 
 class LearnedBotError(ValueError):
@@ -18,21 +25,27 @@ class LearnedBotError(ValueError):
 
 class LearnedBot(Bot):
     name = "learned"
-    description = "plays a policy trained with bots.rl (learned:PATH to its .npz file)"
+    description = ("plays the ranker shipped with the package, or a policy trained with "
+                   "bots.rl (learned:PATH to its .npz file)")
 
     def __init__(self, path: str = "") -> None:
-        if not path:
-            raise LearnedBotError("learned needs the policy file: --bot learned:PATH "
-                                  "(train one with bots/examples/train_learned.py)")
+        path = path or str(SHIPPED)
         try:
             from bots.rl import encoding
             from bots.rl.policy import Policy, PolicyFileError
+            from bots.rl.ranker import Ranker, RankerFileError, is_ranker_file
         except ImportError as exc:
             raise LearnedBotError(f"learned needs numpy: pip install 'solstice[rl]' ({exc})"
                                   ) from exc
+        if not Path(path).is_file():
+            raise LearnedBotError(f"no policy file {path!r}")
+        self.ranker: Ranker | None = None
         try:
-            self.policy = Policy.load(path)
-        except PolicyFileError as exc:
+            if is_ranker_file(path):
+                self.ranker = Ranker.load(path)
+            else:
+                self.policy = Policy.load(path)
+        except (PolicyFileError, RankerFileError) as exc:
             raise LearnedBotError(str(exc)) from exc
         self._legal_indices = encoding.legal_indices
         self._encode_view = encoding.encode_view
@@ -41,6 +54,10 @@ class LearnedBot(Bot):
     def choose(self, turn: Turn) -> Action:
         if len(turn.legal) == 1:
             return turn.legal[0]
+        if self.ranker is not None:
+            from bots.rl.ranker import choose
+
+            return choose(self.ranker, turn, self.rng)
         view = turn.view
         indices = self._legal_indices(turn.legal, view)
         best = self.policy.best(self._encode_view(view), indices)

@@ -74,8 +74,6 @@ def test_the_learned_bot_plays_a_networked_game(trained: Path) -> None:
 
 
 def test_a_missing_or_foreign_policy_file_is_a_clear_spec_error(tmp_path: Path) -> None:
-    with pytest.raises(BotSpecError, match="learned needs the policy file"):
-        make_bot("learned")
     with pytest.raises(BotSpecError, match="no policy file"):
         make_bot(f"learned:{tmp_path / 'none.npz'}")
     other = tmp_path / "other.npz"

@@ -1,6 +1,9 @@
 """Solstice for learning agents: a PettingZoo AEC environment (``env``, ``raw_env``), an
-OpenSpiel game (``import bots.rl.openspiel`` registers ``python_solstice``) and the fixed-size
-encodings both use (``bots.rl.encoding``, numpy only).
+OpenSpiel game (``import bots.rl.openspiel`` registers ``python_solstice``), a single-agent
+Gymnasium environment with the project's bots in the other seats and vectors of it
+(``bots.rl.gym_env``), the fixed-size encodings they use (``bots.rl.encoding``, numpy only),
+perfect-recall information states (``bots.rl.recall``), game records ``solstice replay``
+shows (``bots.rl.record``) and the ``learned`` bot's ranker (``bots.rl.ranker``).
 
 ``pettingzoo`` and ``open_spiel`` come with the optional extra: ``pip install 'solstice[rl]'``.
 """

@@ -222,6 +222,16 @@ def observation_layout() -> list[tuple[str, int, int]]:
             ("options", _CARD_BLOCK + _PLANET_BLOCK + _TABLE_BLOCK, _OPTION_BLOCK)]
 
 
+def observation_names() -> list[str]:
+    """The name of every index of the observation, in order: ``card:<label>:<feature>``,
+    ``planet<p>:<feature>``, ``table:<feature>``, ``option<k>:<feature>`` (the features of
+    ``CARD_FEATURES`` and the others; seats are offsets from the observer, 0 being itself)."""
+    return ([f"card:{card.label}:{f}" for card in CARDS for f in CARD_FEATURES]
+            + [f"planet{p}:{f}" for p in range(MAX_PLANETS) for f in PLANET_FEATURES]
+            + [f"table:{f}" for f in TABLE_FEATURES]
+            + [f"option{k}:{f}" for k in range(MAX_OPTIONS) for f in OPTION_FEATURES])
+
+
 def _per_seat(prefix: str, table: dict[str, int]) -> tuple[int, ...]:
     return tuple(table[f"{prefix}{r}"] for r in range(MAX_SEATS))
 

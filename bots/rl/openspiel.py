@@ -15,16 +15,21 @@ slots). A pick round's picks are asked in seat order on the same state and taken
 once all are in. Player actions are the indices of ``bots.rl.encoding`` (the same as the
 PettingZoo environment); chance outcomes are below 48.
 
-A player's information state is its view (the dict every bot gets, without the log) and its
-own past actions, as a string; the tensors are the view's encoding (``encode_view``), so they
-are not perfect recall. Returns: 1 for the winner, -1/(n-1) for every other seat (zero-sum).
-``resample_from_infostate`` deals the unseen cards (``bots.rl.worlds.sample_world``) and
-re-draws the picks other seats have made this pick round, so OpenSpiel's ``ISMCTSBot`` can
-search the game.
+A player's information state has perfect recall (``bots.rl.recall``): the string is every
+view the player was shown, in order, without slot numbers (so no secret relabel order splits
+an information state), with its own actions between them; the tensor is the current view's
+encoding followed by a memory of every card it has seen (when, where) and what it did with
+its own. The observation (string and tensor) is the current view alone. Returns: 1 for the
+winner, -1/(n-1) for every other seat (zero-sum).
+``resample_from_infostate`` deals the unseen cards where the player's memory of the round's
+draft puts them (``bots.memory``, as our ``ismcts`` samples), the rest at random, and re-draws
+the picks other seats have made this pick round, so OpenSpiel's ``ISMCTSBot`` can search the
+game.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, cast
 
@@ -32,9 +37,10 @@ import numpy as np
 import pyspiel
 
 from bots.base import Turn
+from bots.memory import DraftMemory, Sampler
 from bots.rl import encoding as enc
+from bots.rl.recall import INFO_STATE_SIZE, Recall
 from bots.rl.table import game_rewards
-from bots.rl.worlds import sample_world
 from engine import (
     CHANCE,
     GameConfig,
@@ -54,6 +60,7 @@ from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
 from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
+from engine.view import redact
 
 MAX_CHANCE_OUTCOMES = len(CARDS)
 MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,500
@@ -131,6 +138,16 @@ class _Game:
         self.order: list[int] = []            # the entries of the order being drawn
         self.pickers: list[int] = []          # the pick round being asked (state unchanged)
         self.picks: list[Pick] = []           # its picks so far, in seat order, not applied
+        self.recall: list[Recall] = []        # each seat's record of its views and actions
+        # What each record has yet to take in, in order: a copy of the state after each step
+        # (every seat is shown its view of it) or a seat's own action (seat, index). Records
+        # take it in only when an information state is asked for: a search's rollouts, which
+        # never ask, pay one state copy a step, not a view per seat.
+        self.trail: list[GameState | tuple[int, int]] = []
+        self.taken: list[int] = []            # per seat: how much of the trail its record holds
+        # per seat: what it remembers of the round's draft (bots.memory), for resampling
+        self.memory: list[DraftMemory] = []
+        self.remembered: list[int] = []       # per seat: how much of the trail it has seen
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -149,6 +166,11 @@ class _Game:
         new.order = self.order[:]
         new.pickers = self.pickers[:]
         new.picks = self.picks[:]
+        new.recall = [r.copy() for r in self.recall]
+        new.trail = self.trail[:]  # its states are never changed once there
+        new.taken = self.taken[:]
+        new.memory = [_copy_memory(m) for m in self.memory]
+        new.remembered = self.remembered[:]
         return new
 
 
@@ -159,11 +181,17 @@ class SolsticeState(pyspiel.State):
         self._g = _Game()
         self._g.mine = [[] for _ in range(self._n)]
         self._g.drawn = [[] for _ in _setup_plan(self._n)]
+        self._g.recall = [Recall(seat) for seat in range(self._n)]
+        self._g.taken = [0] * self._n
+        self._g.memory = [DraftMemory(seat) for seat in range(self._n)]
+        self._g.remembered = [0] * self._n
 
     # --- the setup, as chance ------------------------------------------------------------
 
     def _setup_step(self) -> tuple[str, tuple[str, ...], int, list[str]] | None:
         """The setup draw pending: (what, pool, index, drawn so far), or None when done."""
+        if self._g.config is not None:
+            return None  # asked at every chance node: the plan's pools are not cheap to list
         for i, (what, pool, count) in enumerate(_setup_plan(self._n)):
             if len(self._g.drawn[i]) < count:
                 return what, pool, i, self._g.drawn[i]
@@ -209,6 +237,7 @@ class SolsticeState(pyspiel.State):
             if len(g.deck) == len(g.config.card_ids()):
                 g.state = new_game(g.config, g.deck, keep_log=False)
                 self._advance()
+                self._record()
             return
         if g.state.chance is None:
             g.order.append(outcome)
@@ -216,12 +245,14 @@ class SolsticeState(pyspiel.State):
                 g.orders.append(tuple(g.order))
                 g.order = []
                 self._advance()
+                self._record()
             return
         g.perm.append(outcome)
         if len(g.perm) == g.state.chance[1]:
             perm, g.perm = tuple(g.perm), []
             apply_in_place(g.state, Shuffle(perm))
             self._advance()
+            self._record()
 
     def _advance(self) -> None:
         """Take every step that is neither chance nor a player's, in ``play_match``'s order:
@@ -321,12 +352,45 @@ class SolsticeState(pyspiel.State):
         indices = enc.state_legal_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
+        g.trail.append((seat, action))
         if g.pickers:
             assert isinstance(chosen, Pick)
             g.picks.append(chosen)  # taken with the round's other picks
         else:
             apply_trusted(g.state, chosen)
         self._advance()
+        self._record()
+
+    def _record(self) -> None:
+        """Every seat is shown its view after each step of the game (a repeated view adds
+        nothing to its record): noted on the trail, taken in by ``_recall``."""
+        g = self._g
+        if g.state is not None:
+            g.trail.append(g.state.clone())
+
+    def _draft_memory(self, player: int) -> DraftMemory:
+        """What the player remembers of the round's draft, with all the trail seen (each
+        state redacted to what the player knows, as a bot sees its turns)."""
+        g = self._g
+        memory = g.memory[player]
+        for entry in g.trail[g.remembered[player]:]:
+            if not isinstance(entry, tuple):
+                memory.observe(redact(entry, player))
+        g.remembered[player] = len(g.trail)
+        return memory
+
+    def _recall(self, player: int) -> Recall:
+        """The player's record, with all the trail taken in."""
+        g = self._g
+        recall = g.recall[player]
+        for entry in g.trail[g.taken[player]:]:
+            if isinstance(entry, tuple):
+                if entry[0] == player:
+                    recall.act(entry[1])
+            else:
+                recall.see(Turn(entry, player, []).view)
+        g.taken[player] = len(g.trail)
+        return recall
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -363,16 +427,23 @@ class SolsticeState(pyspiel.State):
         return _view_string(self, player)
 
     def information_state_string(self, player: int | None = None) -> str:
+        """Perfect recall: every view the player was shown, in order, without slot numbers,
+        and its own actions between them (``bots.rl.recall``)."""
         player = self.current_player() if player is None else player
-        return _view_string(self, player) + " mine " + ",".join(
-            map(str, self._g.mine[player]))
+        g = self._g
+        if g.state is None:
+            return _view_string(self, player)  # the setup is public
+        return self._recall(player).string()
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
-        """A state the player cannot tell from this one: every card it has not seen dealt at
-        random, consistent with every disclosure (``bots.rl.worlds.sample_world``), and the
-        picks other seats have made this pick round (secret until all are in) made again at
-        random in that world."""
+        """A state the player cannot tell from this one: every card it does not see now dealt
+        consistently with every disclosure and with what it remembers of the round's draft
+        (the cards of the hands it passed: ``bots.memory.Sampler``), and the picks other
+        seats have made this pick round (secret until all are in) made again at random in
+        that world."""
         g = self._g
+        if g.state is not None:
+            self._recall(player)  # taken in once here, not again in every sampled world
         clone: SolsticeState = self.clone()  # pyspiel's clone keeps the Python class
         if g.state is None:
             return clone
@@ -380,7 +451,21 @@ class SolsticeState(pyspiel.State):
         seed = int(np.random.randint(1 << 62)) if sampler is None else \
             int(sampler() * (1 << 52))
         stream = RandomStream(f"resample/{seed}")
-        world = clone._g.state = sample_world(g.state, player, stream)
+        # the cards the player saw in hands it passed are dealt where it knows them to be
+        # (bots.memory, as our ismcts samples), the rest at random, as determinize deals them
+        sampler = Sampler(redact(g.state, player), self._draft_memory(player))
+        world = clone._g.state = sampler.world(stream)
+        for other, made in enumerate(g.state.picks):  # as bots.rl.worlds.sample_world does
+            if made is not None and world.picks[other] is None and other != player:
+                options = legal_actions(world, other)
+                apply_trusted(world, options[stream.randbelow(len(options))])
+        # The other seats' records are of the real game: in the sampled world they start from
+        # what they are shown there, so nothing of the real game reaches a search through them.
+        for seat in range(self._n):
+            if seat != player:
+                clone._g.recall[seat] = Recall(seat)
+                clone._g.recall[seat].see(Turn(world, seat, []).view)
+                clone._g.taken[seat] = len(clone._g.trail)
         for i, pick in enumerate(clone._g.picks):
             if pick.seat != player:
                 options = legal_actions(world, pick.seat)
@@ -399,14 +484,24 @@ def _view_string(state: SolsticeState, player: int) -> str:
 
 class SolsticeObserver:
     """OpenSpiel's observer: the encoded view as ``tensor`` (``dict["view"]`` is the same
-    array), the view as a string."""
+    array), the view as a string; with perfect recall, the tensor goes on with the player's
+    memory of every card (``dict["recall"]``, ``bots.rl.recall.Recall.tensor``) and the
+    string is its whole record."""
 
     def __init__(self, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(enc.OBS_SIZE, np.float32)
-        self.dict = {"view": self.tensor}
+        self.tensor = np.zeros(INFO_STATE_SIZE if perfect_recall else enc.OBS_SIZE, np.float32)
+        self.dict = {"view": self.tensor[:enc.OBS_SIZE]}
+        if perfect_recall:
+            self.dict["recall"] = self.tensor[enc.OBS_SIZE:]
 
     def set_from(self, state: SolsticeState, player: int) -> None:
+        if self.perfect_recall:
+            if state._g.state is None:
+                self.tensor[:] = 0.0
+            else:
+                state._recall(player).tensor(out=self.tensor)
+            return
         view = state.view(player)
         if view is None:
             self.tensor[:] = 0.0
@@ -417,6 +512,12 @@ class SolsticeObserver:
         if self.perfect_recall:
             return state.information_state_string(player)
         return state.observation_string(player)
+
+
+def _copy_memory(memory: DraftMemory) -> DraftMemory:
+    new = copy.copy(memory)
+    new.picks = memory.picks[:]  # the one part ``observe`` changes in place
+    return new
 
 
 pyspiel.register_game(_GAME_TYPE, SolsticeGame)

@@ -5,6 +5,8 @@ Same calling convention as PettingZoo's own classic games::
     from bots.rl import env
     e = env(players=3)
     e.reset(seed=7)
+    for i, agent in enumerate(e.possible_agents):
+        e.action_space(agent).seed(7 + i)
     for agent in e.agent_iter():
         obs, reward, termination, truncation, info = e.last()
         action = None if termination or truncation else \\
@@ -16,10 +18,21 @@ Agents ``player_0`` .. ``player_{n-1}`` are the seats. The observation is a dict
 ``action_mask`` (int8, ``ACTION_SIZE``); ``info["view"]`` is the raw view (the dict bots get,
 its ``legal`` the legal actions in text form), for the agent to act. Rewards come at the
 end only (``reward="win"`` by default, or ``"margin"``: see ``bots.rl.table.game_rewards``).
+
+``reset(seed=S)`` deals game ``S/0``, and each reset after it ``S/1``, ``S/2``, ...: the games
+``solstice simulate --seed S`` plays (unseeded, ``0/0``, ...). ``opponents=["greedy"]`` seats
+the project's bots in the last seats (``bots.rl.opponents``): the agents are the other seats.
+``info_state=True`` adds ``information_state`` to the observation: the perfect-recall tensor
+(``bots.rl.recall``; ``information_state_string(agent)`` is its text). ``snapshot()`` and
+``restore()`` save and restore a game; ``copy.deepcopy`` and ``pickle`` give independent
+copies (a copy replays the game's actions from its seed: its chance is its own).
+``save_game(path)`` writes the game as a record ``solstice replay`` shows.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -28,8 +41,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from bots.rl.encoding import ACTION_SIZE, OBS_SIZE, describe_action
-from bots.rl.table import REWARDS, Table
-from engine.randomness import RandomStream
+from bots.rl.opponents import Opponents
+from bots.rl.recall import INFO_STATE_SIZE
+from bots.rl.record import save_game
+from bots.rl.table import REWARDS, Table, TableSnapshot
+
+# what a snapshot keeps besides the table (PettingZoo's per-agent bookkeeping)
+_BOOKKEEPING = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations",
+                "infos", "agent_selection", "_games", "_seed_name", "_last_action")
 
 
 class raw_env(AECEnv):  # PettingZoo's naming convention
@@ -37,7 +56,8 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
                 "is_parallelizable": False}
 
     def __init__(self, players: int = 2, reward: str = "win",
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, opponents: Sequence[str] = (),
+                 info_state: bool = False) -> None:
         super().__init__()
         if not 2 <= players <= 4:
             raise ValueError(f"Solstice is for 2-4 players, not {players}")
@@ -48,15 +68,25 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.players = players
         self.reward_kind = reward
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(players)]
+        if len(opponents) >= players:
+            raise ValueError(f"{len(opponents)} opponent bots leave no seat of {players} "
+                             "to an agent")
+        learners = players - len(opponents)
+        self.opponents = Opponents(list(opponents)) if opponents else None
+        self.info_state = info_state
+        self.possible_agents = [f"player_{i}" for i in range(learners)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
+        fields: dict[str, spaces.Space[Any]] = {
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8)})
+            "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8)}
+        if info_state:
+            fields["information_state"] = spaces.Box(0.0, 1.0, (INFO_STATE_SIZE,),
+                                                     dtype=np.float32)
+        obs_space = spaces.Dict(fields)
         self.observation_spaces = {agent: obs_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(ACTION_SIZE)
                               for agent in self.possible_agents}
-        self._seeds = RandomStream(b"solstice-pettingzoo")
+        self._seed_name = "0"  # game k of seed S is S/k, as in `solstice simulate --seed S`
         self._games = 0
         self.table: Table | None = None
         self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
@@ -70,13 +100,18 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            self._seeds = RandomStream(seed)
+            self._seed_name = str(seed)
             self._games = 0
-        # each game of a seed has a seed of its own, derived in order
-        game_seed = self._seeds.fork(f"game{self._games}").word().to_bytes(8, "big")
+        game_seed = f"{self._seed_name}/{self._games}"
         self._games += 1
         config = (options or {}).get("config")
-        self.table = Table(self.players, game_seed, config=config)
+        learners = range(len(self.possible_agents))
+        self.table = Table(self.players, game_seed, config=config,
+                           recall=learners if self.info_state else False)
+        if self.opponents is not None:
+            self.opponents.start(self.table, range(len(self.possible_agents), self.players),
+                                 game_seed)
+            self.opponents.play(self.table)
         self._cached = None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
@@ -111,7 +146,46 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
                 mask = np.zeros(ACTION_SIZE, dtype=np.int8)
             self._cached = (key, table.observe(seat), mask)
         _, obs, mask = self._cached
-        return {"observation": obs.copy(), "action_mask": mask.copy()}
+        out = {"observation": obs.copy(), "action_mask": mask.copy()}
+        if self.info_state:
+            assert table.recall is not None
+            out["information_state"] = table.recall[seat].tensor()
+        return out
+
+    def information_state_string(self, agent: str) -> str:
+        """The agent's perfect-recall record as text (``info_state=True``)."""
+        table = self.table
+        if table is None or table.recall is None:
+            raise RuntimeError("information states need raw_env(info_state=True) and reset()")
+        return table.recall[self._seat_of[agent]].string()
+
+    def save_game(self, path: str) -> None:
+        """Write the game so far as a record ``solstice replay`` shows (``bots.rl.record``)."""
+        if self.table is None:
+            raise RuntimeError("reset() the environment before saving its game")
+        bots = list(self.opponents.specs) if self.opponents is not None else []
+        save_game(self.table, path, self.possible_agents + bots)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The game so far (picklable): ``restore`` returns to it, here or in another env of
+        the same arguments."""
+        if self.table is None:
+            raise RuntimeError("reset() the environment before a snapshot")
+        out = {name: copy.deepcopy(getattr(self, name)) for name in _BOOKKEEPING
+               if hasattr(self, name)}
+        out["table"] = self.table.snapshot()
+        return out
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        for name, value in snap.items():
+            if name != "table":
+                setattr(self, name, copy.deepcopy(value))
+        table_snap: TableSnapshot = snap["table"]
+        self.table = Table.restore(table_snap)
+        if self.opponents is not None:
+            # a bot's own memory is no part of a snapshot: it starts the game afresh
+            self.opponents.start(self.table, range(len(self.possible_agents), self.players))
+        self._cached = None
 
     def step(self, action: int | None) -> None:
         if (self.terminations[self.agent_selection]
@@ -124,8 +198,12 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._cumulative_rewards[agent] = 0.0
         played = table.step(int(action))
         self._last_action = played.text()
+        if self.opponents is not None:
+            self.opponents.play(table)
         if table.over:
             for seat, value in enumerate(table.rewards(self.reward_kind)):
+                if seat >= len(self.possible_agents):
+                    continue  # a bot's seat
                 name = self.possible_agents[seat]
                 self.rewards[name] = value
                 self.terminations[name] = True

@@ -12,6 +12,8 @@ depends on whether another seat has already chosen.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ from bots.rl.encoding import (
     legal_indices,
     mask_of,
 )
+from bots.rl.recall import Recall
 from engine import (
     Action,
     GameConfig,
@@ -37,6 +40,18 @@ from engine.randomness import RandomStream
 from engine.relabel import RelabelSchedule
 
 REWARDS = ("win", "margin")
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """A table's seed, options and actions so far (``Table.snapshot``; picklable)."""
+
+    players: int
+    seed: bytes | str | int
+    config: GameConfig | None
+    keep_log: bool
+    recall: tuple[int, ...]  # the seats whose records are kept
+    played: tuple[int, ...]
 
 
 def game_rewards(scores: list[int], winner: int, kind: str) -> list[float]:
@@ -55,21 +70,64 @@ def game_rewards(scores: list[int], winner: int, kind: str) -> list[float]:
 
 
 class Table:
-    """A game in progress. ``seat`` is the seat to act (None when the game is over)."""
+    """A game in progress. ``seat`` is the seat to act (None when the game is over).
+
+    ``recall=True`` (or a list of seats) keeps each seat's perfect-recall record
+    (``bots.rl.recall.Recall``: every view it was shown and its own actions); off by default,
+    as it costs a view per seat per step. A table is copied, pickled and snapshotted by its
+    seed and the actions played so far (``snapshot``, ``Table.restore``): the copy replays
+    them, so it draws its chance from streams of its own and playing it leaves the original
+    as it was."""
 
     def __init__(self, players: int, seed: bytes | str | int, *,
-                 config: GameConfig | None = None, keep_log: bool = False) -> None:
+                 config: GameConfig | None = None, keep_log: bool = False,
+                 recall: bool | Sequence[int] = False) -> None:
+        self.players, self.seed, self._config_given = players, seed, config
+        self.keep_log = keep_log
         stream = RandomStream(seed)
         self.state: GameState = seeded_game(stream, players, config, keep_log=keep_log)
         self.config = self.state.config
         chance = stream.fork("chance")
+        # the seats whose records are kept (True: all); the others' stay empty
+        self._recalled: tuple[int, ...] = tuple(range(players)) if recall is True \
+            else tuple(recall or ())
+        self.recall: list[Recall] | None = [Recall(seat) for seat in range(players)] \
+            if self._recalled else None
         self._stepper = Stepper(self.state, lambda s: random_chance(s, chance),
-                                RelabelSchedule(stream_orders(stream.fork("relabel"), players)))
+                                RelabelSchedule(stream_orders(stream.fork("relabel"), players)),
+                                on_state=self._show_all if self._recalled else None)
         self.steps = 0
+        self.played: list[int] = []  # the index of every action so far, in order
         self.seat: int | None = None
         self._turn: Turn | None = None
         self._indices: list[int] | None = None
         self._settle()
+        self._show_all(self.state)
+
+    def _show_all(self, state: GameState) -> None:
+        """Each seat is shown its view (after every step, chance and relabels included)."""
+        if self.recall is not None:
+            for seat in self._recalled:
+                self.recall[seat].see(Turn(state, seat, []).view)
+
+    def snapshot(self) -> TableSnapshot:
+        """What restores this table: its seed, its options and the actions played."""
+        return TableSnapshot(self.players, self.seed, self._config_given, self.keep_log,
+                             self._recalled, tuple(self.played))
+
+    @classmethod
+    def restore(cls, snap: TableSnapshot) -> Table:
+        table = cls(snap.players, snap.seed, config=snap.config, keep_log=snap.keep_log,
+                    recall=snap.recall)
+        for index in snap.played:
+            table.step(index)
+        return table
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Table:
+        return Table.restore(self.snapshot())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Table.restore, (self.snapshot(),)
 
     def _settle(self) -> None:
         """Play chance and relabels until a seat must act or the game is over, as
@@ -117,12 +175,19 @@ class Table:
             action = self.turn.legal[indices.index(index)]
         except ValueError:
             raise EncodingError(f"action {index} is not legal for seat {self.seat} now") from None
-        self.play(action)
+        self._play(action, index)
         return action
 
     def play(self, action: Action) -> None:
         """Play one of the acting seat's legal actions (as engine action). A draft pick is
         held until every pick of its round is in."""
+        self._play(action, self.legal_indices()[self.turn.legal.index(action)])
+
+    def _play(self, action: Action, index: int) -> None:
+        if self.recall is not None:
+            assert self.seat is not None
+            self.recall[self.seat].act(index)
+        self.played.append(index)
         self._stepper.play(action)  # one of the very actions legal_actions listed
         self.steps += 1
         self._settle()

@@ -1,0 +1,220 @@
+"""Perfect-recall information states: the record of what one seat has seen, when, and what it
+did (numpy only).
+
+The observation (``bots.rl.encoding.encode_view``) is a snapshot: a card the seat saw in a
+hand it passed, or face up before it went back under the deck, is gone from it. A ``Recall``
+keeps every view the seat was shown, in order, with its own actions between them.
+
+Views are made *canonical* first (``canonical_view``): slot numbers are bookkeeping, and a
+relabelled hand's fresh slots follow its holder's secret order, so two histories the seat
+cannot tell apart may show different slots. The canonical view names cards by label only,
+lists a hand sorted, and writes a slot option (Whispered Secrets) as its rank among the
+slot options. Whatever the seat cannot tell apart gives one record.
+
+``Recall.string()`` is the whole record as text (each view as the keys that changed since
+the one before, as JSON, and ``act N`` for the seat's own actions); ``Recall.tensor()`` is
+the current observation followed by a fixed-size memory per card id (``RECALL_FEATURES``):
+whether, when and where the seat last saw it, and what the seat itself did with it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from bots.rl import encoding as enc
+from engine.cards import CARDS
+
+_DROP = ("log", "legal")  # the log names slots; the legal actions follow from the rest
+_ID = {card.label: card.id for card in CARDS}
+
+
+def _labels(entries: list[dict[str, Any]]) -> list[str]:
+    return sorted(entry["label"] or "?" for entry in entries)
+
+
+def canonical_view(view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` without slot numbers, in an order no secret relabel order decides."""
+    out = {key: value for key, value in view.items() if key not in _DROP}
+    out["hand"] = _labels(view["hand"])
+    out["drafted"] = _labels(view["drafted"])
+    prisoner = view["prisoner"]
+    out["prisoner"] = None if prisoner is None else prisoner["label"] or "?"
+    out["known"] = sorted(view["known"].values())
+    # a planet's cards stay in the order they were dispatched (public); only slots go
+    out["planets"] = [{**planet, "cards": [{k: v for k, v in card.items() if k != "slot"}
+                                           for card in planet["cards"]]}
+                      for planet in view["planets"]]
+    decision = view["decision"]
+    if decision is not None:
+        slots = sorted(int(o) for o in decision["options"] if o.isdigit())
+        rank = {str(x): f"slot#{i}" for i, x in enumerate(slots)}
+        card = decision["card"]
+        out["decision"] = {**decision,
+                           "options": [rank.get(o, o) for o in decision["options"]],
+                           "default": rank.get(decision["default"], decision["default"]),
+                           "card": None if card is None else card["label"] or "?"}
+    return out
+
+
+# --- the memory per card id ------------------------------------------------------------------
+
+_PLACES: tuple[str, ...] = (
+    "my_hand", "my_drafted", "my_prisoner", "discarded",
+    *(f"planet{p}_face_up" for p in range(enc.MAX_PLANETS)),
+    *(f"planet{p}_face_down" for p in range(enc.MAX_PLANETS)),
+    "elsewhere")  # known, but in none of the places above (a hand I passed, a Vision, ...)
+RECALL_FEATURES: tuple[str, ...] = (
+    "seen", "gone", "first_seen_round", "last_seen_round",
+    *(f"last_seen_{place}" for place in _PLACES),
+    "i_picked", *(f"i_dispatched_to_planet{p}" for p in range(enc.MAX_PLANETS)),
+    "i_captured", "i_discarded")
+_RF = {name: i for i, name in enumerate(RECALL_FEATURES)}
+_PLACE_AT = {place: _RF[f"last_seen_{place}"] for place in _PLACES}
+RECALL_SIZE = enc.N_CARDS * len(RECALL_FEATURES)
+INFO_STATE_SIZE = enc.OBS_SIZE + RECALL_SIZE
+
+
+def info_state_names() -> list[str]:
+    """The name of every index of the information state tensor: the observation's
+    (``encoding.observation_names``), then ``recall:<label>:<feature>``."""
+    return enc.observation_names() + [f"recall:{card.label}:{feature}" for card in CARDS
+                                      for feature in RECALL_FEATURES]
+
+
+def _places(view: dict[str, Any]) -> dict[int, str]:
+    """card id -> where this view shows it (the first place that names it)."""
+    seen: dict[int, str] = {}
+    for entry in view["hand"]:
+        seen.setdefault(_ID[entry["label"]], "my_hand")
+    for entry in view["drafted"]:
+        if entry["label"] is not None:
+            seen.setdefault(_ID[entry["label"]], "my_drafted")
+    if view["prisoner"] is not None and view["prisoner"]["label"] is not None:
+        seen.setdefault(_ID[view["prisoner"]["label"]], "my_prisoner")
+    for p, planet in enumerate(view["planets"]):
+        for card in planet["cards"]:
+            if card["label"] is not None:
+                side = "face_up" if card["face_up"] else "face_down"
+                seen.setdefault(_ID[card["label"]], f"planet{p}_{side}")
+        for label in planet["discarded"]:
+            if label is not None:
+                seen.setdefault(_ID[label], "discarded")
+    for label in view["known"].values():
+        seen.setdefault(_ID[label], "elsewhere")
+    return seen
+
+
+class Recall:
+    """One seat's record: ``see`` every view it is shown, ``act`` each of its own actions."""
+
+    __slots__ = ("_last", "_memory", "_mine", "_now", "_now_view", "_text", "entries", "seat")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.entries: list[str] = []
+        self._last: dict[str, Any] = {}        # the last canonical view (flat: one key a planet)
+        self._memory: dict[int, list[Any]] = {}  # card id -> [first round, last round, place]
+        self._now: set[int] = set()            # the cards the current view shows
+        self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
+        self._now_view: dict[str, Any] | None = None
+        self._text: str | None = None  # string(), kept until the record grows
+
+    def see(self, view: dict[str, Any]) -> None:
+        """The seat is shown ``view`` (its own view, as every bot gets it)."""
+        flat = canonical_view(view)
+        # one key per planet, so that an entry holds the planet that changed, not all five
+        for p, planet in enumerate(flat.pop("planets")):
+            flat[f"planet{p}"] = planet
+        last = self._last
+        # compared as values (cheap) and written as JSON only where they changed
+        changed = [key for key, value in flat.items() if key not in last or last[key] != value]
+        if changed:
+            self.entries.append("see {" + ",".join(
+                f'"{key}":' + json.dumps(flat[key], sort_keys=True, separators=(",", ":"))
+                for key in sorted(changed)) + "}")
+            self._last = flat
+            self._text = None
+        rnd = view["round"]
+        places = _places(view)
+        for cid, place in places.items():
+            memory = self._memory.get(cid)
+            if memory is None:
+                self._memory[cid] = [rnd, rnd, place]
+            else:
+                memory[1], memory[2] = rnd, place
+        self._now = set(places)
+        self._now_view = view
+
+    def act(self, index: int) -> None:
+        """The seat played the action of this index (``bots.rl.encoding``)."""
+        self.entries.append(f"act {index}")
+        self._text = None
+        name, at = _range_of(index)
+        i = index - at
+        if name == "pick1":
+            self._mine[i, _RF["i_picked"]] = 1.0
+        elif name == "pick2":
+            for cid in enc._PAIRS[i]:
+                self._mine[cid, _RF["i_picked"]] = 1.0
+        elif name == "dispatch":
+            cid, rest = divmod(i, enc.MAX_PLANETS * enc.N_CLAIMS)
+            self._mine[cid, _RF[f"i_dispatched_to_planet{rest // enc.N_CLAIMS}"]] = 1.0
+        elif name == "capture":
+            self._mine[i, _RF["i_captured"]] = 1.0
+        elif name == "discard":
+            self._mine[i, _RF["i_discarded"]] = 1.0
+
+    def string(self) -> str:
+        if self._text is None:
+            self._text = f"seat {self.seat}\n" + "\n".join(self.entries)
+        return self._text
+
+    def memory(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The memory block alone (``RECALL_SIZE`` values in [0, 1])."""
+        block = self._mine.copy() if out is None else out
+        if out is not None:
+            block[:] = self._mine
+        for cid, (first, last, place) in self._memory.items():
+            row = block[cid]
+            row[_RF["seen"]] = 1.0
+            row[_RF["gone"]] = 0.0 if cid in self._now else 1.0
+            row[_RF["first_seen_round"]] = min(first / 10.0, 1.0)
+            row[_RF["last_seen_round"]] = min(last / 10.0, 1.0)
+            row[_PLACE_AT[place]] = 1.0
+        return block.reshape(RECALL_SIZE)
+
+    def tensor(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The current observation, then the memory (``INFO_STATE_SIZE`` values)."""
+        vec = np.zeros(INFO_STATE_SIZE, np.float32) if out is None else out
+        if self._now_view is None:
+            vec[:] = 0.0
+            return vec
+        enc.encode_view(self._now_view, out=vec[:enc.OBS_SIZE])
+        self.memory(out=vec[enc.OBS_SIZE:].reshape(enc.N_CARDS, len(RECALL_FEATURES)))
+        return vec
+
+    def copy(self) -> Recall:
+        new = Recall.__new__(Recall)
+        new.seat = self.seat
+        new.entries = self.entries[:]
+        new._last = self._last  # replaced, never changed in place
+        new._memory = {cid: memory[:] for cid, memory in self._memory.items()}
+        new._now = self._now
+        new._mine = self._mine.copy()
+        new._now_view = self._now_view
+        new._text = self._text
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Recall:
+        return self.copy()
+
+
+def _range_of(index: int) -> tuple[str, int]:
+    for name, size in enc.RANGES:
+        at = enc.OFFSET[name]
+        if at <= index < at + size:
+            return name, at
+    raise enc.EncodingError(f"action index {index} is outside 0..{enc.ACTION_SIZE - 1}")
