@@ -33,6 +33,7 @@ import pyspiel
 
 from bots.base import Turn
 from bots.rl import encoding as enc
+from bots.rl.state_encoding import encode_state, state_indices
 from bots.rl.table import game_rewards
 from bots.rl.worlds import sample_world
 from engine import (
@@ -303,7 +304,7 @@ class SolsticeState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
-        return sorted(enc.state_legal_indices(s, player, legal_actions(s, player)))
+        return sorted(state_indices(s, player, legal_actions(s, player)))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes = self._chance_outcomes_list()
@@ -318,7 +319,7 @@ class SolsticeState(pyspiel.State):
         assert g.state is not None
         seat = self.current_player()
         legal = legal_actions(g.state, seat)
-        indices = enc.state_legal_indices(g.state, seat, legal)
+        indices = state_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
         if g.pickers:
@@ -407,11 +408,11 @@ class SolsticeObserver:
         self.dict = {"view": self.tensor}
 
     def set_from(self, state: SolsticeState, player: int) -> None:
-        view = state.view(player)
-        if view is None:
+        s = state._g.state
+        if s is None:
             self.tensor[:] = 0.0
-        else:
-            enc.encode_view(view, out=self.tensor)
+        else:  # the view's encoding, read from the state (the view is not built)
+            encode_state(s, player, out=self.tensor)
 
     def string_from(self, state: SolsticeState, player: int) -> str:
         if self.perfect_recall:
