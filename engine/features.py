@@ -80,11 +80,18 @@ class Layout:
 
 
 def seat_features(s: GameState, seat: int, layout: Layout,
-                  in_game: Sequence[int]) -> dict[int, float]:
-    """Every non-zero feature of ``seat``'s view but its decision's options: position ->
-    value, at most 1. ``in_game``: the card ids of the game's factions and events."""
+                  in_game: Sequence[int]) -> tuple[list[int], list[int], list[float]]:
+    """Every non-zero feature of ``seat``'s view but its decision's options: the positions
+    whose value is 1, then the other positions and their values (each at most 1). A position
+    may be listed twice, with the same value. ``in_game``: the card ids of the game's
+    factions and events."""
+    # Flat lists, not a dict: a dict's inserts cost most of the time here. Only the counts of
+    # cards on a planet add up, and they add up locally, in the order the view lists the
+    # cards, so every sum is the view's sum.
     L = layout
-    v: dict[int, float] = {}
+    ones: list[int] = []
+    at: list[int] = []
+    value: list[float] = []
     n = s.n
     config = s.config
     factions = config.factions
@@ -98,23 +105,23 @@ def seat_features(s: GameState, seat: int, layout: Layout,
         if known[x] & bit:
             cid = card_of[x]
             if cid >= 0:
-                v[cid * width + c_known] = 1.0
+                ones.append(cid * width + c_known)
     for x in hands[seat]:
         cid = card_of[x] if known[x] & bit else -1
         if cid < 0:
             raise ValueError(f"seat {seat} does not know its card in slot {x}")
-        v[cid * width + L.c_hand] = 1.0
+        ones.append(cid * width + L.c_hand)
     for x in drafted[seat]:
         cid = card_of[x] if known[x] & bit else -1
         if cid >= 0:
-            v[cid * width + L.c_drafted] = 1.0
+            ones.append(cid * width + L.c_drafted)
     mine = prisoner[seat]
     if mine >= 0 and known[mine] & bit and card_of[mine] >= 0:
-        v[card_of[mine] * width + L.c_prisoner] = 1.0
+        ones.append(card_of[mine] * width + L.c_prisoner)
     for claimed in s.claims:
-        v[L.event_column[card_of[claimed[0]]] * width + L.c_claimed] = 1.0
+        ones.append(L.event_column[card_of[claimed[0]]] * width + L.c_claimed)
     for cid in in_game:
-        v[cid * width + L.c_in_game] = 1.0
+        ones.append(cid * width + L.c_in_game)
     face_up, dispatcher, claim = s.face_up, s.dispatcher, s.claim
     controller, resolved = s.controller, s.resolved
     vision, discarded, started = s.vision_up, s.planet_discarded, s.planet_started
@@ -126,10 +133,12 @@ def seat_features(s: GameState, seat: int, layout: Layout,
     for p in range(len(planets)):
         name = names[p]
         row = L.planet_block + p * L.planet_width
-        v[row + L.p_exists] = 1.0
-        v[row + L.p_vp] = L.p_vp_value[name]
+        ones.append(row + L.p_exists)
         limit_known = True
         up_at, down_at = L.c_up[p], L.c_down[p]
+        cards_by = [0.0] * n
+        unknown_by = [0.0] * n
+        claimed_as: dict[str, float] = {}
         for slot in planets[p]:
             up = face_up[slot]
             cid = card_of[slot] if known[slot] & bit else -1
@@ -138,78 +147,91 @@ def seat_features(s: GameState, seat: int, layout: Layout,
             who = dispatcher[slot]
             by = rel[who] if who >= 0 else -1
             if by >= 0:
-                at = row + L.p_cards_by[by]
-                v[at] = v.get(at, 0.0) + sixth
+                cards_by[by] += sixth
             if cid < 0:
                 if by >= 0:
-                    at = row + L.p_unknown_by[by]
-                    v[at] = v.get(at, 0.0) + sixth
+                    unknown_by[by] += sixth
                 said = claim[slot]
                 if said:
-                    at = row + L.p_claim[said]
-                    v[at] = v.get(at, 0.0) + sixth
+                    claimed_as[said] = claimed_as.get(said, 0.0) + sixth
                 continue
-            at = cid * width
-            v[at + (up_at if up else down_at)] = 1.0
+            card_row = cid * width
+            ones.append(card_row + (up_at if up else down_at))
             if up and controller[slot] >= 0:
-                v[at + L.c_controller[rel[controller[slot]]]] = 1.0
+                ones.append(card_row + L.c_controller[rel[controller[slot]]])
             if resolved[slot]:
-                v[at + L.c_resolved] = 1.0
+                ones.append(card_row + L.c_resolved)
+        for by in range(n):
+            if cards_by[by]:
+                value.append(min(cards_by[by], 1.0))
+                at.append(row + L.p_cards_by[by])
+            if unknown_by[by]:
+                value.append(min(unknown_by[by], 1.0))
+                at.append(row + L.p_unknown_by[by])
+        for said, total in claimed_as.items():
+            value.append(min(total, 1.0))
+            at.append(row + L.p_claim[said])
+        value.append(min(L.p_vp_value[name], 1.0))
+        at.append(row + L.p_vp)
         if limit_known:
             limit = planet_limit(s, p) if blockade else PLANET_LIMIT
-            v[row + L.p_limit] = limit / 6.0
+            value.append(min(limit / 6.0, 1.0))
+            at.append(row + L.p_limit)
         if vision[p]:
-            v[row + L.p_vision] = 1.0
+            ones.append(row + L.p_vision)
         if sentry == p:
-            v[row + L.p_sentry] = 1.0
-        v[row + L.p_name[name]] = 1.0
+            ones.append(row + L.p_sentry)
+        ones.append(row + L.p_name[name])
         if resolving and started[p]:
             strongest, favored = strongest_and_favored(s, p)
             if strongest >= 0:
-                v[row + L.p_started] = 1.0
-                v[row + L.p_strongest[rel[strongest]]] = 1.0
+                ones.append(row + L.p_started)
+                ones.append(row + L.p_strongest[rel[strongest]])
             if favored >= 0:
-                v[row + L.p_favored[rel[favored]]] = 1.0
+                ones.append(row + L.p_favored[rel[favored]])
         for x in discarded[p]:
             cid = card_of[x] if known[x] & bit else -1
             if cid >= 0:
-                v[cid * width + L.c_discarded] = 1.0
-    v[L.t_players[n]] = 1.0
-    v[L.t_phase[s.phase.value]] = 1.0
-    v[L.t_round] = s.round / 10.0
+                ones.append(cid * width + L.c_discarded)
+    ones.append(L.t_players[n])
+    ones.append(L.t_phase[s.phase.value])
     if s.direction == 1:
-        v[L.t_left] = 1.0
-    v[L.t_first[rel[s.first_player]]] = 1.0
+        ones.append(L.t_left)
+    ones.append(L.t_first[rel[s.first_player]])
     if s.phase is _DISPATCH and s.turn >= 0:
-        v[L.t_turn[rel[s.turn]]] = 1.0
+        ones.append(L.t_turn[rel[s.turn]])
     picks, vp, casualties, captured = s.picks, s.vp, s.casualties, s.captured
+    for other in range(n):
+        r = rel[other]
+        ones.append(L.t_faction[r, factions[other]])
+        if prisoner[other] >= 0:
+            ones.append(L.t_has_prisoner[r])
+        if captured[other]:
+            ones.append(L.t_captured[r])
+    if s.claims:
+        messenger, poison = active_claim(s, "Messenger"), active_claim(s, "Poison")
+        if messenger >= 0:
+            ones.append(L.t_messenger[rel[messenger]])
+        if poison >= 0:
+            ones.append(L.t_poison[rel[poison]])
+    pick_count = must_pick(s, seat)
+    if pick_count == 1 or pick_count == 2:
+        ones.append(L.t_pick[pick_count])
+    scaled: list[tuple[int, float]] = [
+        (L.t_round, s.round / 10.0), (L.t_deck, len(s.deck) / 48.0)]
     for other in range(n):
         r = rel[other]
         made = picks[other]
         pending = len(made) // 2 if made is not None and other != seat else 0
-        v[L.t_faction[r, factions[other]]] = 1.0
-        v[L.t_vp[r]] = vp[other] / 20.0
-        v[L.t_casualties[r]] = casualties[other] / 3.0
-        v[L.t_hand[r]] = (len(hands[other]) + pending) / 10.0
-        v[L.t_drafted[r]] = (len(drafted[other]) - pending) / 10.0
-        if prisoner[other] >= 0:
-            v[L.t_has_prisoner[r]] = 1.0
-        if captured[other]:
-            v[L.t_captured[r]] = 1.0
-    if s.claims:
-        messenger, poison = active_claim(s, "Messenger"), active_claim(s, "Poison")
-        if messenger >= 0:
-            v[L.t_messenger[rel[messenger]]] = 1.0
-        if poison >= 0:
-            v[L.t_poison[rel[poison]]] = 1.0
-    pick_count = must_pick(s, seat)
-    if pick_count == 1 or pick_count == 2:
-        v[L.t_pick[pick_count]] = 1.0
-    v[L.t_deck] = len(s.deck) / 48.0
-    for at, value in v.items():
-        if value > 1.0:  # long games and crowded planets pass the scales' ends
-            v[at] = 1.0
-    return v
+        scaled.append((L.t_vp[r], vp[other] / 20.0))
+        scaled.append((L.t_casualties[r], casualties[other] / 3.0))
+        scaled.append((L.t_hand[r], (len(hands[other]) + pending) / 10.0))
+        scaled.append((L.t_drafted[r], (len(drafted[other]) - pending) / 10.0))
+    for position, figure in scaled:
+        if figure:
+            value.append(min(figure, 1.0))
+            at.append(position)
+    return ones, at, value
 
 
 def action_numbers(s: GameState, seat: int, legal: Sequence[Action], layout: Layout) -> list[int]:

@@ -75,11 +75,12 @@ def encode_state(s: GameState, seat: int, out: np.ndarray | None = None) -> np.n
         obs[:] = 0.0
     config = s.config
     try:
-        v = seat_features(s, seat, LAYOUT, enc._in_game(config.factions, config.events))
+        ones, at, values = seat_features(s, seat, LAYOUT,
+                                         enc._in_game(config.factions, config.events))
     except ValueError as exc:
         raise enc.EncodingError(str(exc)) from None
-    count = len(v)  # numpy reads the dict's keys and values at C speed, lists cost more
-    obs[np.fromiter(v, np.intp, count)] = np.fromiter(v.values(), np.float32, count)
+    obs[np.fromiter(ones, np.intp, len(ones))] = 1.0
+    obs[np.fromiter(at, np.intp, len(at))] = np.fromiter(values, np.float32, len(values))
     decision = s.decision
     if decision is not None and decision.seat == seat:
         t = enc._CARD_BLOCK + enc._PLANET_BLOCK
