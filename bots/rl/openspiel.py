@@ -60,6 +60,7 @@ MAX_CHANCE_OUTCOMES = len(CARDS)
 MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,500
 _PLANET_ID = {name: i for i, name in enumerate(enc.PLANET_NAMES)}
 _EVENT_ID = {card.name: card.id for card in CARDS if card.faction is None}
+_PLANS: dict[int, list[tuple[str, tuple[str, ...], int]]] = {}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name="python_solstice",
@@ -81,6 +82,15 @@ _GAME_TYPE = pyspiel.GameType(
 
 def _setup_plan(n: int) -> list[tuple[str, tuple[str, ...], int]]:
     """What the setup draws, in order: (what, pool, how many), as ``random_config`` does."""
+    # Asked at every chance node: made once per player count (listing the events of a kind
+    # cost a third of a random game's steps).
+    plan = _PLANS.get(n)
+    if plan is None:
+        plan = _PLANS[n] = _make_setup_plan(n)
+    return plan
+
+
+def _make_setup_plan(n: int) -> list[tuple[str, tuple[str, ...], int]]:
     if n == 2:
         return [("planet", STANDARD_PLANETS, 2),
                 ("event", events_of_kind("Deception"), 1),
@@ -165,6 +175,8 @@ class SolsticeState(pyspiel.State):
 
     def _setup_step(self) -> tuple[str, tuple[str, ...], int, list[str]] | None:
         """The setup draw pending: (what, pool, index, drawn so far), or None when done."""
+        if self._g.config is not None:
+            return None  # the setup is done (its last draw made the configuration)
         for i, (what, pool, count) in enumerate(_setup_plan(self._n)):
             if len(self._g.drawn[i]) < count:
                 return what, pool, i, self._g.drawn[i]
