@@ -78,10 +78,10 @@ def env_steps(players: int, steps: int, wrapped: bool) -> float:
 
 
 def table_steps(players: int, steps: int) -> float:
-    """Steps per CPU-second through ``Table`` with the observation encoded every step."""
+    """Steps per CPU-second through ``Table`` with the acting seat's observation encoded
+    every step (``Table.observe``, as the environments encode it)."""
     import numpy as np
 
-    from bots.rl.encoding import encode_view
     from bots.rl.table import Table
 
     rng = np.random.default_rng(players)
@@ -92,7 +92,7 @@ def table_steps(players: int, steps: int) -> float:
         if table.over:
             game += 1
             table = Table(players, f"bench{game}")
-        encode_view(table.turn.view)
+        table.observe(table.turn.seat)
         legal = table.legal_indices()
         table.step(legal[int(rng.integers(len(legal)))])
         done += 1
