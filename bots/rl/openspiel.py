@@ -61,6 +61,7 @@ MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,
 _PLANET_ID = {name: i for i, name in enumerate(enc.PLANET_NAMES)}
 _EVENT_ID = {card.name: card.id for card in CARDS if card.faction is None}
 _PLANS: dict[int, list[tuple[str, tuple[str, ...], int]]] = {}
+_CHANCE_ID, _TERMINAL_ID = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
 
 _GAME_TYPE = pyspiel.GameType(
     short_name="python_solstice",
@@ -296,18 +297,19 @@ class SolsticeState(pyspiel.State):
     # --- the OpenSpiel interface ----------------------------------------------------------
 
     def current_player(self) -> int:
+        # OpenSpiel asks this several times per action: the ids are read once, at import
         s = self._g.state
         if s is None:
-            return int(pyspiel.PlayerId.CHANCE)
+            return _CHANCE_ID
         if is_over(s):
-            return int(pyspiel.PlayerId.TERMINAL)
+            return _TERMINAL_ID
         g = self._g
         if s.chance is not None or len(g.orders) < len(g.due):
-            return int(pyspiel.PlayerId.CHANCE)
+            return _CHANCE_ID
         if g.pickers:
             return g.pickers[len(g.picks)]
         seat = to_move(s)[0]
-        return int(pyspiel.PlayerId.CHANCE) if seat == CHANCE else seat
+        return _CHANCE_ID if seat == CHANCE else seat
 
     def is_terminal(self) -> bool:
         s = self._g.state
