@@ -4,8 +4,17 @@ decision (``time.thread_time``), so the machine's load does not decide it.
 
 * environment steps per CPU-second, random masked play (each step: the acting agent's
   observation and mask, a uniformly random legal index, ``step``), 2 and 4 players: through
-  PettingZoo's AEC API (``bots.rl.env``, wrappers included, and ``raw_env``) and through the
-  bare ``bots.rl.table.Table`` (the observation encoded every step, no PettingZoo);
+  PettingZoo's AEC API (``bots.rl.env``, wrappers included, and ``raw_env``), through the
+  bare ``bots.rl.table.Table`` (the observation encoded every step, no PettingZoo) and through
+  OpenSpiel's ``python_solstice`` (each player step reads the acting player's
+  ``information_state_tensor`` and its ``legal_actions``, then applies a random one; chance
+  steps are played but not counted); each figure also per reference unit
+  (``bench_engine.reference``);
+* ``--only WORKLOAD --count N`` runs one workload for N steps silently, to count its
+  instructions under valgrind (per step: the difference of two counts over the difference of
+  N), e.g. ``valgrind --tool=cachegrind --cache-sim=no .venv/bin/python bench/bench_rl.py
+  --only raw4 --count 4000``; workloads ``env2``, ``env4``, ``raw2``, ``raw4``, ``table2``,
+  ``table4``, ``openspiel2``, ``openspiel4``;
 * ``--vector``: agent steps per CPU-second of ``bots.rl.gym_env.make_vector_env`` (one
   process: the throughput of one core), 1 and 16 games, against ``random`` and ``greedy``,
   and with the perfect-recall information state;
@@ -18,7 +27,8 @@ decision (``time.thread_time``), so the machine's load does not decide it.
   search has no visited root and fails). The mean CPU time per decision each bot took, and
   the search each made, are printed with the result.
 
-``--compiled`` measures the optional compiled engine (``make fast``: ``build/fast``).
+``--compiled`` fails unless the compiled engine runs (``make`` builds it); ``--pure``
+measures the engine's Python sources (``SOLSTICE_PURE=1``).
 
     .venv/bin/python bench/bench_rl.py [--steps 20000] [--compiled]
     .venv/bin/python bench/bench_rl.py --ismcts 0.5 --games 4
@@ -74,10 +84,10 @@ def env_steps(players: int, steps: int, wrapped: bool) -> float:
 
 
 def table_steps(players: int, steps: int) -> float:
-    """Steps per CPU-second through ``Table`` with the observation encoded every step."""
+    """Steps per CPU-second through ``Table`` with the acting seat's observation encoded
+    every step (``Table.observe``, as the environments encode it)."""
     import numpy as np
 
-    from bots.rl.encoding import encode_view
     from bots.rl.table import Table
 
     rng = np.random.default_rng(players)
@@ -88,7 +98,7 @@ def table_steps(players: int, steps: int) -> float:
         if table.over:
             game += 1
             table = Table(players, f"bench{game}")
-        encode_view(table.turn.view)
+        table.observe(table.turn.seat)
         legal = table.legal_indices()
         table.step(legal[int(rng.integers(len(legal)))])
         done += 1
@@ -124,6 +134,50 @@ def vector_steps(num_envs: int, steps: int, opponent: str, info_state: bool = Fa
     took = time.process_time() - started
     envs.close()
     return done / took
+
+
+def openspiel_steps(players: int, steps: int) -> float:
+    """Player steps per CPU-second through OpenSpiel's ``python_solstice``, the acting
+    player's information-state tensor read every step (chance played, not counted)."""
+    import numpy as np
+    import pyspiel
+
+    import bots.rl.openspiel  # noqa: F401 - registers python_solstice
+
+    game = pyspiel.load_game("python_solstice", {"players": players})
+    rng = np.random.default_rng(players)
+    state = game.new_initial_state()
+    done = 0
+    started = time.process_time()
+    while done < steps:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+            continue
+        player = state.current_player()
+        state.information_state_tensor(player)
+        legal = state.legal_actions(player)
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+        done += 1
+    return done / (time.process_time() - started)
+
+
+def run_only(workload: str, count: int) -> None:
+    """One workload for ``count`` steps, silently (for an instruction count)."""
+    players = int(workload[-1])
+    kind = workload[:-1]
+    if count:
+        if kind in ("env", "raw"):
+            env_steps(players, count, wrapped=kind == "env")
+        elif kind == "table":
+            table_steps(players, count)
+        else:
+            openspiel_steps(players, count)
+
+
+WORKLOADS = tuple(f"{kind}{n}" for kind in ("env", "raw", "table", "openspiel") for n in (2, 4))
 
 
 def ismcts_match(seconds: float, games: int) -> None:
@@ -210,10 +264,16 @@ def main() -> int:
                         help="fail unless the compiled engine runs (make builds it)")
     parser.add_argument("--pure", action="store_true",
                         help="measure the pure-Python engine (SOLSTICE_PURE=1)")
+    parser.add_argument("--only", choices=WORKLOADS,
+                        help="run only this workload for --count steps, printing nothing")
+    parser.add_argument("--count", type=int, default=1, help="steps for --only")
     args = parser.parse_args()
     missing = _missing_extra()
     if missing:
         print(f"skipped: {missing}")
+        return 0
+    if args.only:
+        run_only(args.only, args.count)
         return 0
     import engine.game
 
@@ -236,13 +296,22 @@ def main() -> int:
             print(f"  opponent {opponent:6s} info_state={info_state!s:5s}: 1 game {rates[0]:8.0f}"
                   f"   16 games {rates[1]:8.0f}", flush=True)
         return 0
-    print(f"environment steps per CPU-second, random masked play, {args.steps} steps each")
+    from bench_engine import reference
+
+    unit = reference()
+    print(f"environment steps per CPU-second, random masked play, {args.steps} steps each "
+          f"(goals: raw_env() 20,000, env() 15,000, OpenSpiel with the tensor 10,000); "
+          f"reference unit {unit:.3f} s CPU")
     for players in (2, 4):
         wrapped = env_steps(players, args.steps, wrapped=True)
         raw = env_steps(players, args.steps, wrapped=False)
         bare = table_steps(players, args.steps)
+        spiel = openspiel_steps(players, args.steps)
         print(f"  {players} players: env() {wrapped:8.0f}   raw_env() {raw:8.0f}   "
-              f"Table {bare:8.0f}", flush=True)
+              f"Table {bare:8.0f}   OpenSpiel+tensor {spiel:8.0f}", flush=True)
+        print(f"  {players} players, per reference unit: env() {wrapped * unit:6.0f}   "
+              f"raw_env() {raw * unit:6.0f}   Table {bare * unit:6.0f}   "
+              f"OpenSpiel+tensor {spiel * unit:6.0f}", flush=True)
     return 0
 
 

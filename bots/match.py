@@ -11,32 +11,26 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import Fault
 from bots.guard import GuardedSeat
 from engine import (
-    CHANCE,
     Action,
     GameConfig,
     GameState,
-    Pick,
-    apply_in_place,
-    apply_trusted,
     final_scores,
-    is_over,
     legal_actions,
     new_game,
     random_chance,
     random_config,
     ranking,
-    to_move,
-    unasked_answer,
 )
-from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import OrderOf, RelabelSchedule
+from engine.stepper import ChanceOf, Stepper
+
+__all__ = ["ChanceOf", "MatchResult", "Stepper", "play_match", "seeded_game", "stream_orders"]
 
 log = logging.getLogger("solstice.match")
 
@@ -58,10 +52,6 @@ class MatchResult:
     @property
     def winner(self) -> int:
         return self.ranking[0]
-
-
-ChanceOf = Callable[[GameState], Action]
-"""Where a game's chance comes from: the chance action for a state that awaits one."""
 
 
 def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
@@ -134,71 +124,6 @@ def seeded_game(stream: RandomStream, players: int, config: GameConfig | None = 
         table.shuffle(shuffled)
         deck = shuffled
     return new_game(config, list(deck), keep_log=keep_log)
-
-
-class Stepper:
-    """A game played one seat's decision at a time, as every engine-only game is played:
-    chance from ``chance``, hands relabelled on ``relabels``' schedule (as in a network game,
-    so each seat sees what it would see at a networked table), and a pick round's picks all
-    chosen on the same state and then taken together (moved to fresh slots where a hand is
-    relabelled with its pick), as a network's pick commitments are. ``play_match`` asks bots;
-    ``bots.rl.table.Table`` hands each decision to a learning agent."""
-
-    def __init__(self, state: GameState, chance: ChanceOf, relabels: RelabelSchedule,
-                 on_state: Callable[[GameState], None] | None = None) -> None:
-        self.state = state
-        self.actions = 0  # actions applied: chance, picks and moves
-        self._chance = chance
-        self._relabels = relabels
-        self._on_state = on_state
-        self._pickers: list[int] = []  # the pick round being asked (the state is unchanged)
-        self._picks: list[Pick] = []   # its picks so far, in seat order, not yet applied
-
-    def next_seat(self) -> int | None:
-        """Play chance and relabels until a seat must act: that seat, or None at the end."""
-        s = self.state
-        while not is_over(s):
-            if s.chance is not None:
-                apply_in_place(s, self._chance(s))
-                self._applied()
-                continue
-            if self._pickers:
-                if len(self._picks) < len(self._pickers):
-                    return self._pickers[len(self._picks)]
-                # every pick of the round is in: take them together
-                picks, self._pickers, self._picks = self._picks, [], []
-                for pick in self._relabels.with_picks(s, picks):
-                    apply_in_place(s, pick)
-                    self._applied()
-                continue
-            self._relabels.at_dispatch(s)
-            self._pickers = waiting_pickers(s)
-            if self._pickers:
-                continue
-            forced = unasked_answer(s)
-            if forced is not None:  # one legal option: not asked (ruling 41)
-                apply_trusted(s, forced)
-                self._applied()
-                continue
-            seat = to_move(s)[0]
-            assert seat != CHANCE
-            return seat
-        return None
-
-    def play(self, action: Action) -> None:
-        """The action of the seat ``next_seat`` named: one of the very actions
-        ``legal_actions`` listed (it is not checked again). A pick is held until every pick
-        of its round is in."""
-        if self._pickers:
-            self._picks.append(cast(Pick, action))
-        else:
-            apply_trusted(self.state, action)
-            self._applied()
-
-    def _applied(self) -> None:
-        self.actions += 1
-        if self._on_state is not None:
-            self._on_state(self.state)
 
 
 def stream_orders(stream: RandomStream, seats: int) -> OrderOf:

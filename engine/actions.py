@@ -15,7 +15,6 @@ type (``Assassin``) or a faction (``blue``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import FACTIONS, TYPES
@@ -24,8 +23,10 @@ from engine.errors import MalformedActionError
 CLAIMS: tuple[str, ...] = ("up", "none", "event", *TYPES, *FACTIONS)
 
 # Actions are created by the thousand for every search decision, so they are plain slots
-# dataclasses with hand-written __eq__ and __hash__ (a frozen dataclass costs about 3.5x as much
-# to create); treat them as immutable values all the same. Each class owns its three forms:
+# classes with hand-written __init__, __repr__, __eq__ and __hash__ (a frozen dataclass costs
+# about 3.5x as much to create; a dataclass's ``verb`` class variable broke the compiled build,
+# which compiles these classes: creating one from compiled code is then a C call, not a Python
+# frame); treat them as immutable values all the same. Each class owns its three forms:
 # ``text()``, ``to_dict()`` and ``parse(seat, rest)`` (the text after the verb); ``from_dict``
 # reads the dict form through a ``field(name, type)`` checker. Hashes are those of the field
 # tuples, as the dataclasses had.
@@ -47,10 +48,22 @@ def _args(rest: str) -> list[str]:
     return rest.split(" ") if rest else []
 
 
-@dataclass(slots=True, eq=False)
 class Pick:
+    __slots__ = ("seat", "slots")
+
     seat: int
     slots: tuple[int, ...]
+
+    def __init__(self, seat: int, slots: tuple[int, ...]) -> None:
+        self.seat = seat
+        self.slots = slots
+
+    def __repr__(self) -> str:
+        return f"Pick(seat={self.seat!r}, slots={self.slots!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy and pickle rebuild it by its constructor
+        return (Pick, (self.seat, self.slots))
 
     verb: ClassVar[str] = "pick"
 
@@ -84,12 +97,27 @@ class Pick:
         return Pick(field("seat", int), tuple(slots))
 
 
-@dataclass(slots=True, eq=False)
 class Dispatch:
+    __slots__ = ("claim", "planet", "seat", "slot")
+
     seat: int
     slot: int
     planet: int
     claim: str
+
+    def __init__(self, seat: int, slot: int, planet: int, claim: str) -> None:
+        self.seat = seat
+        self.slot = slot
+        self.planet = planet
+        self.claim = claim
+
+    def __repr__(self) -> str:
+        return (f"Dispatch(seat={self.seat!r}, slot={self.slot!r}, planet={self.planet!r}, "
+                f"claim={self.claim!r})")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy and pickle rebuild it by its constructor
+        return (Dispatch, (self.seat, self.slot, self.planet, self.claim))
 
     verb: ClassVar[str] = "dispatch"
 
@@ -126,10 +154,22 @@ class Dispatch:
         return Dispatch(field("seat", int), field("slot", int), field("planet", int), claim)
 
 
-@dataclass(slots=True, eq=False)
 class Capture:
+    __slots__ = ("seat", "slot")
+
     seat: int
     slot: int
+
+    def __init__(self, seat: int, slot: int) -> None:
+        self.seat = seat
+        self.slot = slot
+
+    def __repr__(self) -> str:
+        return f"Capture(seat={self.seat!r}, slot={self.slot!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy and pickle rebuild it by its constructor
+        return (Capture, (self.seat, self.slot))
 
     verb: ClassVar[str] = "capture"
 
@@ -156,10 +196,22 @@ class Capture:
         return Capture(field("seat", int), field("slot", int))
 
 
-@dataclass(slots=True, eq=False)
 class Discard:
+    __slots__ = ("seat", "slot")
+
     seat: int
     slot: int
+
+    def __init__(self, seat: int, slot: int) -> None:
+        self.seat = seat
+        self.slot = slot
+
+    def __repr__(self) -> str:
+        return f"Discard(seat={self.seat!r}, slot={self.slot!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy and pickle rebuild it by its constructor
+        return (Discard, (self.seat, self.slot))
 
     verb: ClassVar[str] = "discard"
 
@@ -193,10 +245,22 @@ def _one_slot(verb: str, rest: str) -> int:
     return _int(args[0], "slot")
 
 
-@dataclass(slots=True, eq=False)
 class Choose:
+    __slots__ = ("option", "seat")
+
     seat: int
     option: str
+
+    def __init__(self, seat: int, option: str) -> None:
+        self.seat = seat
+        self.option = option
+
+    def __repr__(self) -> str:
+        return f"Choose(seat={self.seat!r}, option={self.option!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy and pickle rebuild it by its constructor
+        return (Choose, (self.seat, self.option))
 
     verb: ClassVar[str] = "choose"
 
@@ -225,12 +289,24 @@ class Choose:
         return Choose(field("seat", int), field("option", str))
 
 
-@dataclass(slots=True, eq=False)
 class Shuffle:
     """Chance outcome: a permutation, or None when the shuffle is hidden (mental poker)."""
 
+    __slots__ = ("perm", "seat")
+
     perm: tuple[int, ...] | None
-    seat: None = None
+    seat: None
+
+    def __init__(self, perm: tuple[int, ...] | None, seat: None = None) -> None:
+        self.perm = perm
+        self.seat = seat
+
+    def __repr__(self) -> str:
+        return f"Shuffle(perm={self.perm!r}, seat={self.seat!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy and pickle rebuild it by its constructor
+        return (Shuffle, (self.perm, self.seat))
 
     verb: ClassVar[str] = "shuffle"
 

@@ -20,6 +20,8 @@ from engine.actions import Pick
 from engine.errors import IllegalActionError
 from engine.state import GameState, Phase
 
+_DISPATCH = Phase.DISPATCH  # a global: faster to read than the enum member
+
 
 @dataclass(frozen=True, slots=True)
 class Relabel:
@@ -117,15 +119,31 @@ class RelabelSchedule:
         self._relabelled: set[int] = set()
         self._dispatch_round = 0
 
-    def _relabel(self, s: GameState, seat: int) -> dict[int, int]:
-        old = tuple(s.hands[seat])
-        order = tuple(self._order_of(seat, len(old)))
-        fresh = relabel_in_place(s, Relabel(seat, old, order))
-        self._relabelled.update(fresh)
-        return {old[source]: fresh[i] for i, source in enumerate(order)}
+    def _relabel(self, s: GameState, seat: int) -> tuple[list[int], Sequence[int]]:
+        """``relabel_in_place`` of the seat's whole hand in the order ``order_of`` gives:
+        the same slots and cards, without the checks a relabel from outside needs (the old
+        slots are the hand itself); returns the old hand and the order (fresh slot ``i``, the
+        hand's ``i``-th now, took the card of ``old[order[i]]``)."""
+        old = s.hands[seat]
+        k = len(old)
+        order = self._order_of(seat, k)
+        if sorted(order) != list(range(k)):
+            raise IllegalActionError(seat, "relabel order must be a permutation of the hand")
+        card_of, relabelled = s.card_of, self._relabelled
+        bit = 1 << seat
+        fresh = []
+        for i in range(k):
+            slot = s.new_slot(card_of[old[order[i]]], bit)
+            fresh.append(slot)
+            relabelled.add(slot)
+        s.hands[seat] = fresh
+        return old, order
 
     def at_dispatch(self, s: GameState) -> list[int]:
         """Relabel every hand if a dispatch phase starts now; returns the seats relabelled."""
+        if s.phase is not _DISPATCH or s.step is not None or s.chance is not None or \
+                s.awaiting or self._dispatch_round == s.round:
+            return []  # the common case, answered before listing the seats
         seats = dispatch_relabels_due(s, self._dispatch_round)
         for seat in seats:
             self._relabel(s, seat)
@@ -137,7 +155,26 @@ class RelabelSchedule:
         """``picks``: every waiting picker's pick of this pick round (none applied yet), in
         seat order. Relabels the linkable pickers' hands (in seat order) and returns the picks
         as they are then applied, each moved to its card's fresh slots (in slot order)."""
-        seats = pick_relabels_due(s, [pick.seat for pick in picks], self._relabelled.__contains__)
-        moved = {seat: self._relabel(s, seat) for seat in seats}
-        return [Pick(pick.seat, tuple(sorted(moved[pick.seat][x] for x in pick.slots)))
-                if pick.seat in moved else pick for pick in picks]
+        relabelled = self._relabelled
+        known, others_of = s.known, s.all_mask
+        out: list[Pick] = []
+        due = []
+        for pick in picks:  # pick_relabels_due, reading the set directly
+            seat = pick.seat
+            others = others_of & ~(1 << seat)
+            for slot in s.hands[seat]:
+                if known[slot] & others or slot in relabelled:
+                    due.append(seat)
+                    break
+        fresh_of: dict[int, dict[int, int]] = {}
+        for seat in due:
+            old, order = self._relabel(s, seat)
+            fresh = s.hands[seat]
+            fresh_of[seat] = {old[source]: fresh[i] for i, source in enumerate(order)}
+        for pick in picks:
+            mapping = fresh_of.get(pick.seat)
+            if mapping is None:
+                out.append(pick)
+            else:
+                out.append(Pick(pick.seat, tuple(sorted([mapping[x] for x in pick.slots]))))
+        return out

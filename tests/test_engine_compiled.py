@@ -24,9 +24,9 @@ import engine
 from engine import _native
 
 ROOT = Path(__file__).resolve().parent.parent
-COMPILED = ("cleanup", "dispatch", "draft", "flow", "game", "resolution", "state", "strength",
-            "view")
-INTERPRETED = ("actions", "cards", "config", "_native")
+COMPILED = ("actions", "cleanup", "dispatch", "draft", "features", "flow", "game", "resolution",
+            "state", "stepper", "strength", "view")
+INTERPRETED = ("cards", "config", "_native")
 
 
 def _build_fast():  # type: ignore[no-untyped-def]
@@ -151,15 +151,20 @@ def test_a_match_result_survives_pickling() -> None:
     assert again.config == result.config
 
 
-# One value of each dataclass the compiled build compiles. A compiled frozen dataclass cannot be
-# rebuilt field by field (as copy, deepcopy and pickle rebuild one), so each says how to rebuild
-# it; a new one must be listed here to be checked.
+# One value of each dataclass the compiled build compiles, and of each action (compiled slots
+# classes). A compiled class cannot be rebuilt field by field (as copy, deepcopy and pickle
+# rebuild one), so each says how to rebuild it; a new dataclass must be listed here to be
+# checked.
 def _compiled_dataclass_samples() -> dict[str, object]:
+    from engine.actions import Capture, Choose, Discard, Dispatch, Pick, Shuffle
     from engine.canonical import JSONLimits
     from engine.relabel import Relabel
     from engine.state import Decision
 
-    return {"Relabel": Relabel(1, (4, 5), (1, 0)),
+    return {"Pick": Pick(1, (4, 5)), "Dispatch": Dispatch(2, 7, 1, "Duchess"),
+            "Capture": Capture(0, 3), "Discard": Discard(3, 9), "Choose": Choose(1, "yes"),
+            "Shuffle": Shuffle((2, 0, 1)), "hidden Shuffle": Shuffle(None),
+            "Relabel": Relabel(1, (4, 5), (1, 0)),
             "Decision": Decision(0, "pick", ("1", "2"), "1", "Pick a card", ("draft", 3)),
             "JSONLimits": JSONLimits(100, max_depth=4)}
 

@@ -67,3 +67,27 @@ def test_a_relabelled_hand_keeps_its_action_indices_and_its_observation() -> Non
     after = sorted(enc.legal_indices(legal_actions(s, seat), view(s, seat)))
     assert before == after
     assert np.array_equal(obs_before, enc.encode_view(view(s, seat)))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_state_encoding_is_the_views_encoding_for_every_seat_of_local_matches(
+        players: int) -> None:
+    from bots.rl.state_encoding import encode_state, state_indices
+    from bots.rl.table import Table
+
+    compared = 0
+    for game in range(4):
+        table = Table(players, f"state-enc{players}/{game}")
+        stream = RandomStream(f"state-enc{players}/{game}")
+        out = np.ones(enc.OBS_SIZE, dtype=np.float32)  # a reused buffer is cleared first
+        while not table.over:
+            for seat in range(players):
+                expected = enc.encode_view(view(table.state, seat))
+                assert np.array_equal(encode_state(table.state, seat), expected)
+                assert np.array_equal(encode_state(table.state, seat, out=out), expected)
+                compared += 1
+            legal = table.turn.legal
+            assert state_indices(table.state, table.turn.seat, legal) == \
+                enc.legal_indices(legal, view(table.state, table.turn.seat))
+            table.play(legal[stream.randbelow(len(legal))])
+    assert compared > 300  # every seat at every decision of 4 games

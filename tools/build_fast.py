@@ -9,14 +9,15 @@ writes the reason to ``_compiled/UNAVAILABLE``: the engine then runs from its so
 ``solstice --version`` says why.
 
 What is compiled: every engine module except the package ``__init__``, ``_native`` (which
-chooses the build), ``actions`` (slots dataclasses with class attributes, which mypyc does not
-take), ``config`` and ``cards`` (their frozen dataclasses, compiled, could not be pickled, and a
-tournament's worker processes send ``GameConfig`` back in every result) and ``events`` (frozen
-slots dataclasses that subclass one another, like ``actions``; they are made only while a log
-is kept, never in a search); those stay interpreted,
-beside the compiled modules. Compiled, a ``RandomStream``, a ``Decision`` or a state holding one
-cannot be pickled (nothing in the project pickles them). The modules share one library,
-``engine.native__mypyc`` (mypyc's group name), so the build lives inside the package.
+chooses the build), ``config`` and ``cards`` (their frozen dataclasses, compiled, could not be
+pickled, and a tournament's worker processes send ``GameConfig`` back in every result) and
+``events`` (frozen slots dataclasses that subclass one another; they are made only while a log
+is kept, never in a search); those stay interpreted, beside the compiled modules. The actions
+are compiled: plain slots classes (a dataclass's ``verb`` class variable broke the compiled
+build), each rebuilt by its constructor for copy and pickle. Compiled, a ``RandomStream``, a
+``Decision`` or a state holding one cannot be pickled (nothing in the project pickles them).
+The modules share one library, ``engine.native__mypyc`` (mypyc's group name), so the build
+lives inside the package.
 
     .venv/bin/python tools/build_fast.py [--out engine/_compiled] [--strict]
 """
@@ -36,7 +37,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"
-INTERPRETED = {"__init__.py", "_native.py", "actions.py", "cards.py", "config.py", "events.py"}
+INTERPRETED = {"__init__.py", "_native.py", "cards.py", "config.py", "events.py"}
 GROUP = "engine.native"
 
 SETUP = """\

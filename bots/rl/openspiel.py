@@ -40,6 +40,7 @@ from bots.base import Turn
 from bots.memory import DraftMemory, Sampler
 from bots.rl import encoding as enc
 from bots.rl.recall import INFO_STATE_SIZE, Recall
+from bots.rl.state_encoding import encode_state, state_indices
 from bots.rl.table import game_rewards
 from engine import (
     CHANCE,
@@ -66,6 +67,8 @@ MAX_CHANCE_OUTCOMES = len(CARDS)
 MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,500
 _PLANET_ID = {name: i for i, name in enumerate(enc.PLANET_NAMES)}
 _EVENT_ID = {card.name: card.id for card in CARDS if card.faction is None}
+_PLANS: dict[int, list[tuple[str, tuple[str, ...], int]]] = {}
+_CHANCE_ID, _TERMINAL_ID = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
 
 _GAME_TYPE = pyspiel.GameType(
     short_name="python_solstice",
@@ -87,6 +90,15 @@ _GAME_TYPE = pyspiel.GameType(
 
 def _setup_plan(n: int) -> list[tuple[str, tuple[str, ...], int]]:
     """What the setup draws, in order: (what, pool, how many), as ``random_config`` does."""
+    # Asked at every chance node: made once per player count (listing the events of a kind
+    # cost a third of a random game's steps).
+    plan = _PLANS.get(n)
+    if plan is None:
+        plan = _PLANS[n] = _make_setup_plan(n)
+    return plan
+
+
+def _make_setup_plan(n: int) -> list[tuple[str, tuple[str, ...], int]]:
     if n == 2:
         return [("planet", STANDARD_PLANETS, 2),
                 ("event", events_of_kind("Deception"), 1),
@@ -191,7 +203,7 @@ class SolsticeState(pyspiel.State):
     def _setup_step(self) -> tuple[str, tuple[str, ...], int, list[str]] | None:
         """The setup draw pending: (what, pool, index, drawn so far), or None when done."""
         if self._g.config is not None:
-            return None  # asked at every chance node: the plan's pools are not cheap to list
+            return None  # the setup is done (its last draw made the configuration)
         for i, (what, pool, count) in enumerate(_setup_plan(self._n)):
             if len(self._g.drawn[i]) < count:
                 return what, pool, i, self._g.drawn[i]
@@ -314,18 +326,19 @@ class SolsticeState(pyspiel.State):
     # --- the OpenSpiel interface ----------------------------------------------------------
 
     def current_player(self) -> int:
+        # OpenSpiel asks this several times per action: the ids are read once, at import
         s = self._g.state
         if s is None:
-            return int(pyspiel.PlayerId.CHANCE)
+            return _CHANCE_ID
         if is_over(s):
-            return int(pyspiel.PlayerId.TERMINAL)
+            return _TERMINAL_ID
         g = self._g
         if s.chance is not None or len(g.orders) < len(g.due):
-            return int(pyspiel.PlayerId.CHANCE)
+            return _CHANCE_ID
         if g.pickers:
             return g.pickers[len(g.picks)]
         seat = to_move(s)[0]
-        return int(pyspiel.PlayerId.CHANCE) if seat == CHANCE else seat
+        return _CHANCE_ID if seat == CHANCE else seat
 
     def is_terminal(self) -> bool:
         s = self._g.state
@@ -334,7 +347,7 @@ class SolsticeState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
-        return sorted(enc.state_legal_indices(s, player, legal_actions(s, player)))
+        return sorted(state_indices(s, player, legal_actions(s, player)))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes = self._chance_outcomes_list()
@@ -349,7 +362,7 @@ class SolsticeState(pyspiel.State):
         assert g.state is not None
         seat = self.current_player()
         legal = legal_actions(g.state, seat)
-        indices = enc.state_legal_indices(g.state, seat, legal)
+        indices = state_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
         g.trail.append((seat, action))
@@ -502,11 +515,11 @@ class SolsticeObserver:
             else:
                 state._recall(player).tensor(out=self.tensor)
             return
-        view = state.view(player)
-        if view is None:
+        s = state._g.state
+        if s is None:
             self.tensor[:] = 0.0
-        else:
-            enc.encode_view(view, out=self.tensor)
+        else:  # the view's encoding, read from the state (the view is not built)
+            encode_state(s, player, out=self.tensor)
 
     def string_from(self, state: SolsticeState, player: int) -> str:
         if self.perfect_recall:

@@ -45,10 +45,76 @@ from bots.rl.opponents import Opponents
 from bots.rl.recall import INFO_STATE_SIZE
 from bots.rl.record import save_game
 from bots.rl.table import REWARDS, Table, TableSnapshot
+from engine.state import GameState
+from engine.view import view
 
 # what a snapshot keeps besides the table (PettingZoo's per-agent bookkeeping)
 _BOOKKEEPING = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations",
                 "infos", "agent_selection", "_games", "_seed_name", "_last_action")
+
+
+class ViewInfo(dict):  # type: ignore[type-arg]
+    """The acting agent's info, ``{"view": the seat's view}``, the view built on first read:
+    most agents act on the observation and never read it, and building it cost more than
+    the rest of a step. It is built from a copy of the state as it was (a copy costs a
+    tenth of a view), so it is the view of its step even if read later. Every way of reading
+    the dict (item, ``get``, iteration, ``items``, copies, equality, printing) sees the
+    view."""
+
+    __slots__ = ("_seat", "_state")
+
+    def __init__(self, state: GameState, seat: int) -> None:
+        super().__init__(view=None)
+        self._state: GameState | None = state.clone()
+        self._seat = seat
+
+    def _fill(self) -> None:
+        state = self._state
+        if state is not None:
+            self._state = None
+            dict.__setitem__(self, "view", view(state, self._seat))
+
+    def __getitem__(self, key: Any) -> Any:
+        self._fill()
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._fill()
+        return dict.get(self, key, default)
+
+    def __iter__(self) -> Any:
+        self._fill()
+        return dict.__iter__(self)
+
+    def items(self) -> Any:
+        self._fill()
+        return dict.items(self)
+
+    def values(self) -> Any:
+        self._fill()
+        return dict.values(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._fill()
+        return dict(dict.items(self))
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self._fill()
+        return dict.pop(self, key, *default)
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._fill()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:
+        self._fill()
+        return (dict, (dict(dict.items(self)),))
 
 
 class raw_env(AECEnv):  # PettingZoo's naming convention
@@ -130,8 +196,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.agent_selection = self.possible_agents[table.seat]  # type: ignore[index]
         for agent in self.agents:
             self.infos[agent] = {}
-        turn = table.turn
-        self.infos[self.agent_selection] = {"view": turn.view}
+        self.infos[self.agent_selection] = ViewInfo(table.state, table.turn.seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table

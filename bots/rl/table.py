@@ -20,13 +20,9 @@ import numpy as np
 
 from bots.base import Turn
 from bots.match import Stepper, seeded_game, stream_orders
-from bots.rl.encoding import (
-    EncodingError,
-    encode_view,
-    legal_indices,
-    mask_of,
-)
+from bots.rl.encoding import EncodingError, mask_of
 from bots.rl.recall import Recall
+from bots.rl.state_encoding import encode_state, state_indices
 from engine import (
     Action,
     GameConfig,
@@ -151,17 +147,17 @@ class Table:
 
     def legal_indices(self) -> list[int]:
         if self._indices is None:
-            self._indices = legal_indices(self.turn.legal, self.turn.view)
+            turn = self.turn  # read from the state: the seat's view need not be built
+            self._indices = state_indices(self.state, turn.seat, turn.legal)
         return self._indices
 
     def action_mask(self) -> np.ndarray:
         return mask_of(self.legal_indices())
 
     def observe(self, seat: int) -> np.ndarray:
-        """The encoded view of any seat (its own view: nothing more)."""
-        if self._turn is not None and seat == self._turn.seat:
-            return encode_view(self._turn.view)
-        return encode_view(Turn(self.state, seat, []).view)
+        """The encoded view of any seat (its own view: nothing more), read from the state
+        (``encode_state``: the same array as ``encode_view`` of the seat's view)."""
+        return encode_state(self.state, seat)
 
     def view(self, seat: int) -> dict[str, Any]:
         if self._turn is not None and seat == self._turn.seat:
