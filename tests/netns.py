@@ -199,6 +199,36 @@ class Net:
             sh("ip", "-n", host.ns, "route", "add", "default", "dev", "eth0")
         return seg
 
+    def internet(self, kinds: list[str], seed: int = 0) -> tuple[Host, list[Host], Segment]:
+        """A "public" host (203.0.113.10: the rendezvous's) and one home per NAT kind in
+        ``kinds``: a router on the internet (203.0.113.20, .21, ...) with NAT, and behind it a
+        player's host at 198.51.100.2 (every home the same private range, as at home).
+        Returns the public host, the players' hosts and the internet segment."""
+        public = self.namespace("pub")
+        routers = [self.namespace(f"r{i}") for i in range(len(kinds))]
+        members = [(public, "eth0", "203.0.113.10/24")]
+        members += [(r, "wan0", f"203.0.113.{20 + i}/24") for i, r in enumerate(routers)]
+        seg = self.segment("203.0.113", members, seed)
+        players = []
+        for i, (router, kind) in enumerate(zip(routers, kinds, strict=True)):
+            home = self.namespace(f"p{i}")
+            inside, outside = f"v{self.tag}{i}a", f"v{self.tag}{i}b"
+            sh("ip", "link", "add", inside, "type", "veth", "peer", "name", outside)
+            sh("ip", "link", "set", inside, "netns", home)
+            sh("ip", "link", "set", outside, "netns", router)
+            sh("ip", "-n", home, "link", "set", inside, "name", "eth0")
+            sh("ip", "-n", router, "link", "set", outside, "name", "lan0")
+            sh("ip", "-n", home, "addr", "add", "198.51.100.2/24", "dev", "eth0")
+            sh("ip", "-n", router, "addr", "add", "198.51.100.1/24", "dev", "lan0")
+            sh("ip", "-n", home, "link", "set", "eth0", "up")
+            sh("ip", "-n", router, "link", "set", "lan0", "up")
+            sh("ip", "-n", home, "route", "add", "default", "via", "198.51.100.1")
+            sh("ip", "netns", "exec", router, "sh", "-c",
+               "echo 1 > /proc/sys/net/ipv4/ip_forward")
+            _nat(router, kind)
+            players.append(Host(f"p{i}", home, "198.51.100.2", -1))
+        return seg.hosts[0], players, seg
+
     def readdress(self, host: Host, address: str) -> None:
         """The host's address changes (a DHCP renew handing out another one)."""
         sh("ip", "-n", host.ns, "addr", "flush", "dev", host.device)
@@ -234,6 +264,46 @@ class Net:
                 seg.wire.close()
         for ns in reversed(self.namespaces):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+NAT_KINDS = ("full-cone", "port-restricted", "symmetric")
+
+
+def _nat(router: str, kind: str) -> None:
+    """The router's NAT, one of ``NAT_KINDS``. All masquerade the home behind the router's
+    internet address and let in replies. Full cone: anything sent to the router's address
+    from anywhere is forwarded home (to the same port: masquerading keeps ports where it
+    can). Port-restricted: only replies to what the home sent. Symmetric: as port-restricted,
+    and every connection out gets a fresh random port, so the port a rendezvous sees is no
+    use to anyone else."""
+    if kind not in NAT_KINDS:
+        raise ValueError(kind)
+    masquerade = "masquerade random" if kind == "symmetric" else "masquerade"
+    inbound = 'iifname "wan0" dnat to 198.51.100.2' if kind == "full-cone" else ""
+    rules = f"""
+table ip nat {{
+  chain pre {{
+    type nat hook prerouting priority -100;
+    {inbound}
+  }}
+  chain post {{
+    type nat hook postrouting priority 100;
+    oifname "wan0" {masquerade}
+  }}
+}}
+table ip filter {{
+  chain passing {{
+    type filter hook forward priority 0; policy drop;
+    ct state established,related accept
+    iifname "lan0" accept
+    ct status dnat accept
+  }}
+}}
+"""
+    done = subprocess.run(["ip", "netns", "exec", router, "nft", "-f", "-"], input=rules,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"nft in {router}: {done.stderr.strip()}")
 
 
 def _namespace_env() -> dict[str, str]:

@@ -84,7 +84,7 @@ def _fair(root: Path, sessions: list[GameSession], events: list[list[Any]]) -> N
         assert verify_transcript(path).ok
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 async def test_a_game_relayed_through_the_rendezvous_verifies(tmp_path: Path) -> None:
     notes: list[str] = []
     sessions, events = await _table(tmp_path, Rendezvous(on_note=notes.append))
@@ -131,7 +131,8 @@ class Dropping(Rendezvous):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("server", [Lying, Altering, Dropping])
+@pytest.mark.parametrize("server", [pytest.param(Lying, marks=pytest.mark.soak), Altering,
+                                    pytest.param(Dropping, marks=pytest.mark.soak)])
 async def test_a_bad_rendezvous_or_relay_names_nobody(tmp_path: Path, server: type) -> None:
     made = server()
     sessions, events = await _table(tmp_path, made, direct=0.0 if server is not Lying else 2.0)
