@@ -275,7 +275,8 @@ def _nat(router: str, kind: str) -> None:
     from anywhere is forwarded home (to the same port: masquerading keeps ports where it
     can). Port-restricted: only replies to what the home sent. Symmetric: as port-restricted,
     and every connection out gets a fresh random port, so the port a rendezvous sees is no
-    use to anyone else."""
+    use to anyone else. Like a home router, none answers what it was not asked (no reset
+    for a connection to a port nobody forwards: the SYN is dropped)."""
     if kind not in NAT_KINDS:
         raise ValueError(kind)
     masquerade = "masquerade random" if kind == "symmetric" else "masquerade"
@@ -292,6 +293,10 @@ table ip nat {{
   }}
 }}
 table ip filter {{
+  chain incoming {{
+    type filter hook input priority 0;
+    iifname "wan0" ct state new drop
+  }}
   chain passing {{
     type filter hook forward priority 0; policy drop;
     ct state established,related accept

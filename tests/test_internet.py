@@ -1,6 +1,8 @@
 """Friends behind home routers play over a simulated internet (tests/netns.py): a public
 host runs ``solstice rendezvous``, each player sits behind a router with NAT (full cone,
-port-restricted, symmetric) and 80 ms round trips between routers. The host prints a join
+port-restricted, symmetric) and 80 ms round trips between routers. ``make test`` plays the
+three-player table (hole punching and the relay); ``make lan-test`` the two- and
+four-player ones too (all three kinds, every path). The host prints a join
 code with ``--rendezvous``; the others ``join`` it; the game verifies fair. A peer behind
 the full cone is dialed directly (its router forwards); one behind the symmetric NAT only
 through the relay.
@@ -38,37 +40,78 @@ def _logs(logs: list[Path]) -> str:
     return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')}" for log in logs)
 
 
-def test_three_players_behind_three_kinds_of_nat_play_a_fair_game(net: Net,
-                                                                  tmp_path: Path) -> None:
-    kinds = ["symmetric", "full-cone", "port-restricted"]
+def _expected_path(dialer: str, dialed: str) -> str | None:
+    """How a peer behind ``dialer`` reaches one behind ``dialed``: "direct" (a full cone
+    forwards), "punch" (both routers keep one port per local port: hole punching works),
+    "relay" (a symmetric NAT's next port cannot be known); None where it is a race (a full
+    cone dialing a port-restricted peer: the punch may meet the cone's forwarding)."""
+    if dialed == "full-cone":
+        return "direct"
+    if "symmetric" in (dialer, dialed):
+        return "relay"
+    if dialer == dialed == "port-restricted":
+        return "punch"
+    return None
+
+
+@pytest.mark.parametrize("kinds", [
+    ["port-restricted", "port-restricted", "symmetric"],
+    pytest.param(["symmetric", "full-cone", "port-restricted", "port-restricted"],
+                 marks=pytest.mark.soak),
+    pytest.param(["full-cone", "symmetric"], marks=pytest.mark.soak)])
+def test_players_behind_different_kinds_of_nat_play_a_fair_game(net: Net, tmp_path: Path,
+                                                                kinds: list[str]) -> None:
+    """Player i behind a router of ``kinds[i]``; each peer dials the lower seats directly,
+    by hole punching through both routers, or through the relay, whichever works first,
+    and each pair takes the path its routers allow. A spectator on the internet watches by
+    the join code, through the relay."""
+    n = len(kinds)
     public, players, internet = net.internet(kinds, seed=44)
     internet.impair(0.0, 40, 5)
     rv_log = tmp_path / "rendezvous.log"
     rv = net.start(public, ["rendezvous", "--bind", "203.0.113.10", "--port", "7447"], rv_log)
     wait_for(rv_log, "rendezvous listening", 30, rv)
-    logs = [tmp_path / f"p{i}.log" for i in range(3)]
-    homes = [tmp_path / f"p{i}" for i in range(3)]
-    procs = [net.start(players[0], ["host", "-n", "3", "--rendezvous", RENDEZVOUS, "--home",
+    logs = [tmp_path / f"p{i}.log" for i in range(n)]
+    homes = [tmp_path / f"p{i}" for i in range(n)]
+    procs = [net.start(players[0], ["host", "-n", str(n), "--rendezvous", RENDEZVOUS, "--home",
                                     str(homes[0]), "--name", "p0", *BOT], logs[0])]
     text = wait_for(logs[0], "join code: ", 60, procs[0])
     code = text.split("join code: ", 1)[1].split()[0]
-    for i in (1, 2):
+    watched = tmp_path / "watched.json"
+    watch_log = tmp_path / "watcher.log"
+    watcher = net.start(public, ["watch", code, "--headless", "--home", str(tmp_path / "w"),
+                                 "--transcript", str(watched)], watch_log)
+    for i in range(1, n):
         procs.append(net.start(players[i], ["join", code, "--home", str(homes[i]), "--name",
                                             f"p{i}", *BOT], logs[i]))
-        wait_for(logs[0], f"joined, {i + 1}/3", 60, procs[0])  # seats in this order
     deadline = time.monotonic() + 240
-    for proc in procs:
+    for proc in [*procs, watcher]:
         proc.wait(max(0.1, deadline - time.monotonic()))
-    assert [p.returncode for p in procs] == [0, 0, 0], _logs([*logs, rv_log])
+    assert [p.returncode for p in procs] == [0] * n, _logs([*logs, rv_log])
+    assert watcher.returncode == 0 and verify_transcript(watched).ok, _logs([watch_log])
     results = []
     for home in homes:
         paths = sorted(home.glob("games/*/transcript.json"))
         assert len(paths) == 1 and verify_transcript(paths[0]).ok, _logs(logs)
         results.append(json.loads((paths[0].parent / "finished.json").read_text())["scores"])
-    assert results[0] == results[1] == results[2]
-    relayed = rv_log.read_text()
+    assert all(r == results[0] for r in results)
+
+    # Seats in join order (the roster's): the higher seat dials the lower. The rendezvous's
+    # log names, for each punch and relay, the dialer's router and the dialed peer.
+    line = wait_for(logs[0], "Players: ", 1).split("Players: ", 1)[1].splitlines()[0]
+    seats = [int(name.split()[0][1:]) for name in line.split(", ")]
     ids = [Identity.load_or_create(home).peer_id[:8] for home in homes]
-    # p1 and p2 reach the host behind the symmetric NAT only through the relay; p2 reaches
-    # p1 directly, its full-cone router forwarding the port.
-    assert f"to peer {ids[0]}" in relayed, relayed
-    assert f"to peer {ids[1]}" not in relayed, relayed
+    said = rv_log.read_text()
+    for low, i in enumerate(seats):
+        for j in seats[low + 1:]:
+            router = f"203.0.113.{20 + j}"
+            punched = said.count(f"punching {router} to peer {ids[i]}")
+            relayed = said.count(f"relaying {router} to peer {ids[i]}")
+            path = _expected_path(kinds[j], kinds[i])
+            where = f"p{j} ({kinds[j]}) -> p{i} ({kinds[i]}):\n{said}"
+            if path == "direct":
+                assert not punched and not relayed, where
+            elif path == "punch":  # each failed punch is followed by a relay: one held
+                assert punched > relayed, where
+            elif path == "relay":
+                assert relayed, where

@@ -168,9 +168,15 @@ def test_a_host_cut_off_and_healed(net: Net, tmp_path: Path, seconds: int) -> No
     _finish(procs, logs, 300)
     names = ["h0", "h1", "h2"]
     _nobody_honest_named(tmp_path, names, logs)
-    if seconds < 60:
-        assert [p.returncode for p in procs] == [0, 0, 0], _logs(logs)
-        _verified_alike(tmp_path, names, logs)
+    if seconds > 60:  # past the grace: everyone stopped resumably; all resume and finish
+        for log in logs:
+            assert "solstice resume" in log.read_text(), _logs(logs)
+        game = next((tmp_path / "h0").glob("games/*")).name
+        procs = [net.start(host, ["resume", game, "--home", str(tmp_path / host.name), *BOT],
+                           log) for host, log in zip(lan.hosts, logs, strict=True)]
+        _finish(procs, logs, 300)
+    assert [p.returncode for p in procs] == [0, 0, 0], _logs(logs)
+    _verified_alike(tmp_path, names, logs)
 
 
 @pytest.mark.soak

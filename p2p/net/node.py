@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import trio
@@ -514,6 +515,8 @@ async def open_node(
                 identity, handler, bind=bind, port=port, config=cfg, task_status=task_status
             )
         )
+        if cfg.rendezvous is not None:
+            cfg = replace(cfg, local_port=bound)  # hole punching dials from our port
         node = Node(identity, home_path, bind, bound, cfg, nursery)
         node_box.append(node)
         if cfg.rendezvous is not None:
@@ -522,7 +525,8 @@ async def open_node(
             async def relayed(tcp: trio.SocketStream, remote: str) -> None:
                 await accept_stream(tcp, ctx, handler, cfg, remote)
 
-            seen = await nursery.start(listen_at, cfg.rendezvous, identity, relayed)
+            punch = (bound, cfg.punch_timeout) if cfg.punch_timeout > 0 else None
+            seen = await nursery.start(listen_at, cfg.rendezvous, identity, relayed, punch)
             node.public_address = seen[0]
         try:
             yield node

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import struct
 from collections.abc import Awaitable, Callable
 
 import trio
@@ -89,6 +90,99 @@ async def relayed_stream(rendezvous: Address, peer_id: str) -> trio.SocketStream
     return tcp
 
 
+def reusable_socket(port: int) -> trio.socket.SocketType:
+    """A TCP socket bound to ``port`` that may share it with our listener and other such
+    sockets (SO_REUSEPORT): hole punching dials from the port we listen on, so that the
+    router's mapping the rendezvous saw is the one the other peer dials."""
+    sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_STREAM)
+    sock.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_REUSEADDR, 1)
+    sock.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_REUSEPORT, 1)
+    return sock
+
+
+async def _bound_connect(port: int, address: Address) -> trio.SocketStream:
+    sock = reusable_socket(port)
+    try:
+        await sock.bind(("0.0.0.0", port))
+        await sock.connect(address)
+    except BaseException:
+        sock.close()
+        raise
+    return trio.SocketStream(sock)
+
+
+_PUNCH_LINES: dict[int, trio.Lock] = {}
+
+
+async def _punch_line(rendezvous: Address, port: int, line: dict[str, object]) -> Address:
+    """Send ``line`` to the rendezvous from ``port``; return the ``punch-to`` it answers.
+    One at a time per port: two would be the same TCP connection (same ports both ends)."""
+    async with _PUNCH_LINES.setdefault(port, trio.Lock()):
+        return await _punch_line_once(rendezvous, port, line)
+
+
+async def _punch_line_once(rendezvous: Address, port: int, line: dict[str, object]
+                           ) -> Address:
+    try:
+        with trio.fail_after(STEP_TIMEOUT):
+            tcp = await _bound_connect(port, rendezvous)
+    except (OSError, trio.TooSlowError) as exc:
+        raise RendezvousUnreachable(f"cannot reach the rendezvous to punch: {exc}") from None
+    try:
+        with trio.fail_after(2 * STEP_TIMEOUT):
+            await tcp.send_all(encode_line(line))
+            answer = await _line(tcp, "the rendezvous")
+    except trio.TooSlowError:
+        raise RendezvousUnreachable("the rendezvous did not answer the punch") from None
+    finally:
+        # An abortive close (RST): a graceful one would leave this port's connection to the
+        # rendezvous in TIME_WAIT, and our next punch line, from the same port to the same
+        # rendezvous, could not be made for a minute.
+        tcp.socket.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_LINGER,
+                              struct.pack("ii", 1, 0))
+        await trio.aclose_forcefully(tcp)
+    address, target = answer.get("address"), answer.get("port")
+    if answer.get("op") != "punch-to" or not isinstance(address, str) or not _is_ip(address) \
+            or not isinstance(target, int) or not 0 < target < 65536:
+        raise RendezvousError(f"no punch: {str(answer.get('reason', answer.get('op')))[:80]!r}")
+    return address, target
+
+
+async def _simultaneous_open(port: int, target: Address, timeout: float) -> trio.SocketStream:
+    """Dial ``target`` from ``port`` until it connects or ``timeout`` passes: the other side
+    dials us at the same moment, and each router lets the other's SYN in as the answer to
+    its own."""
+    with trio.move_on_after(timeout):
+        while True:
+            try:
+                with trio.move_on_after(1.5):  # a SYN lost to a router is resent at 1 s
+                    return await _bound_connect(port, target)
+            except OSError:
+                await trio.sleep(0.1)  # refused (the other's SYN not out yet): again
+    raise RendezvousUnreachable(f"hole punching to {target[0]}:{target[1]} failed")
+
+
+async def punched_stream(rendezvous: Address, peer_id: str, port: int,
+                         timeout: float) -> tuple[trio.SocketStream, str]:
+    """A direct stream to ``peer_id`` through both routers, by hole punching from our
+    listening ``port``; raises RendezvousError if the routers do not let it through (a
+    symmetric NAT maps each destination to another port)."""
+    target = await _punch_line(rendezvous, port, {"v": 1, "op": "punch", "peer": peer_id})
+    return await _simultaneous_open(port, target, timeout), target[0]
+
+
+async def _punch_accept(rendezvous: Address, token: str, port: int, timeout: float,
+                        on_stream: StreamHandler) -> None:
+    try:
+        target = await _punch_line(rendezvous, port, {"v": 1, "op": "punched",
+                                                      "token": token})
+        stream = await _simultaneous_open(port, target, timeout)
+    except (*_BROKEN, trio.TooSlowError) as exc:
+        log.info("hole punching (as the dialed side) failed: %s", exc)
+        return
+    await on_stream(stream, target[0])
+
+
 async def _accept(rendezvous: Address, token: str, remote: str,
                   on_stream: StreamHandler) -> None:
     try:
@@ -110,7 +204,8 @@ async def _accept(rendezvous: Address, token: str, remote: str,
 
 
 async def _listen_once(rendezvous: Address, identity: Identity, on_stream: StreamHandler,
-                       nursery: trio.Nursery, on_seen: Callable[[Address], None]) -> None:
+                       nursery: trio.Nursery, on_seen: Callable[[Address], None],
+                       punch: tuple[int, float] | None) -> None:
     tcp = await _open(rendezvous)
     try:
         with trio.fail_after(STEP_TIMEOUT):
@@ -132,9 +227,13 @@ async def _listen_once(rendezvous: Address, identity: Identity, on_stream: Strea
             with trio.fail_after(3 * PING_EVERY):
                 line = await _line(tcp, "the rendezvous")
             token, remote = line.get("token"), line.get("from")
-            if line.get("op") == "incoming" and isinstance(token, str) and len(token) <= 64:
+            if not isinstance(token, str) or len(token) > 64:
+                continue
+            if line.get("op") == "incoming":
                 hint = remote if isinstance(remote, str) and _is_ip(remote) else rendezvous[0]
                 nursery.start_soon(_accept, rendezvous, token, hint, on_stream)
+            elif line.get("op") == "punch" and punch is not None:
+                nursery.start_soon(_punch_accept, rendezvous, token, *punch, on_stream)
     finally:
         await trio.aclose_forcefully(tcp)
 
@@ -148,10 +247,13 @@ def _is_ip(text: str) -> bool:
 
 
 async def listen_at(rendezvous: Address, identity: Identity, on_stream: StreamHandler,
+                    punch: tuple[int, float] | None = None,
                     task_status: trio.TaskStatus[Address] = trio.TASK_STATUS_IGNORED) -> None:
     """Keep a listen line open at the rendezvous, reporting the address it sees us at
     (``task_status``: the first time; a first failure is raised, later ones retried with
-    backoff), and hand each relayed stream to ``on_stream(stream, remote address hint)``."""
+    backoff), and hand each relayed or punched stream to ``on_stream(stream, remote
+    address hint)``. ``punch``: (our listening port, seconds to try) to take part in hole
+    punching when a peer asks for it; None: relay only."""
     started = [False]
 
     def on_seen(seen: Address) -> None:
@@ -163,7 +265,7 @@ async def listen_at(rendezvous: Address, identity: Identity, on_stream: StreamHa
     async with trio.open_nursery() as nursery:
         while True:
             try:
-                await _listen_once(rendezvous, identity, on_stream, nursery, on_seen)
+                await _listen_once(rendezvous, identity, on_stream, nursery, on_seen, punch)
             except (*_BROKEN, trio.TooSlowError, ValueError) as exc:
                 if not started[0]:
                     raise RendezvousUnreachable(str(exc)) from None

@@ -103,6 +103,7 @@ class _Pending:
     done: trio.Event = field(default_factory=trio.Event)
     stream: trio.SocketStream | None = None
     early: bytes = b""
+    endpoint: tuple[str, int] | None = None  # a punch: where the listener's line came from
 
 
 class Rendezvous:
@@ -114,6 +115,7 @@ class Rendezvous:
         self.on_note = on_note  # the operator's log: one line per relayed connection
         self.listeners: dict[str, _Listener] = {}
         self.pending: dict[str, _Pending] = {}
+        self.punches: dict[str, _Pending] = {}
         self.splices = 0
         self.per_address: dict[str, int] = {}
 
@@ -150,6 +152,17 @@ class Rendezvous:
             await self._listen(stream, reader, first, address)
         elif op == "connect":
             await self._connect(stream, reader, first, address)
+        elif op == "punch":
+            await self._punch(stream, first, address)
+        elif op == "punched":
+            token = first.get("token")
+            punch = self.punches.get(token) if isinstance(token, str) else None
+            if punch is None or punch.stream is not None:
+                raise RendezvousError(f"client {address}: punched for no pending punch")
+            punch.stream = stream
+            punch.endpoint = (self.observed(address), stream.socket.getpeername()[1])
+            punch.arrived.set()
+            await punch.done.wait()  # the punch's task answers both sides
         elif op == "accept":
             token = first.get("token")
             pending = self.pending.get(token) if isinstance(token, str) else None
@@ -242,6 +255,41 @@ class Rendezvous:
             self.splices -= 1
             pending.done.set()
 
+
+    async def _punch(self, stream: trio.SocketStream, first: dict[str, object],
+                     address: str) -> None:
+        """Hole punching: the dialer's line and the listener's ``punched`` line each come
+        from the port its peer listens on; each is told where the other's came from (its
+        router's mapping), and both dial there at once (a TCP simultaneous open)."""
+        peer = first.get("peer")
+        listener = self.listeners.get(peer) if isinstance(peer, str) else None
+        if listener is None or not isinstance(peer, str):
+            await stream.send_all(encode_line({"op": "error", "reason": "no such peer here"}))
+            return
+        if len(self.punches) >= self.limits.pending:
+            await stream.send_all(encode_line({"op": "error", "reason": "too many punches"}))
+            return
+        token = secrets.token_hex(16)
+        punch = _Pending(peer)
+        self.punches[token] = punch
+        try:
+            async with listener.send_lock:
+                await listener.stream.send_all(encode_line({"op": "punch", "token": token}))
+            with trio.move_on_after(STEP_TIMEOUT):
+                await punch.arrived.wait()
+            if punch.stream is None or punch.endpoint is None:
+                await stream.send_all(encode_line({"op": "error", "reason": "no answer"}))
+                return
+            mine = (self.observed(address), stream.socket.getpeername()[1])
+            if self.on_note is not None:
+                self.on_note(f"punching {address} to peer {peer[:8]}")
+            await punch.stream.send_all(encode_line(
+                {"op": "punch-to", "address": mine[0], "port": mine[1]}))
+            await stream.send_all(encode_line(
+                {"op": "punch-to", "address": punch.endpoint[0], "port": punch.endpoint[1]}))
+        finally:
+            del self.punches[token]
+            punch.done.set()
 
     def observed(self, address: str) -> str:
         """The address we tell a client that it (or a dialer) has: the one we see. (A test's

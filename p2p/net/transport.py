@@ -21,7 +21,7 @@ from p2p.errors import P2PError, RemoteProtocolError
 from p2p.identity import Identity, peer_id_of, short_id
 from p2p.net import tls
 from p2p.net.framing import MAX_FRAME_SIZE, FrameDecoder, encode_frame
-from p2p.net.reach import relayed_stream
+from p2p.net.reach import punched_stream, relayed_stream, reusable_socket
 from p2p.net.rendezvous import RendezvousError
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,10 @@ class NetConfig:
     # ``direct_timeout`` seconds (0: always relay). None: LAN play, direct connections only.
     rendezvous: tuple[str, int] | None = None
     direct_timeout: float = 2.0
+    # Then hole punching through both routers, for ``punch_timeout`` seconds (0: none), from
+    # ``local_port`` (the port our node listens on: the node sets it); then the relay.
+    punch_timeout: float = 3.0
+    local_port: int | None = None
 
 
 class PeerTimeout(RemoteProtocolError):
@@ -190,6 +194,14 @@ async def dial(
         except (P2PError, OSError) as exc:
             log.info("direct dial of %s:%d failed (%s): through the rendezvous", address, port,
                      exc)
+    if config.local_port is not None and config.punch_timeout > 0:
+        try:
+            punched, where = await punched_stream(config.rendezvous, expected_peer_id,
+                                                  config.local_port, config.punch_timeout)
+            return await _authenticate(punched, identity, expected_peer_id, config, seat,
+                                       where)
+        except (P2PError, OSError) as exc:
+            log.info("hole punching to %s failed (%s): through the relay", address, exc)
     try:
         tcp = await relayed_stream(config.rendezvous, expected_peer_id)
     except RendezvousError as exc:
@@ -210,8 +222,10 @@ async def _dial_direct(address: str, port: int, identity: Identity, expected_pee
 
 
 async def _authenticate(tcp: trio.SocketStream, identity: Identity, expected_peer_id: str,
-                        config: NetConfig, seat: int | None) -> Connection:
-    conn = await _handshake(tcp, tls.client_context(identity), False, config, seat)
+                        config: NetConfig, seat: int | None,
+                        remote_address: str | None = None) -> Connection:
+    conn = await _handshake(tcp, tls.client_context(identity), False, config, seat,
+                            remote_address)
     conn.seat = seat
     if conn.peer_id != expected_peer_id:
         await conn.aclose()
@@ -248,11 +262,26 @@ async def serve(
     async def on_tcp(tcp: trio.SocketStream) -> None:
         await accept_stream(tcp, ctx, handler, config)
 
-    listeners = await trio.open_tcp_listeners(port, host=bind)
+    if config.rendezvous is not None and config.punch_timeout > 0:
+        listeners = [await _shared_listener(bind, port)]
+    else:
+        listeners = await trio.open_tcp_listeners(port, host=bind)
     bound_port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(trio.serve_listeners, on_tcp, listeners)
         task_status.started(bound_port)
+
+
+async def _shared_listener(bind: str, port: int) -> trio.SocketListener:
+    """An IPv4 listener whose port hole punching may dial from too (SO_REUSEPORT)."""
+    sock = reusable_socket(port)
+    try:
+        await sock.bind((bind or "0.0.0.0", port))
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    return trio.SocketListener(sock)
 
 
 async def accept_stream(tcp: trio.SocketStream, ctx: ssl.SSLContext,

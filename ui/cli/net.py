@@ -232,7 +232,10 @@ def host(
                           leave_after_round=leave_after_round, escrow=escrow)
     address = checked_rendezvous(rendezvous)
     if address is not None:
+        # Over the internet the code carries our router's address and the rendezvous: a LAN
+        # advertisement of it would send LAN players the long way round; they use the code.
         options.net = replace(options.net, rendezvous=address)
+        options.discovery = False
     if escrow and players < 3:
         typer.echo("error: --escrow needs 3 or 4 players (with 2, the other player alone "
                    "would hold the whole secret)", err=True)
