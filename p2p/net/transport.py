@@ -180,7 +180,8 @@ async def dial(
     """Connect and authenticate: the server must prove ``expected_peer_id`` or we hang up.
 
     With a rendezvous in ``config``: a direct attempt first (a peer on our LAN, or behind a
-    router that forwards its port), then the relay; the pinning is the same either way.
+    router that forwards its port), then hole punching through both routers, then the
+    relay; the pinning is the same on every path.
 
     Raises ConnectionLost (nothing listening, reset), PeerTimeout, or PeerIdentityMismatch.
     """
