@@ -209,3 +209,17 @@ def test_rendezvous_addresses(text: str, parsed: tuple[str, int]) -> None:
 def test_bad_rendezvous_addresses_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         parse_address(text)
+
+
+@pytest.mark.parametrize("command", [["host", "-n", "2"], ["resume"]])
+def test_a_bad_rendezvous_option_is_one_line_and_exit_2(command: list[str],
+                                                        tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ui.cli import app
+
+    result = CliRunner().invoke(app, [*command, "--home", str(tmp_path), "--bot", "random",
+                                      "--rendezvous", "example.org:7447"])
+    assert result.exit_code == 2, result.output
+    assert "error: --rendezvous" in result.output and "IP address" in result.output
+    assert len(result.output.strip().splitlines()) == 1
