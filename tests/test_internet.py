@@ -115,3 +115,36 @@ def test_players_behind_different_kinds_of_nat_play_a_fair_game(net: Net, tmp_pa
                 assert punched > relayed, where
             elif path == "relay":
                 assert relayed, where
+
+
+@pytest.mark.soak
+def test_a_router_whose_public_address_changes_mid_game_comes_back(net: Net,
+                                                                   tmp_path: Path) -> None:
+    """Mid-game the host's router gets another internet address (its ISP renewed the
+    lease): every connection through it dies; the host's peer makes its listen line again
+    from the new address, the joiner reaches it by peer id (punched or relayed: the roster's
+    old address is dead) and the game finishes fair."""
+    public, players, internet = net.internet(["port-restricted", "port-restricted"], seed=5)
+    internet.impair(0.0, 20, 5)
+    rv_log = tmp_path / "rendezvous.log"
+    rv = net.start(public, ["rendezvous", "--bind", "203.0.113.10", "--port", "7447"], rv_log)
+    wait_for(rv_log, "rendezvous listening", 30, rv)
+    logs = [tmp_path / f"p{i}.log" for i in range(2)]
+    homes = [tmp_path / f"p{i}" for i in range(2)]
+    procs = [net.start(players[0], ["host", "-n", "2", "--rendezvous", RENDEZVOUS, "--home",
+                                    str(homes[0]), "--name", "p0", *BOT], logs[0])]
+    code = wait_for(logs[0], "join code: ", 60, procs[0]).split("join code: ", 1)[1].split()[0]
+    procs.append(net.start(players[1], ["join", code, "--home", str(homes[1]), *BOT], logs[1]))
+    wait_for(logs[0], "draft passes", 120, procs[0])
+    before = len(rv_log.read_text())
+    net.readdress(internet.hosts[1], "203.0.113.40")  # the host's router
+    deadline = time.monotonic() + 240
+    for proc in procs:
+        proc.wait(max(0.1, deadline - time.monotonic()))
+    assert [p.returncode for p in procs] == [0, 0], _logs([*logs, rv_log])
+    for home in homes:
+        paths = sorted(home.glob("games/*/transcript.json"))
+        assert len(paths) == 1 and verify_transcript(paths[0]).ok, _logs(logs)
+    host_id = Identity.load_or_create(homes[0]).peer_id[:8]
+    after = rv_log.read_text()[before:]
+    assert f"203.0.113.21 to peer {host_id}" in after, after  # found again by its peer id
