@@ -111,8 +111,11 @@ def test_players_behind_different_kinds_of_nat_play_a_fair_game(net: Net, tmp_pa
             where = f"p{j} ({kinds[j]}) -> p{i} ({kinds[i]}):\n{said}"
             if path == "direct":
                 assert not punched and not relayed, where
-            elif path == "punch":  # each failed punch is followed by a relay: one held
-                assert punched > relayed, where
+            elif path == "punch":
+                # A pair made one connection (two with the host: the lobby's and the
+                # mesh's); at most one of those two relayed, so a punch held. (About one
+                # run in eight, a joiner's lobby punch gets no answer and is relayed.)
+                assert punched and relayed <= (1 if i == seats[0] else 0), where
             elif path == "relay":
                 assert relayed, where
 
