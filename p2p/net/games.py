@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import trio
@@ -227,6 +227,10 @@ async def join_game(code: str | JoinCode, choose: Chooser, on_event: EventSink,
     command again after a crash, at any moment: a game over in our log just ends)."""
     join_code = JoinCode.parse(code) if isinstance(code, str) else code
     game_id = join_code.game_id
+    if join_code.rendezvous is not None and options.net.rendezvous is None:
+        # The host plays over the internet: we listen at its rendezvous too, and relay
+        # through it to whoever we cannot reach directly (and they to us).
+        options.net = replace(options.net, rendezvous=join_code.rendezvous)
     if game_id in saved_games(options.home_dir):
         return await resume_game(game_id, choose, on_event, options)
     identity = _prepare(options)

@@ -29,14 +29,17 @@ class JoinCode:
     """What a joiner needs: where the host listens, which game, and the host's peer id.
 
     Text form: ``sol1-`` + lowercase unpadded base32 of
-    ``family(1: 4 or 6) | address(4 or 16) | port(2, BE) | game id(16) | host id(32) | checksum(4)``
-    where the checksum is the first 4 bytes of SHA-256 of everything before it.
+    ``family(1: 4 or 6) | address(4 or 16) | port(2, BE) | game id(16) | host id(32) |
+    [rendezvous: family(1) | address(4 or 16) | port(2)] | checksum(4)``
+    where the checksum is the first 4 bytes of SHA-256 of everything before it. The
+    rendezvous part is there only for a game hosted with ``--rendezvous`` (internet play).
     """
 
     address: str
     port: int
     game_id: str
     host_id: str
+    rendezvous: tuple[str, int] | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -47,16 +50,22 @@ class JoinCode:
             raise LocalProtocolError(f"bad port {self.port}")
         if not is_game_id(self.game_id) or not is_peer_id(self.host_id):
             raise LocalProtocolError("bad game id or host id")
+        if self.rendezvous is not None:
+            try:
+                ipaddress.ip_address(self.rendezvous[0])
+            except ValueError as exc:
+                raise LocalProtocolError(f"rendezvous address: {exc}") from exc
+            if not is_port(self.rendezvous[1]):
+                raise LocalProtocolError(f"bad rendezvous port {self.rendezvous[1]}")
 
     def encode(self) -> str:
-        ip = ipaddress.ip_address(self.address)
         raw = (
-            bytes([ip.version])
-            + ip.packed
-            + self.port.to_bytes(2, "big")
+            _endpoint(self.address, self.port)
             + bytes.fromhex(self.game_id)
             + bytes.fromhex(self.host_id)
         )
+        if self.rendezvous is not None:
+            raw += _endpoint(*self.rendezvous)
         raw += hashlib.sha256(raw).digest()[:_CHECKSUM_BYTES]
         return JOIN_CODE_PREFIX + base64.b32encode(raw).decode("ascii").rstrip("=").lower()
 
@@ -81,8 +90,14 @@ class JoinCode:
         addr_len = {4: 4, 6: 16}.get(raw[0])
         if addr_len is None:
             raise InvalidJoinCode("the join code is damaged (unknown address family)")
-        expected = 1 + addr_len + 2 + GAME_ID_BYTES + 32 + _CHECKSUM_BYTES
-        if len(raw) != expected:
+        plain = 1 + addr_len + 2 + GAME_ID_BYTES + 32
+        trailer = 0
+        if len(raw) > plain + _CHECKSUM_BYTES:  # longer than a LAN code: a rendezvous part
+            rendezvous_len = {4: 4, 6: 16}.get(raw[plain])
+            if rendezvous_len is None:
+                raise InvalidJoinCode("the join code is truncated or too long")
+            trailer = 1 + rendezvous_len + 2
+        if len(raw) != plain + trailer + _CHECKSUM_BYTES:
             raise InvalidJoinCode("the join code is truncated or too long")
         payload, checksum = raw[:-_CHECKSUM_BYTES], raw[-_CHECKSUM_BYTES:]
         if hashlib.sha256(payload).digest()[:_CHECKSUM_BYTES] != checksum:
@@ -91,9 +106,14 @@ class JoinCode:
         address = str(ipaddress.ip_address(payload[1:pos]))
         port = int.from_bytes(payload[pos : pos + 2], "big")
         game_id = payload[pos + 2 : pos + 2 + GAME_ID_BYTES].hex()
-        host_id = payload[pos + 2 + GAME_ID_BYTES :].hex()
+        host_id = payload[pos + 2 + GAME_ID_BYTES : plain].hex()
+        rendezvous = None
+        if trailer:
+            end = plain + 1 + (trailer - 3)
+            rendezvous = (str(ipaddress.ip_address(payload[plain + 1 : end])),
+                          int.from_bytes(payload[end : end + 2], "big"))
         try:
-            parsed = cls(address, port, game_id, host_id)
+            parsed = cls(address, port, game_id, host_id, rendezvous)
         except LocalProtocolError as exc:
             raise InvalidJoinCode(f"the join code is damaged: {exc}") from exc
         # The last character carries unused bits; one code, one spelling.
@@ -103,5 +123,10 @@ class JoinCode:
 
     def __str__(self) -> str:
         return self.encode()
+
+
+def _endpoint(address: str, port: int) -> bytes:
+    ip = ipaddress.ip_address(address)
+    return bytes([ip.version]) + ip.packed + port.to_bytes(2, "big")
 
 

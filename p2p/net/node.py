@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import trio
@@ -14,6 +15,7 @@ import trio
 from p2p.durable import make_dirs, write_durably
 from p2p.errors import LocalFileError, LocalProtocolError, P2PError, RemoteProtocolError
 from p2p.identity import Identity, default_home, peer_id_of, short_id
+from p2p.net import tls
 from p2p.net.chat import ChatRefused
 from p2p.net.chatlink import ChatLink
 from p2p.net.joincode import JoinCode
@@ -32,6 +34,7 @@ from p2p.net.lobby import (
 from p2p.net.lobbychat import LOBBY_CHAT_TYPE, LobbyChat, LobbyChatLine
 from p2p.net.mesh import Mesh
 from p2p.net.observers import ObserverHub
+from p2p.net.reach import listen_at
 from p2p.net.roster import (
     MAX_NAME_LEN,
     MIN_PLAYERS,
@@ -41,7 +44,7 @@ from p2p.net.roster import (
     new_game_id,
     valid_name,
 )
-from p2p.net.transport import Connection, ConnectionLost, NetConfig, dial, serve
+from p2p.net.transport import Connection, ConnectionLost, NetConfig, accept_stream, dial, serve
 from p2p.storage.chatlog import save_lobby_chat
 
 log = logging.getLogger(__name__)
@@ -212,10 +215,13 @@ class Node:
         # begun without our knowing.
         self.rejoined: set[str] = set()
         self.terms: dict[str, TableTerms] = {}  # game id -> what its host's welcome said
+        self.public_address: str | None = None  # as the rendezvous sees us (if we use one)
 
     def advertised_address(self, advertise: str | None = None) -> str:
         if advertise:
             return advertise
+        if self.public_address is not None:  # what the rendezvous sees: our router's
+            return self.public_address
         if self.bind not in ("", "0.0.0.0", "::"):
             return self.bind
         return _guess_lan_address()
@@ -235,7 +241,8 @@ class Node:
                                      "characters, none invisible or combining)")
         me = RosterEntry(0, name, self.identity.public_bytes, address, self.port)
         lobby = HostLobby(game_id, players, me, terms)
-        code = JoinCode(address, self.port, game_id, self.identity.peer_id)
+        code = JoinCode(address, self.port, game_id, self.identity.peer_id,
+                        self.config.rendezvous)
         self._hosted = HostedLobby(self, lobby, code)
         return self._hosted
 
@@ -508,8 +515,19 @@ async def open_node(
                 identity, handler, bind=bind, port=port, config=cfg, task_status=task_status
             )
         )
+        if cfg.rendezvous is not None:
+            cfg = replace(cfg, local_port=bound)  # hole punching dials from our port
         node = Node(identity, home_path, bind, bound, cfg, nursery)
         node_box.append(node)
+        if cfg.rendezvous is not None:
+            ctx = tls.server_context(identity)
+
+            async def relayed(tcp: trio.SocketStream, remote: str) -> None:
+                await accept_stream(tcp, ctx, handler, cfg, remote)
+
+            punch = (bound, cfg.punch_timeout) if cfg.punch_timeout > 0 else None
+            seen = await nursery.start(listen_at, cfg.rendezvous, identity, relayed, punch)
+            node.public_address = seen[0]
         try:
             yield node
         finally:

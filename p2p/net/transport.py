@@ -21,6 +21,8 @@ from p2p.errors import P2PError, RemoteProtocolError
 from p2p.identity import Identity, peer_id_of, short_id
 from p2p.net import tls
 from p2p.net.framing import MAX_FRAME_SIZE, FrameDecoder, encode_frame
+from p2p.net.reach import punched_stream, relayed_stream, reusable_socket
+from p2p.net.rendezvous import RendezvousError
 
 log = logging.getLogger(__name__)
 _RECEIVE_CHUNK = 65536
@@ -44,6 +46,15 @@ class NetConfig:
     # the network sends no FIN, and TCP alone would notice only minutes later).
     keepalive: float = 5.0
     idle_timeout: float = 20.0
+    # Over the internet (protocol.md, "Over the internet"): a rendezvous (address, port) we
+    # listen at, and relay through when a peer cannot be dialed directly within
+    # ``direct_timeout`` seconds (0: always relay). None: LAN play, direct connections only.
+    rendezvous: tuple[str, int] | None = None
+    direct_timeout: float = 2.0
+    # Then hole punching through both routers, for ``punch_timeout`` seconds (0: none), from
+    # ``local_port`` (the port our node listens on: the node sets it); then the relay.
+    punch_timeout: float = 3.0
+    local_port: int | None = None
 
 
 class PeerTimeout(RemoteProtocolError):
@@ -136,6 +147,7 @@ async def _handshake(
     server_side: bool,
     config: NetConfig,
     seat: int | None,
+    remote_address: str | None = None,
 ) -> Connection:
     stream = trio.SSLStream(tcp, ctx, server_side=server_side, server_hostname=None)
     try:
@@ -151,7 +163,9 @@ async def _handshake(
     except BaseException:
         await trio.aclose_forcefully(tcp)
         raise
-    host = tcp.socket.getpeername()[0]
+    # A relayed stream comes from the rendezvous: the address it says the dialer had is the
+    # one worth noting (a roster's direct attempt uses it; a lie costs only that attempt).
+    host = remote_address or tcp.socket.getpeername()[0]
     return Connection(stream, peer_key, host, config)
 
 
@@ -165,16 +179,54 @@ async def dial(
 ) -> Connection:
     """Connect and authenticate: the server must prove ``expected_peer_id`` or we hang up.
 
+    With a rendezvous in ``config``: a direct attempt first (a peer on our LAN, or behind a
+    router that forwards its port), then hole punching through both routers, then the
+    relay; the pinning is the same on every path.
+
     Raises ConnectionLost (nothing listening, reset), PeerTimeout, or PeerIdentityMismatch.
     """
+    if config.rendezvous is None:
+        return await _dial_direct(address, port, identity, expected_peer_id, config, seat,
+                                  config.handshake_timeout)
+    if (address, port) != config.rendezvous and config.direct_timeout > 0:
+        try:
+            return await _dial_direct(address, port, identity, expected_peer_id, config, seat,
+                                      min(config.direct_timeout, config.handshake_timeout))
+        except (P2PError, OSError) as exc:
+            log.info("direct dial of %s:%d failed (%s): through the rendezvous", address, port,
+                     exc)
+    if config.local_port is not None and config.punch_timeout > 0:
+        try:
+            punched, where = await punched_stream(config.rendezvous, expected_peer_id,
+                                                  config.local_port, config.punch_timeout)
+            return await _authenticate(punched, identity, expected_peer_id, config, seat,
+                                       where)
+        except (P2PError, OSError) as exc:
+            log.info("hole punching to %s failed (%s): through the relay", address, exc)
     try:
-        with trio.move_on_after(config.handshake_timeout) as scope:
+        tcp = await relayed_stream(config.rendezvous, expected_peer_id)
+    except RendezvousError as exc:
+        raise ConnectionLost(str(exc)) from None
+    return await _authenticate(tcp, identity, expected_peer_id, config, seat)
+
+
+async def _dial_direct(address: str, port: int, identity: Identity, expected_peer_id: str,
+                       config: NetConfig, seat: int | None, timeout: float) -> Connection:
+    try:
+        with trio.move_on_after(timeout) as scope:
             tcp = await trio.open_tcp_stream(address, port)
     except OSError as exc:
         raise ConnectionLost(f"cannot connect to {address}:{port}: {exc}") from exc
     if scope.cancelled_caught:
         raise PeerTimeout(seat, f"TCP connect to {address}:{port} timed out")
-    conn = await _handshake(tcp, tls.client_context(identity), False, config, seat)
+    return await _authenticate(tcp, identity, expected_peer_id, config, seat)
+
+
+async def _authenticate(tcp: trio.SocketStream, identity: Identity, expected_peer_id: str,
+                        config: NetConfig, seat: int | None,
+                        remote_address: str | None = None) -> Connection:
+    conn = await _handshake(tcp, tls.client_context(identity), False, config, seat,
+                            remote_address)
     conn.seat = seat
     if conn.peer_id != expected_peer_id:
         await conn.aclose()
@@ -209,26 +261,49 @@ async def serve(
     ctx = tls.server_context(identity)
 
     async def on_tcp(tcp: trio.SocketStream) -> None:
-        try:
-            conn = await _handshake(tcp, ctx, True, config, None)
-        except (P2PError, OSError) as exc:
-            log.info("dropped incoming connection: %s", exc)
-            return
-        try:
-            await handler(conn)
-        except* (P2PError, OSError) as group:
-            # Handlers use nurseries, so errors arrive grouped. A misbehaving or vanished
-            # peer ends its own connection, never the listener.
-            log.info("connection %r ended: %s", conn, group.exceptions)
-        except* Exception as group:
-            # A bug met on one connection (nothing a peer sends should get here) still ends
-            # only that connection: the listener and every other connection go on.
-            log.error("connection %r ended by an internal error", conn, exc_info=group)
-        finally:
-            await conn.aclose()
+        await accept_stream(tcp, ctx, handler, config)
 
-    listeners = await trio.open_tcp_listeners(port, host=bind)
+    if config.rendezvous is not None and config.punch_timeout > 0:
+        listeners = [await _shared_listener(bind, port)]
+    else:
+        listeners = await trio.open_tcp_listeners(port, host=bind)
     bound_port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(trio.serve_listeners, on_tcp, listeners)
         task_status.started(bound_port)
+
+
+async def _shared_listener(bind: str, port: int) -> trio.SocketListener:
+    """An IPv4 listener whose port hole punching may dial from too (SO_REUSEPORT)."""
+    sock = reusable_socket(port)
+    try:
+        await sock.bind((bind or "0.0.0.0", port))
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    return trio.SocketListener(sock)
+
+
+async def accept_stream(tcp: trio.SocketStream, ctx: ssl.SSLContext,
+                        handler: ConnectionHandler, config: NetConfig,
+                        remote_address: str | None = None) -> None:
+    """Serve one incoming stream (from our listener, or relayed by the rendezvous): the TLS
+    handshake as the server, then ``handler``; the connection is closed after it."""
+    try:
+        conn = await _handshake(tcp, ctx, True, config, None, remote_address)
+    except (P2PError, OSError) as exc:
+        log.info("dropped incoming connection: %s", exc)
+        return
+    try:
+        await handler(conn)
+    except* (P2PError, OSError) as group:
+        # Handlers use nurseries, so errors arrive grouped. A misbehaving or vanished
+        # peer ends its own connection, never the listener.
+        log.info("connection %r ended: %s", conn, group.exceptions)
+    except* Exception as group:
+        # A bug met on one connection (nothing a peer sends should get here) still ends
+        # only that connection: the listener and every other connection go on.
+        log.error("connection %r ended by an internal error", conn, exc_info=group)
+    finally:
+        await conn.aclose()

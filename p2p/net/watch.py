@@ -8,6 +8,7 @@ host's, and the audit the spectator runs itself decides whether the game was fai
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import trio
@@ -50,6 +51,10 @@ async def watch_game(code: JoinCode, on_event: EventSink, options: PeerOptions) 
     """Watch the game of ``code`` to its end; the session's ``result`` is our own audit's."""
     identity = Identity.load_or_create(options.home_dir)
     cfg = options.net
+    if code.rendezvous is not None and cfg.rendezvous is None:
+        # A game over the internet: the host may be reachable only through its relay (a
+        # watcher only dials, so it needs no listen line there).
+        cfg = replace(cfg, rendezvous=code.rendezvous)
     conn = await dial(code.address, code.port, identity, code.host_id, cfg, 0)
     try:
         await conn.send_frame(encode_control(watch_hello(code.game_id, options.name_for(identity))))

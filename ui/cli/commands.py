@@ -23,6 +23,7 @@ from ui.cli import games as cmd_games
 from ui.cli import net as cmd_net
 from ui.cli import play as cmd_play
 from ui.cli import ratings as cmd_ratings
+from ui.cli import rendezvous as cmd_rendezvous
 from ui.cli import replay as cmd_replay
 from ui.cli import rules as cmd_rules
 from ui.cli import serve as cmd_serve
@@ -163,6 +164,7 @@ cmd_replay.register(app)
 cmd_serve.register(app)
 cmd_botcheck.register(app)
 cmd_ratings.register(app)
+cmd_rendezvous.register(app)
 app.command()(cmd_play.play)
 
 

@@ -7,6 +7,7 @@ import errno
 import json
 import shlex
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -21,6 +22,7 @@ from p2p.session.timing import (
 )
 from p2p.session.timing import Timing as _Timing
 from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface, player_name
+from ui.cli.rendezvous import RENDEZVOUS_OPTION, checked_rendezvous
 
 DEFAULT_TIMING = _Timing()  # the defaults of the host's clock options
 
@@ -205,6 +207,7 @@ def host(
         "steps, in seconds (0: none)."),
     step_increment: int = _increment_option("step", DEFAULT_TIMING.step_increment),
     leave_after_round: int | None = LEAVE_OPTION,
+    rendezvous: str | None = RENDEZVOUS_OPTION,
     escrow: bool = typer.Option(
         False, "--escrow", help="Escrow every player's secret (3-4 players): a player who "
         "vanishes for good (not back within 60 s) is played on by the ghost bot, open-handed, "
@@ -227,6 +230,12 @@ def host(
                                         decision_increment=decision_increment,
                                         step_bank=step_bank, step_increment=step_increment),
                           leave_after_round=leave_after_round, escrow=escrow)
+    address = checked_rendezvous(rendezvous)
+    if address is not None:
+        # Over the internet the code carries our router's address and the rendezvous: a LAN
+        # advertisement of it would send LAN players the long way round; they use the code.
+        options.net = replace(options.net, rendezvous=address)
+        options.discovery = False
     if escrow and players < 3:
         typer.echo("error: --escrow needs 3 or 4 players (with 2, the other player alone "
                    "would hold the whole secret)", err=True)
@@ -306,6 +315,7 @@ def resume(
     from_file: Path | None = typer.Option(None, "--from", help="Another player's transcript "
                                           "of this game: finish the game from it (when the "
                                           "others have already left)."),
+    rendezvous: str | None = RENDEZVOUS_OPTION,
 ) -> None:
     """Rejoin an unfinished game after a restart (same --home); the others need not be back
     first, and a game that is over in this peer's log ends at once."""
@@ -313,6 +323,9 @@ def resume(
     from ui.cli.headless import LogPrinter
 
     options = PeerOptions(home=home, bind=bind, transcript=transcript)
+    address = checked_rendezvous(rendezvous)
+    if address is not None:
+        options.net = replace(options.net, rendezvous=address)
     if from_file is not None and bot is None:
         typer.echo("error: --from runs headless only: add --bot SPEC (the bot plays whatever "
                    "is left of the game)", err=True)
