@@ -49,7 +49,7 @@ from p2p.deck.messages import (
     parse_deck_message,
 )
 from p2p.deck.opening import SlotOpening
-from p2p.deck.remask import Remasks, unmask_point
+from p2p.deck.remask import Remasks, check_remask_key, unmask_point
 from p2p.deck.remasking import Remasking
 from p2p.deck.shuffling import Shuffling
 from p2p.errors import (
@@ -227,6 +227,7 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
             record = self.remasks.record(slot)
             if record.seat != sender:
                 raise OutOfOrder(sender, f"slot {slot} is not a slot it re-masked")
+            check_remask_key(record, slot, message.key, data)
             plain = unmask_point(sender, slot, record.points[slot - record.first], message.key)
             if plain not in self._point_card:
                 raise RemaskFault(sender, f"re-masked slot {slot} opens to no card of this "
