@@ -183,7 +183,8 @@ def audit_deck(
     ``openings``: seat -> that seat's ``deck/open-keys`` message.
     ``own``: the auditing player's seat, whose layers are followed, not recomputed.
     """
-    observer = Deck(game_id, n_seats, n_cards, seat=None)
+    # A player auditing its own game checked every layer's proof when it arrived.
+    observer = Deck(game_id, n_seats, n_cards, seat=None, check_proofs=own is None)
     corrupted: DeckCorrupted | None = None
     try:
         for sender, message in transcript:

@@ -62,7 +62,8 @@ from p2p.errors import (
 
 class Deck(Shuffling, SlotOpening, Blinding, Remasking):
     """One peer's view of the deck. ``seat=None`` makes a keyless observer (used by the
-    audit to replay a public transcript)."""
+    audit to replay a public transcript). Every other seat's layer proof is checked on
+    arrival unless ``check_proofs`` is False."""
 
     def __init__(
         self,
@@ -71,6 +72,7 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
         n_cards: int,
         seat: int | None,
         keys: DeckKeys | None = None,
+        check_proofs: bool = True,
     ) -> None:
         if not 2 <= n_seats <= 4:
             raise LocalProtocolError(f"a game has 2 to 4 seats, not {n_seats}")
@@ -79,6 +81,9 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
         if seat is not None and not 0 <= seat < n_seats:
             raise LocalProtocolError(f"seat {seat} is not a seat of this game")
         self.game_id = game_id
+        # Off only for a player's own audit replay: it checked every proof of that
+        # transcript on arrival already.
+        self.check_proofs = check_proofs
         self.n_seats = n_seats
         self.n_cards = n_cards
         self.seat = seat
