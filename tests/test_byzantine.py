@@ -27,6 +27,7 @@ from byzantine import (
     Delay,
     Equivocate,
     ForgeClaim,
+    ForgeProof,
     InstantSilence,
     Table,
     check_crash_table,
@@ -90,6 +91,26 @@ def test_equivocation_with_delays_is_proven_against_the_byzantine_peer(tmp_path:
     table = play_and_check(2, tmp_path, shuffles=2, behaviours=[twin, late])
     for session in table.honest:
         assert session.aborted is not None and session.aborted.peer == table.bad
+
+
+@pytest.mark.parametrize("kind", ForgeProof.KINDS)
+def test_a_forged_deck_proof_names_the_byzantine_peer_at_once(kind: str, tmp_path: Path) -> None:
+    """Issue 42: a deck layer sent with a forged proof (validly signed) is refused by every
+    honest peer on arrival, naming its author unfair with that message as the proof: no deck
+    seed is opened (no deck audit runs), and ``verify`` agrees on every transcript."""
+    import random
+
+    from p2p.session.events import UNFAIR, DeckAudit
+    forge = ForgeProof(random.Random(kind))
+    forge.kind, forge.start, forge.share = kind, 0, 1.0
+    seed = ForgeProof.KINDS.index(kind)
+    table = play_and_check(seed, tmp_path, behaviours=[forge])
+    assert forge.done
+    for session in table.honest:
+        assert session.aborted is not None, (kind, session.me)
+        assert (session.aborted.peer, session.aborted.kind) == (table.bad, UNFAIR), \
+            session.aborted
+        assert not any(isinstance(e, DeckAudit) for e in session.events)
 
 
 @pytest.mark.parametrize("start", [5, 40])
