@@ -185,3 +185,39 @@ def test_a_player_following_its_own_layers_still_names_another_seats_bad_shuffle
         audit_deck(table.game_id, 3, 16, table.decks[own].public_transcript, openings(table),
                    own=own)
     assert info.value.seat == 1
+
+
+def test_the_audit_relying_on_the_proofs_finds_what_recomputing_every_layer_finds() -> None:
+    table = LoopbackTable("audit", 3, 20)
+    table.setup()
+    for slot in range(6):
+        table.open_to(slot, slot % 3)
+    fresh = table.remask(1, [1, 4])
+    table.add_batch([0, 2, 3, fresh[1]])  # blinding layers over deck and re-masked slots
+    relying = run_audit(table, openings(table)).slot_cards
+    recomputing = audit_deck(table.game_id, 3, 20, table.decks[0].public_transcript,
+                             openings(table), recompute_proven=True).slot_cards
+    assert relying == recomputing
+
+
+@pytest.mark.parametrize("recompute_proven", [False, True])
+def test_layers_played_with_other_keys_than_the_committed_seed_are_named_by_the_audit(
+        recompute_proven: bool) -> None:
+    # Seat 1 commits to one seed and plays another, consistently: every proof checks and
+    # every slot opens to its card; the audit, with the committed seed opened, names it.
+    from p2p.deck.keys import DeckKeys
+    from p2p.deck.messages import KeyOpening
+
+    table = LoopbackTable("audit", 3, 16)
+    table.commit_all()
+    committed = table.keys[1]
+    table.decks[1]._keys = DeckKeys.generate()
+    table.build()
+    assert sorted(table.reveal(slot).card for slot in range(16)) == list(range(16))
+    opened = openings(table)
+    salt = table.decks[1]._own_commitment[1].salt  # type: ignore[index]
+    opened[1] = KeyOpening(1, committed.seed, salt).to_dict()
+    with pytest.raises(StepMismatch) as info:
+        audit_deck("audit", 3, 16, table.decks[0].public_transcript, opened,
+                   recompute_proven=recompute_proven)
+    assert info.value.seat == 1
