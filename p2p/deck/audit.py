@@ -215,6 +215,7 @@ def audit_deck(
     openings: Mapping[int, Any],
     own: int | None = None,
     recompute_proven: bool = False,
+    proofs_checked: bool = False,
 ) -> AuditResult:
     """Re-check the whole deck; return slot -> card, or raise the first proven fault.
 
@@ -222,9 +223,10 @@ def audit_deck(
     ``openings``: seat -> that seat's ``deck/open-keys`` message.
     ``own``: the auditing player's seat, whose layers are followed, not recomputed.
     ``recompute_proven``: recompute the proven layers' points too (see ``replay_batch``).
+    ``proofs_checked``: the transcript is the ``public_transcript`` of a ``Deck`` that checked
+    every layer's proof on arrival (a peer's own, or a verifier's replay): not checked again.
     """
-    # A player auditing its own game checked every layer's proof when it arrived.
-    observer = Deck(game_id, n_seats, n_cards, seat=None, check_proofs=own is None)
+    observer = Deck(game_id, n_seats, n_cards, seat=None, check_proofs=not proofs_checked)
     corrupted: DeckCorrupted | None = None
     try:
         for sender, message in transcript:

@@ -81,8 +81,8 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
         if seat is not None and not 0 <= seat < n_seats:
             raise LocalProtocolError(f"seat {seat} is not a seat of this game")
         self.game_id = game_id
-        # Off only for a player's own audit replay: it checked every proof of that
-        # transcript on arrival already.
+        # Off only for an audit's replay of a transcript whose proofs a Deck checked on
+        # arrival already (the auditing peer's, or the verifier's replay).
         self.check_proofs = check_proofs
         self.n_seats = n_seats
         self.n_cards = n_cards
