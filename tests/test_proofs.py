@@ -260,3 +260,23 @@ def test_every_proof_of_an_honest_game_checks_and_any_flipped_byte_names_its_aut
             forged_count += 1
         observer.receive(sender, message)  # every honest proof checks
     assert forged_count == 5 * n_seats  # batch 0: n shuffles, n re-keys; then 3n layers
+
+
+@pytest.mark.slow
+@pytest.mark.soak
+@pytest.mark.parametrize("n_seats, seed", [(2, 11), (3, 12)])
+def test_flipping_each_byte_of_each_proof_names_its_author(n_seats: int, seed: int) -> None:
+    """The exhaustive form of the property above (``make soak``): every byte of every proof
+    of an honest game, one at a time."""
+    table = honest_game(n_seats, seed)
+    observer = Deck(table.game_id, n_seats, 16, seat=None)
+    for sender, message in table.decks[0].public_transcript:
+        for index, text in enumerate(message.get("proof", [])):
+            for at in range(0, 64, 2):
+                flipped = text[:at] + format(int(text[at:at + 2], 16) ^ 0x5A, "02x") + \
+                    text[at + 2:]
+                proof = [*message["proof"][:index], flipped, *message["proof"][index + 1:]]
+                with pytest.raises((ProofFailed, MalformedMessage)) as info:
+                    observer.receive(sender, message | {"proof": proof})
+                assert info.value.seat == sender
+        observer.receive(sender, message)
