@@ -104,6 +104,25 @@ def test_flipping_any_bit_of_a_proof_breaks_it() -> None:
                 verify(HEADER, instances, forged)
 
 
+def test_a_remembered_valid_proof_makes_no_other_proof_valid(monkeypatch) -> None:
+    from p2p.crypto import proofs
+    monkeypatch.setattr(proofs, "CACHE_SIZE", 2)
+    monkeypatch.setattr(proofs, "_verified", proofs.OrderedDict())
+    instances, secrets = statement(2)
+    proof = prove(HEADER, instances, secrets)
+    verify(HEADER, instances, proof)
+    verify(HEADER, instances, proof)  # remembered
+    other = transcript_header("game-b", 1, "deck/rekey", {"batch": 0, "first_slot": 0})
+    with pytest.raises(ProofInvalid):
+        verify(other, instances, proof)
+    with pytest.raises(ProofInvalid):
+        verify(HEADER, instances, [proof[0], proof[2], proof[1]])
+    for m in (1, 3, 4):
+        more, secret = statement(m)
+        verify(HEADER, more, prove(HEADER, more, secret))
+    assert len(proofs._verified) == 2  # bounded
+
+
 # ---- deck layers: refused on arrival, naming the author -----------------------------------
 
 Forge = Callable[[list[str]], list[str]]

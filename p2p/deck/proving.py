@@ -23,8 +23,10 @@ slot), so a proof copied from another slot, step, message or game fails.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
-from p2p.crypto.proofs import Instance, point_sum, transcript_header
+from p2p.crypto import proofs
+from p2p.crypto.proofs import Instance, transcript_header
 
 #: The standard base point B of Ed25519.
 BASE_POINT = bytes.fromhex("5866666666666666666666666666666666666666666666666666666666666666")
@@ -43,7 +45,14 @@ def shuffle_statement(game_id: str, seat: int, batch: int, base: bytes,
                       inputs: Sequence[bytes], outputs: Sequence[bytes],
                       key: bytes) -> tuple[bytes, list[Instance]]:
     header = transcript_header(game_id, seat, "deck/shuffle", {"batch": batch})
-    return header, [Instance(base, point_sum(inputs), key, point_sum(outputs))]
+    return header, [Instance(base, point_sum(tuple(inputs)), key, point_sum(tuple(outputs)))]
+
+
+@lru_cache(maxsize=64)
+def point_sum(points: tuple[bytes, ...]) -> bytes:
+    """``proofs.point_sum``, remembered: a layer's output sum is the next layer's input sum,
+    and the peers of one process (a loopback table) sum the same layers."""
+    return proofs.point_sum(points)
 
 
 def rekey_statement(game_id: str, seat: int, batch: int, first_slot: int, key: bytes,
