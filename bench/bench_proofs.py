@@ -18,7 +18,8 @@ producing method, ``audit_deck``, counted once when they nest) summed over every
 (with the statements' point sums). "Wall" is ``time.perf_counter`` around the whole game
 (signatures, state hashes, engine and deck of every peer), "game CPU" ``time.process_time``
 around it (the same work, without the waits a loaded machine adds). Ratios are with /
-without, per game, from the same run on the same load.
+without, per game, from the same run on the same load, after one unmeasured 2-peer game in
+each mode.
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     args = parser.parse_args()
     totals = {"with": {}, "without": {}}  # type: dict[str, dict[str, float]]
+    for enabled in (False, True):  # warm-up (imports, caches), not counted
+        play(10_000, 2, enabled)
     for game in range(args.games):
         # Alternate the two modes so that a change of machine load hits both alike.
         for mode, enabled in (("without", False), ("with", True)):
