@@ -18,8 +18,9 @@ therefore valid for one message of one author in one game only. The nonces are d
 drawn (as EdDSA does), so producing a message twice gives the same bytes; each nonce hashes
 the whole statement, so two different statements never share a nonce.
 
-Soundness: a proof that verifies for an instance that is not a DLEQ tuple needs a challenge
-the prover predicted, probability about m / L per hash query (random oracle). Zero knowledge:
+Soundness: a proof that verifies for an instance that is not a DLEQ tuple needs the one
+challenge that fits it, probability 1 / L per hash query (random oracle; special soundness
+of each Chaum-Pedersen proof). Zero knowledge:
 the responses are simulatable (honest-verifier ZK in the random-oracle model), so a proof
 reveals nothing about u_i beyond the statement.
 """
