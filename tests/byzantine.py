@@ -513,10 +513,15 @@ BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Reorder, Alter, Equ
 
 
 def strategy(seed: int) -> list[Behaviour]:
-    """One to three behaviours, chosen and tuned by ``seed``."""
+    """One to three behaviours, chosen and tuned by ``seed``; from seed 100 on (the slow and
+    soak sweeps), a quarter of them also forge a deck proof (drawn last, so the others are
+    the same as before it existed)."""
     rng = random.Random(seed)
     kinds = rng.sample(BEHAVIOURS, rng.randrange(1, 4))
-    return [kind(rng) for kind in kinds]
+    behaviours = [kind(rng) for kind in kinds]
+    if seed >= 100 and rng.random() < 0.25:
+        behaviours.append(ForgeProof(rng))
+    return behaviours
 
 
 # -- the table -------------------------------------------------------------------------------
