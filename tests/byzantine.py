@@ -275,7 +275,8 @@ class ForgeProof(Behaviour):
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
-        self.start = rng.choice([0, 3])  # the deck is built in the first stages
+        # The first batch is built in the first stages; later ones at each round's end.
+        self.start = rng.choice([0, 3, 60, 120])
         self.kind = rng.choice(self.KINDS)
         self.done = False
 
@@ -513,13 +514,13 @@ BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Reorder, Alter, Equ
 
 
 def strategy(seed: int) -> list[Behaviour]:
-    """One to three behaviours, chosen and tuned by ``seed``; from seed 100 on (the slow and
-    soak sweeps), a quarter of them also forge a deck proof (drawn last, so the others are
-    the same as before it existed)."""
+    """One to three behaviours, chosen and tuned by ``seed``; from seed 106 on (the soak
+    sweep), a quarter of them also forge a deck proof (drawn last, so the others are the same
+    as before it existed)."""
     rng = random.Random(seed)
     kinds = rng.sample(BEHAVIOURS, rng.randrange(1, 4))
     behaviours = [kind(rng) for kind in kinds]
-    if seed >= 100 and rng.random() < 0.25:
+    if seed >= 106 and rng.random() < 0.25:
         behaviours.append(ForgeProof(rng))
     return behaviours
 
