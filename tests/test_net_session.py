@@ -599,7 +599,7 @@ def test_slot_key_that_does_not_match_its_commitment_stops_the_game() -> None:
         signed = decode(data)
         public = signed.msg.body.get("public")
         # Two keys of one kind: deck slots' keys (checked against k*B) or, far more often
-        # now, re-mask scalars of the holder's own slots (checked by opening to a card).
+        # now, re-mask scalars of the holder's own slots (checked against the re-mask's r*B).
         if who == 1 and signed.msg.type == "keys" and public and len(public) >= 2 \
                 and public[0]["type"] == public[1]["type"] \
                 and not tamper.done:  # type: ignore[attr-defined]
@@ -619,7 +619,7 @@ def test_slot_key_that_does_not_match_its_commitment_stops_the_game() -> None:
         game = started(3)
     assert tamper.done  # type: ignore[attr-defined]
     reason = {"deck/reveal": "does not match its commitment k*B",
-              "deck/unmask": "opens to no card of this game"}[tamper.kind]  # type: ignore
+              "deck/unmask": "does not match its key r*B"}[tamper.kind]  # type: ignore
     assert_stopped(game, 1, reason, authored=lambda m: m["type"] == "keys")
 
 

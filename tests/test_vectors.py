@@ -223,3 +223,46 @@ def test_the_engine_vectors_cover_every_part_of_the_rules() -> None:
               *(f"claim {c}" for c in ("Prophecy", "Sentry", "Messenger", "Poison")),
               *(f"event {c.name}" for c in CARDS if c.is_event)}
     assert wanted - seen == set()
+
+
+def test_the_proof_vectors_check_as_stated() -> None:
+    """proofs.json: the valid DLEQ proof checks (and a prover with its secrets makes the same
+    bytes), each invalid one fails; the deck's public messages all check in order, and each
+    forged copy is refused naming the author it names."""
+    from engine.canonical import canonical_json
+    from p2p.crypto.group import InvalidPoint, check_point_encoding
+    from p2p.crypto.proofs import Instance, ProofInvalid, prove, verify
+    from p2p.deck.deck import Deck
+    from p2p.errors import CheatDetected
+
+    (case,) = json.loads((VECTORS / "proofs.json").read_text(encoding="utf-8"))["cases"]
+    for dleq in case["dleq"]:
+        body = canonical_json(["solstice/deck/dleq/v1", dleq["game"], dleq["seat"],
+                               dleq["kind"], dleq["context"]])
+        header = len(body).to_bytes(4, "big") + body  # as the spec writes it
+        assert header.hex() == dleq["header"]
+        instances = [Instance(*(bytes.fromhex(i[k]) for k in "ghpq"))
+                     for i in dleq["instances"]]
+        proof = [bytes.fromhex(x) for x in dleq["proof"]]
+        if dleq["valid"]:
+            verify(header, instances, proof)
+            assert prove(header, instances, [bytes.fromhex(u) for u in dleq["secrets"]]) == proof
+            continue
+        with pytest.raises((ProofInvalid, InvalidPoint)):
+            for instance in instances:
+                for point in (instance.g, instance.h, instance.p, instance.q):
+                    check_point_encoding(point)
+            verify(header, instances, proof)
+    deck = case["deck"]
+    observer = Deck(deck["game"], deck["n_seats"], deck["n_cards"], seat=None)
+    forged = {}
+    for entry in deck["forged"]:
+        forged.setdefault(entry["index"], []).append(entry)
+    assert forged, "no forged layers"
+    for index, (sender, message) in enumerate(deck["transcript"]):
+        for entry in forged.get(index, []):
+            with pytest.raises(CheatDetected) as refused:
+                observer.receive(sender, entry["message"])
+            assert (refused.value.seat, type(refused.value).__name__) == \
+                (entry["blame"], entry["refused_as"]), entry["what"]
+        observer.receive(sender, message)

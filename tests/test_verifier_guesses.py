@@ -282,30 +282,37 @@ def test_the_audit_reads_only_the_key_of_a_sealed_entry(honest, edit) -> None:
     assert (got["exit"], got["json"]["verdict"]) == (0, "fair"), got["json"]
 
 
-# -- which re-key layer a bad slot point found at decryption blames -----------------------------
+# -- which layer a bad slot point found at decryption blames ------------------------------------
 
 def test_a_bad_slot_point_blames_the_first_wrong_layer_in_the_batchs_order() -> None:
     """"Deck audit", 3: a point found bad when a slot is decrypted names nobody live; the
     audit recomputes the batch's layers in their order (shuffles, then re-keys, each seat's
     in seat order) and blames the first layer that differs, at its lowest differing
-    position: here seat 1's re-key (wrong at position 5, the slot opened), not seat 2's
-    later one, although seat 2's is wrong at a lower position (2)."""
-    from p2p.crypto.group import mul
+    position. Re-keys and blinding layers prove themselves on arrival, so only a shuffle that
+    keeps the sum of its points gets this far: here seat 1's shuffle (wrong at positions 5
+    and 6), not seat 2's later one, although seat 2's is wrong at lower positions (2, 3)."""
+    from nacl import bindings as sodium
+
+    from p2p.crypto.group import card_points
     from p2p.deck.loopback import LoopbackTable
     from p2p.errors import DeckCorrupted, StepMismatch
 
+    shift = card_points("guess", 16)[0]
+
     def scramble(seat: int, message: dict[str, Any]) -> dict[str, Any]:
-        if message["type"] == "deck/rekey" and seat in (1, 2):
+        if message["type"] == "deck/shuffle" and seat in (1, 2):
             at = 5 if seat == 1 else 2
-            points = list(message["points"])
-            points[at] = mul((3).to_bytes(32, "little"), bytes.fromhex(points[at])).hex()
-            return message | {"points": points}
+            points = [bytes.fromhex(p) for p in message["points"]]
+            points[at] = sodium.crypto_core_ed25519_add(points[at], shift)
+            points[at + 1] = sodium.crypto_core_ed25519_sub(points[at + 1], shift)
+            return message | {"points": [p.hex() for p in points]}
         return message
 
     table = LoopbackTable("guess", 3, 16, scramble)
-    table.setup()
+    table.setup()  # the sum is kept: every proof checks
     with pytest.raises(DeckCorrupted):
-        table.reveal(5)
+        for slot in range(16):
+            table.reveal(slot)
     with pytest.raises(StepMismatch) as info:
         table.audit()
     assert (info.value.seat, info.value.evidence["position"]) == (1, 5)

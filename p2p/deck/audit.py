@@ -29,7 +29,7 @@ from p2p.deck.blind import blind_factors
 from p2p.deck.deck import Deck
 from p2p.deck.keys import DECK_KEYS_DOMAIN, DeckKeys, committed_value
 from p2p.deck.messages import Blind, KeyOpening, Rekey, Shuffle, parse_deck_message
-from p2p.deck.remask import RemaskRecord, remask_points
+from p2p.deck.remask import RemaskRecord, remask_keys, remask_points
 from p2p.errors import DeckCorrupted, MalformedMessage, MissingOpening, StepMismatch
 
 
@@ -80,16 +80,31 @@ def _mismatch(
     )
 
 
+def _key_mismatch(step: Blind | Shuffle, batch: BatchRecord, expected: bytes) -> StepMismatch:
+    return StepMismatch(
+        step.seat,
+        f"batch {batch.index} {step.TYPE} key is not what the opened keys give",
+        {"message": step.to_dict(), "published": step.key.hex(), "expected": expected.hex()},
+    )
+
+
 def replay_batch(
     batch: BatchRecord, table: tuple[bytes, ...], keys: Mapping[int, DeckKeys],
     observer: Deck | None = None, slot_cards: Mapping[int, int] | None = None,
-    own: int | None = None,
+    own: int | None = None, recompute_proven: bool = False,
 ) -> list[int]:
     """Recompute every layer of one batch; return the card of each position at the end.
 
     A reshuffle batch (with ``sources``) starts from the published points of its old slots
     (``observer``) holding the cards already proven (``slot_cards``). The layers of seat
-    ``own`` are followed, not recomputed (see the module docstring)."""
+    ``own`` are followed, not recomputed (see the module docstring).
+
+    Blinding layers and re-keys proved on arrival (``p2p.deck.proving``) that they apply
+    exactly the scalars their published keys commit to, so once those keys are checked
+    against the opened seed (fixed-base multiplications) their points need not be
+    recomputed; ``recompute_proven`` recomputes them anyway (the audit as it was before the
+    proofs, which ``bench/bench_proofs.py`` prices). Shuffles are always recomputed: their
+    proof does not cover the permutation."""
     if batch.sources:
         assert observer is not None and slot_cards is not None
         points = [observer.published_point(slot) for slot in batch.sources]
@@ -105,7 +120,18 @@ def replay_batch(
                 cards = [cards[source] for source in permutation]
             points = list(step.points)
             continue
-        if isinstance(step, Blind):
+        if isinstance(step, Blind) and not recompute_proven:
+            expected_key = mul_base(seat_keys.blind_key(batch.index))
+            if step.key != expected_key:
+                raise _key_mismatch(step, batch, expected_key)
+            expected = list(step.points)
+        elif isinstance(step, Rekey) and not recompute_proven:
+            for position in range(len(points)):
+                commitment = mul_base(seat_keys.slot_key(batch.first_slot + position))
+                if step.key_commitments[position] != commitment:
+                    raise _mismatch(step, batch, "key commitment", position, commitment)
+            expected = list(step.points)
+        elif isinstance(step, Blind):
             assert observer is not None
             factors = blind_factors(seat_keys, step.seat, batch.index, batch.sources,
                                     observer.remask_owner)
@@ -115,6 +141,10 @@ def replay_batch(
                     raise _mismatch(step, batch, "point", position, point)
         elif isinstance(step, Shuffle):
             x = seat_keys.shuffle_key(batch.index)
+            factor = scalar_mul(x, seat_keys.blind_key(batch.index)) if batch.sources else x
+            expected_key = mul_base(factor)
+            if step.key != expected_key:  # the layer the re-key's proof strips
+                raise _key_mismatch(step, batch, expected_key)
             permutation = seat_keys.permutation(batch.index, len(points))
             expected = [mul(x, points[source]) for source in permutation]
             cards = [cards[source] for source in permutation]
@@ -158,6 +188,14 @@ def replay_remask(record: RemaskRecord, table: tuple[bytes, ...], keys: DeckKeys
             slot_cards[slot] = cards[source]
         return
     order, points = remask_points(keys, record.first, [table[card] for card in cards])
+    for position, (published, expected) in enumerate(zip(record.keys, remask_keys(
+            keys, record.first, len(cards)), strict=True)):
+        if published != expected:
+            raise StepMismatch(record.seat, f"re-mask key {position} (slot "
+                                            f"{record.first + position}) is not r*B for its "
+                                            "opened keys' r",
+                               {**evidence, "position": position, "published": published.hex(),
+                                "expected": expected.hex()})
     for position, (published, expected) in enumerate(zip(record.points, points, strict=True)):
         if published != expected:
             raise StepMismatch(record.seat, f"re-mask point {position} (slot "
@@ -176,14 +214,19 @@ def audit_deck(
     transcript: Iterable[tuple[int, Any]],
     openings: Mapping[int, Any],
     own: int | None = None,
+    recompute_proven: bool = False,
+    proofs_checked: bool = False,
 ) -> AuditResult:
     """Re-check the whole deck; return slot -> card, or raise the first proven fault.
 
     ``transcript``: (sender, message) pairs of the public deck messages in log order.
     ``openings``: seat -> that seat's ``deck/open-keys`` message.
     ``own``: the auditing player's seat, whose layers are followed, not recomputed.
+    ``recompute_proven``: recompute the proven layers' points too (see ``replay_batch``).
+    ``proofs_checked``: the transcript is the ``public_transcript`` of a ``Deck`` that checked
+    every layer's proof on arrival (a peer's own, or a verifier's replay): not checked again.
     """
-    observer = Deck(game_id, n_seats, n_cards, seat=None)
+    observer = Deck(game_id, n_seats, n_cards, seat=None, check_proofs=not proofs_checked)
     corrupted: DeckCorrupted | None = None
     try:
         for sender, message in transcript:
@@ -208,7 +251,7 @@ def audit_deck(
                 raise StepMismatch(event.steps[0].seat if event.steps else None,
                                    f"batch {event.index} takes slot {slot}, which holds no "
                                    "card", {"batch": event.index})
-        cards = replay_batch(event, table, keys, observer, slot_cards, own)
+        cards = replay_batch(event, table, keys, observer, slot_cards, own, recompute_proven)
         steps = (3 if event.sources else 2) * n_seats
         if len(event.steps) == steps:  # an unfinished batch has no slots to report
             slot_cards.update(

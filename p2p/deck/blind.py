@@ -19,10 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from p2p.crypto.group import InvalidPoint, mul, scalar_invert, scalar_mul
+from p2p.crypto.group import InvalidPoint, mul, mul_base, scalar_invert, scalar_mul
+from p2p.crypto.proofs import Instance, prove
 from p2p.deck.batches import Batch
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import Blind
+from p2p.deck.proving import BASE_POINT, blind_statement
 from p2p.deck.remask import Remasks
 from p2p.errors import MalformedMessage, OutOfOrder
 
@@ -58,6 +60,11 @@ class Blinding:
     _batch_input: Callable[[Batch], tuple[Sequence[bytes], int | None]]
     _begin_batch: Callable[[int | None, tuple[int, ...]], Batch]
     _refused_point: Callable[[int | None, Batch, Iterable[bytes]], MalformedMessage]
+    _check_proof: Callable[[Blind, int | None, Batch, Sequence[bytes], bytes, list[Instance]],
+                           None]
+    game_id: str
+    seat: int | None
+    check_proofs: bool
 
     def blind(self) -> dict[str, Any]:
         """This seat's blinding layer over the reshuffle batch in construction."""
@@ -74,7 +81,12 @@ class Blinding:
                 if author is None:
                     author = self._point_author(batch.sources[position])
                 raise self._refused_point(author, batch, points) from None
-        return Blind(seat, batch.index, batch.sources, tuple(out)).to_dict()
+        key = mul_base(keys.blind_key(batch.index))
+        header, instances = blind_statement(
+            self.game_id, seat, batch.index, batch.sources, self._blind_bases(seat, batch),
+            points, out, key)
+        proof = tuple(prove(header, instances, factors))
+        return Blind(seat, batch.index, batch.sources, tuple(out), key, proof).to_dict()
 
     def _on_blind(self, message: Blind) -> None:
         sender = message.seat
@@ -85,8 +97,29 @@ class Blinding:
         self._expect_step(batch, message, "blind")
         if message.sources != batch.sources:
             raise OutOfOrder(sender, f"blinding of batch {batch.index} names other slots")
+        if sender != self.seat and self.check_proofs:
+            points, author = self._batch_input(batch)
+            self._check_proof(message, author, batch, points, *blind_statement(
+                self.game_id, sender, batch.index, batch.sources,
+                self._blind_bases(sender, batch), points, message.points, message.key))
         batch.steps.append(message)
         self.public_transcript.append((sender, message.to_dict()))
+
+    def _blind_bases(self, seat: int, batch: Batch) -> list[bytes]:
+        """G_i of each position's blind proof: what ``seat`` strips there, times B (its
+        slot-key commitment, its re-mask key, or B itself)."""
+        bases = []
+        for slot in batch.sources:
+            owner = self.remasks.owner(slot)
+            if owner is None:
+                source = self._batches[self._slot_batch[slot]]
+                bases.append(source.rekey_step(seat).key_commitments[slot - source.first_slot])
+            elif owner == seat:
+                record = self.remasks.record(slot)
+                bases.append(record.keys[slot - record.first])
+            else:
+                bases.append(BASE_POINT)
+        return bases
 
     def _point_author(self, slot: int) -> int:
         """Who published the last point of ``slot`` (its re-masker, or its last re-keyer)."""

@@ -49,7 +49,7 @@ from p2p.deck.messages import (
     parse_deck_message,
 )
 from p2p.deck.opening import SlotOpening
-from p2p.deck.remask import Remasks, unmask_point
+from p2p.deck.remask import Remasks, check_remask_key, unmask_point
 from p2p.deck.remasking import Remasking
 from p2p.deck.shuffling import Shuffling
 from p2p.errors import (
@@ -62,7 +62,8 @@ from p2p.errors import (
 
 class Deck(Shuffling, SlotOpening, Blinding, Remasking):
     """One peer's view of the deck. ``seat=None`` makes a keyless observer (used by the
-    audit to replay a public transcript)."""
+    audit to replay a public transcript). Every other seat's layer proof is checked on
+    arrival unless ``check_proofs`` is False."""
 
     def __init__(
         self,
@@ -71,6 +72,7 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
         n_cards: int,
         seat: int | None,
         keys: DeckKeys | None = None,
+        check_proofs: bool = True,
     ) -> None:
         if not 2 <= n_seats <= 4:
             raise LocalProtocolError(f"a game has 2 to 4 seats, not {n_seats}")
@@ -79,6 +81,9 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
         if seat is not None and not 0 <= seat < n_seats:
             raise LocalProtocolError(f"seat {seat} is not a seat of this game")
         self.game_id = game_id
+        # Off only for an audit's replay of a transcript whose proofs a Deck checked on
+        # arrival already (the auditing peer's, or the verifier's replay).
+        self.check_proofs = check_proofs
         self.n_seats = n_seats
         self.n_cards = n_cards
         self.seat = seat
@@ -227,6 +232,7 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
             record = self.remasks.record(slot)
             if record.seat != sender:
                 raise OutOfOrder(sender, f"slot {slot} is not a slot it re-masked")
+            check_remask_key(record, slot, message.key, data)
             plain = unmask_point(sender, slot, record.points[slot - record.first], message.key)
             if plain not in self._point_card:
                 raise RemaskFault(sender, f"re-masked slot {slot} opens to no card of this "

@@ -65,6 +65,8 @@ class Shuffle(_Wire):
     batch: int
     cards: tuple[int, ...]
     points: tuple[bytes, ...]
+    key: bytes  # W = x * T (T: the author's blind key y*B in a reshuffle batch, else B)
+    proof: tuple[bytes, ...]  # DLEQ: x links (T, W) and (sum of inputs, sum of points)
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class Blind(_Wire):
     batch: int
     sources: tuple[int, ...]
     points: tuple[bytes, ...]
+    key: bytes  # T = y * B
+    proof: tuple[bytes, ...]  # DLEQ per position: f_i links (G_i, T) and (input_i, point_i)
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ class Rekey(_Wire):
     batch: int
     points: tuple[bytes, ...]
     key_commitments: tuple[bytes, ...]
+    proof: tuple[bytes, ...]  # DLEQ per slot: k_i/w links (W, input_i) to (k_i*B, point_i)
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,7 @@ class Remask(_Wire):
     first: int
     old: tuple[int, ...]
     points: tuple[bytes, ...]
+    keys: tuple[bytes, ...]  # r_f * B for every fresh slot: its opening scalar is checked
 
 
 class RemaskKey(SlotKey):
@@ -202,6 +208,21 @@ class _Reader:
         points = tuple(self.point(name, item) for item in items)
         return points
 
+    def proof(self, name: str, size: int) -> tuple[bytes, ...]:
+        """A DLEQ proof: exactly ``size`` scalars, each canonical and non-zero."""
+        items = self.data[name]
+        if not isinstance(items, list) or len(items) != size:
+            self.fail(f"{name} must be a list of {size} scalars")
+        out = []
+        for item in items:
+            scalar = self.raw(name, item)
+            try:
+                check_scalar(scalar)
+            except InvalidScalar as exc:
+                self.fail(f"{name}: {exc}")
+            out.append(scalar)
+        return tuple(out)
+
     def distinct(self, name: str, points: tuple[bytes, ...]) -> None:
         # Equal or negated points cannot come from an honest layer over distinct cards.
         if not all_distinct_up_to_sign(points):
@@ -218,7 +239,8 @@ def _shuffle(r: _Reader) -> Shuffle:
         r.fail("cards must be a list of non-negative integers")
     points = r.points("points")
     r.distinct("points", points)
-    return Shuffle(r.sender, r.uint("batch"), tuple(cards), points)
+    return Shuffle(r.sender, r.uint("batch"), tuple(cards), points, r.point("key"),
+                   r.proof("proof", 2))
 
 
 def _blind(r: _Reader) -> Blind:
@@ -232,13 +254,18 @@ def _blind(r: _Reader) -> Blind:
     if len(points) != len(sources):
         r.fail("a blinding layer carries one point per source slot")
     r.distinct("points", points)
-    return Blind(r.sender, r.uint("batch"), tuple(sources), points)
+    return Blind(r.sender, r.uint("batch"), tuple(sources), points, r.point("key"),
+                 r.proof("proof", len(points) + 1))
 
 
 def _rekey(r: _Reader) -> Rekey:
     points = r.points("points")
     r.distinct("points", points)
-    return Rekey(r.sender, r.uint("batch"), points, r.points("key_commitments"))
+    commitments = r.points("key_commitments")
+    if len(commitments) != len(points):
+        r.fail("a re-key carries one key commitment per point")
+    return Rekey(r.sender, r.uint("batch"), points, commitments,
+                 r.proof("proof", len(points) + 1))
 
 
 def _slot_key(r: _Reader) -> SlotKey:
@@ -263,7 +290,10 @@ def _remask(r: _Reader) -> Remask:
     if len(points) != len(old):
         r.fail("a re-mask carries one point per old slot")
     r.distinct("points", points)
-    return Remask(r.sender, r.uint("first"), tuple(old), points)
+    keys = r.points("keys")
+    if len(keys) != len(old):
+        r.fail("a re-mask carries one key r*B per old slot")
+    return Remask(r.sender, r.uint("first"), tuple(old), points, keys)
 
 
 def _remask_key(r: _Reader) -> RemaskKey:

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from p2p.crypto.group import InvalidPoint, mul, scalar_invert
+from p2p.crypto.group import InvalidPoint, mul, mul_base, scalar_invert
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import Remask
-from p2p.errors import MalformedMessage
+from p2p.errors import MalformedMessage, SlotKeyMismatch
 
 
 @dataclass(frozen=True)
@@ -33,13 +33,14 @@ class RemaskRecord:
     first: int
     old: tuple[int, ...]
     points: tuple[bytes, ...]
+    keys: tuple[bytes, ...]  # r_f * B of each fresh slot
 
     @property
     def slots(self) -> range:
         return range(self.first, self.first + len(self.old))
 
     def message(self) -> dict[str, object]:
-        return Remask(self.seat, self.first, self.old, self.points).to_dict()
+        return Remask(self.seat, self.first, self.old, self.points, self.keys).to_dict()
 
 
 class Remasks:
@@ -76,6 +77,21 @@ def remask_points(keys: DeckKeys, first: int, card_points: Sequence[bytes]) -> t
     points = tuple(mul(keys.remask_key(first + i), card_points[source])
                    for i, source in enumerate(order))
     return order, points
+
+
+def remask_keys(keys: DeckKeys, first: int, size: int) -> tuple[bytes, ...]:
+    """r_f * B of each fresh slot f of a re-mask: what its opening scalar is checked against
+    (and the base of its holder's blind proof when the slot goes under the deck)."""
+    return tuple(mul_base(keys.remask_key(first + i)) for i in range(size))
+
+
+def check_remask_key(record: RemaskRecord, slot: int, key: bytes, evidence: object) -> None:
+    """Refuse (naming the re-mask's author) a scalar for ``slot`` that is not the r with
+    r * B published in its re-mask: the opener learns nothing from a wrong one."""
+    if mul_base(key) != record.keys[slot - record.first]:
+        raise SlotKeyMismatch(record.seat, f"re-mask scalar for slot {slot} does not match "
+                                           "its key r*B", {"message": evidence,
+                                                           "remask": record.message()})
 
 
 def unmask_point(owner: int, slot: int, point: bytes, key: bytes) -> bytes:

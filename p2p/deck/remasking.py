@@ -10,7 +10,14 @@ from typing import Any
 from p2p.deck.batches import Batch, CardSeen
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import Remask, RemaskKey, Unmask
-from p2p.deck.remask import RemaskRecord, Remasks, remask_points, unmask_point
+from p2p.deck.remask import (
+    RemaskRecord,
+    Remasks,
+    check_remask_key,
+    remask_keys,
+    remask_points,
+    unmask_point,
+)
 from p2p.errors import DeckCorrupted, LocalProtocolError, OutOfOrder, RemaskFault
 
 
@@ -62,7 +69,8 @@ class Remasking:
             raise LocalProtocolError(f"fresh slots cannot start at {first}: slots up to "
                                      f"{self.slot_count - 1} exist")
         _, points = remask_points(keys, first, [self._card_points[card] for card in cards])
-        return Remask(seat, first, tuple(old), points).to_dict()
+        return Remask(seat, first, tuple(old), points,
+                      remask_keys(keys, first, len(points))).to_dict()
 
     def own_remask_order(self, first: int, size: int) -> tuple[int, ...]:
         """The secret order of this seat's re-mask with fresh slots from ``first``."""
@@ -93,7 +101,8 @@ class Remasking:
                                      f"not {self.slot_count}")
         for slot in message.old:
             self._live(sender, slot)
-        record = RemaskRecord(sender, message.first, message.old, message.points)
+        record = RemaskRecord(sender, message.first, message.old, message.points,
+                              message.keys)
         own = sender == self.seat
         cards = [self._known.get(slot) for slot in message.old]
         for slot, card in zip(message.old, cards, strict=True):
@@ -135,6 +144,7 @@ class Remasking:
                         public: bool) -> CardSeen:
         record = self.remasks.record(slot)
         point = record.points[slot - record.first]
+        check_remask_key(record, slot, key, evidence)
         plain = unmask_point(owner, slot, point, key)
         card = self._point_card.get(plain)
         proof = {"remask": record.message(), "opening": evidence, "decrypted": plain.hex()}

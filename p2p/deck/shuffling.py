@@ -14,6 +14,7 @@ from p2p.crypto.group import (
     scalar_invert,
     scalar_mul,
 )
+from p2p.crypto.proofs import Instance, ProofInvalid, prove, verify
 from p2p.deck.batches import Batch, Turn
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import (
@@ -21,10 +22,12 @@ from p2p.deck.messages import (
     Rekey,
     Shuffle,
 )
+from p2p.deck.proving import BASE_POINT, rekey_statement, shuffle_statement
 from p2p.errors import (
     LocalProtocolError,
     MalformedMessage,
     OutOfOrder,
+    ProofFailed,
 )
 
 
@@ -35,6 +38,7 @@ class Shuffling:
     game_id: str
     n_seats: int
     seat: int | None
+    check_proofs: bool
     public_transcript: list[tuple[int, dict[str, Any]]]
     _batches: list[Batch]
     _slot_batch: list[int]
@@ -46,6 +50,7 @@ class Shuffling:
     _need_keys: Callable[[], tuple[DeckKeys, int]]
     _own_slot_key: Callable[[int], bytes]
     _live: Callable[[int | None, int], None]
+    _point_author: Callable[[int], int]
 
     @property
     def slot_count(self) -> int:  # provided by Deck
@@ -82,7 +87,15 @@ class Shuffling:
             out = tuple(mul(x, points[source]) for source in permutation)
         except InvalidPoint:
             raise self._refused_point(author, batch, points) from None
-        return Shuffle(seat, batch.index, batch.cards, out).to_dict()
+        if batch.sources:
+            base, key = mul_base(keys.blind_key(batch.index)), \
+                mul_base(scalar_mul(x, keys.blind_key(batch.index)))
+        else:
+            base, key = BASE_POINT, mul_base(x)
+        header, instances = shuffle_statement(self.game_id, seat, batch.index, base, points,
+                                              out, key)
+        proof = tuple(prove(header, instances, [x]))
+        return Shuffle(seat, batch.index, batch.cards, out, key, proof).to_dict()
 
     def rekey(self) -> dict[str, Any]:
         """This seat's re-key layer: slot i gets k_i * x^-1, and k_i * B is published."""
@@ -93,15 +106,17 @@ class Shuffling:
         if batch.sources:  # also strip this seat's blinding layer
             x_inverse = scalar_mul(x_inverse, scalar_invert(keys.blind_key(batch.index)))
         slot_keys = [self._own_slot_key(batch.first_slot + i) for i in range(batch.size)]
+        factors = [scalar_mul(k, x_inverse) for k in slot_keys]
         try:
-            out = tuple(
-                mul(scalar_mul(k, x_inverse), point)
-                for k, point in zip(slot_keys, points, strict=True)
-            )
+            out = tuple(mul(f, point) for f, point in zip(factors, points, strict=True))
         except InvalidPoint:
             raise self._refused_point(author, batch, points) from None
         commitments = tuple(mul_base(k) for k in slot_keys)
-        return Rekey(seat, batch.index, out, commitments).to_dict()
+        header, instances = rekey_statement(
+            self.game_id, seat, batch.index, batch.first_slot,
+            self._shuffle_step(batch, seat).key, points, out, commitments)
+        proof = tuple(prove(header, instances, factors))
+        return Rekey(seat, batch.index, out, commitments, proof).to_dict()
 
     def _on_shuffle(self, message: Shuffle) -> None:
         sender = message.seat
@@ -110,6 +125,11 @@ class Shuffling:
         self._expect_step(batch, message, "shuffle")
         if message.cards != batch.cards:
             raise OutOfOrder(sender, f"shuffle of batch {batch.index} names other cards")
+        if sender != self.seat and self.check_proofs:
+            base = self._blind_step(batch, sender).key if batch.sources else BASE_POINT
+            points, author = self._batch_input(batch)
+            self._check_proof(message, author, batch, points, *shuffle_statement(
+                self.game_id, sender, batch.index, base, points, message.points, message.key))
         batch.steps.append(message)
         self.public_transcript.append((sender, message.to_dict()))
 
@@ -120,8 +140,43 @@ class Shuffling:
         self._expect_step(batch, message, "rekey")
         if len(message.key_commitments) != batch.size:
             raise MalformedMessage(sender, "one key commitment per slot needed", message.to_dict())
+        if sender != self.seat and self.check_proofs:
+            points, author = self._batch_input(batch)
+            self._check_proof(message, author, batch, points, *rekey_statement(
+                self.game_id, sender, batch.index, batch.first_slot,
+                self._shuffle_step(batch, sender).key, points, message.points,
+                message.key_commitments))
         batch.steps.append(message)
         self.public_transcript.append((sender, message.to_dict()))
+
+    @staticmethod
+    def _shuffle_step(batch: Batch, seat: int) -> Shuffle:
+        step = batch.steps[batch.n_blind + seat]
+        assert isinstance(step, Shuffle)
+        return step
+
+    @staticmethod
+    def _blind_step(batch: Batch, seat: int) -> Blind:
+        step = batch.steps[seat]
+        assert isinstance(step, Blind)
+        return step
+
+    def _check_proof(self, message: Blind | Shuffle | Rekey, author: int | None, batch: Batch,
+                     inputs: Sequence[bytes], header: bytes, instances: list[Instance]) -> None:
+        """Refuse a layer whose proof fails, naming its author (the signed message proves
+        it), unless an input point of the previous layer is the fault (naming its author)."""
+        try:
+            verify(header, instances, message.proof)
+        except ProofInvalid as exc:
+            bad = [position for position, p in enumerate(inputs) if not _multipliable(p)]
+            if bad:
+                if author is None and batch.sources:  # old slots: whoever published them
+                    author = self._point_author(batch.sources[bad[0]])
+                raise self._refused_point(author, batch, inputs) from None
+            if not all(_multipliable(p) for p in message.points):
+                raise self._refused_point(message.seat, batch, message.points) from None
+            raise ProofFailed(message.seat, f"batch {batch.index} {message.TYPE}: {exc}",
+                              {"message": message.to_dict()}) from None
 
     def _need_all_commitments(self, sender: int) -> None:
         if len(self._commitments) < self.n_seats:

@@ -73,7 +73,8 @@ def audit_game(record: AuditRecord) -> dict[str, Any]:
             raise RemoteProtocolError(seat, "audit message lacks its deck key opening")
         deck_openings[seat] = opening["deck"]
     slot_cards = audit_deck(record.game_id, n, len(record.card_ids), deck.public_transcript,
-                            deck_openings, own=record.my_seat).slot_cards
+                            deck_openings, own=record.my_seat,
+                            proofs_checked=deck.check_proofs).slot_cards
     seat_keys = open_seats(record.game_id, deck, deck_openings)
     _check_private_keys(record, seat_keys)
     replay = _replay(record, slot_cards, seat_keys)

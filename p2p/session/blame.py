@@ -284,7 +284,8 @@ class Referee:
         openings: dict[int, Any] = {s.seat_of_peer[p]: c.deck for p, c in self.claims.items()}
         proof = [c.message.to_json() for c in self.claims.values() if c.message is not None]
         try:
-            audit_deck(s.game_id, s.n, len(s.card_ids), s.deck.public_transcript, openings)
+            audit_deck(s.game_id, s.n, len(s.card_ids), s.deck.public_transcript, openings,
+                       proofs_checked=s.deck.check_proofs)
         except P2PError as exc:
             peer = s.peer_of(getattr(exc, "seat", None))
             # The proof: every peer's signed deck opening, with the deck messages of the log.

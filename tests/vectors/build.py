@@ -34,6 +34,7 @@ from engine.randomness import RandomStream  # noqa: E402
 from engine.serialize import public_hash, state_to_dict  # noqa: E402
 from p2p.crypto.commitments import Opening, commitment_of  # noqa: E402
 from p2p.crypto.group import (  # noqa: E402
+    L,
     card_points,
     hash_to_point,
     hash_to_scalar,
@@ -41,9 +42,13 @@ from p2p.crypto.group import (  # noqa: E402
     mul_base,
     scalar_invert,
 )
+from p2p.crypto.proofs import Instance, prove, transcript_header  # noqa: E402
 from p2p.crypto.sealed import box_key  # noqa: E402
 from p2p.crypto.seeds import joint_seed  # noqa: E402
+from p2p.deck.deck import Deck  # noqa: E402
 from p2p.deck.keys import DeckKeys  # noqa: E402
+from p2p.deck.loopback import LoopbackTable  # noqa: E402
+from p2p.errors import CheatDetected  # noqa: E402
 from p2p.session.secrets import derive  # noqa: E402
 
 
@@ -156,6 +161,105 @@ def keys_cases() -> dict[str, Any]:
                          for b, m in ((0, 16), (1, 5))],
         "slot_keys": [{"slot": s, "key": keys.slot_key(s).hex()} for s in (0, 1, 31, 300)],
     }
+
+
+# -- deck proofs -----------------------------------------------------------------------------
+
+ORDER_8_POINT = "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"
+
+
+def dleq_cases() -> list[dict[str, Any]]:
+    """One valid 3-instance proof, then the same statement failing each check once."""
+    head = {"game": "0123456789abcdef0123456789abcdef", "seat": 1, "kind": "deck/rekey",
+            "context": {"batch": 0, "first_slot": 0}}
+    secrets = [hash_to_scalar(b"vector/dleq\x00", bytes([i])) for i in range(3)]
+    def to_point(label: str) -> bytes:
+        return hash_to_point(b"vector/dleq\x00", label.encode())
+
+    bases = [(mul_base((1).to_bytes(32, "little")), to_point("h0")),
+             (to_point("g1"), to_point("h1")), (to_point("g2"), to_point("h2"))]
+    instances = [Instance(g, h, mul(u, g), mul(u, h))
+                 for (g, h), u in zip(bases, secrets, strict=True)]
+
+    def header(fields: dict[str, Any]) -> bytes:
+        return transcript_header(fields["game"], fields["seat"], fields["kind"],
+                                 fields["context"])
+
+    def case(check: str, fields: dict[str, Any], statement: list[Instance],
+             proof: list[bytes], valid: bool) -> dict[str, Any]:
+        return {"check": check, **fields, "header": header(fields).hex(),
+                "instances": [{"g": i.g.hex(), "h": i.h.hex(), "p": i.p.hex(), "q": i.q.hex()}
+                              for i in statement],
+                "proof": [x.hex() for x in proof], "valid": valid}
+
+    proof = prove(header(head), instances, secrets)
+    bumped = ((int.from_bytes(proof[2], "little") + 1) % L).to_bytes(32, "little")
+    other_q = [instances[0], Instance(instances[1].g, instances[1].h, instances[1].p,
+                                      mul(secrets[0], instances[1].h)), instances[2]]
+    torsion = [instances[0], Instance(instances[1].g, instances[1].h, instances[1].p,
+                                      bytes.fromhex(ORDER_8_POINT)), instances[2]]
+    valid = {**case("valid", head, instances, proof, True),
+             "secrets": [u.hex() for u in secrets]}
+    return [
+        valid,
+        case("a response changed: the recomputed challenge differs", head, instances,
+             [*proof[:2], bumped, *proof[3:]], False),
+        case("one scalar short", head, instances, proof[:-1], False),
+        case("another game in the header", {**head, "game": "f" * 32}, instances, proof,
+             False),
+        case("another author in the header", {**head, "seat": 0}, instances, proof, False),
+        case("another step in the header", {**head, "kind": "deck/blind"}, instances, proof,
+             False),
+        case("another batch in the header", {**head, "context": {"batch": 1, "first_slot": 0}},
+             instances, proof, False),
+        case("instance 1 is no DLEQ tuple (its q made with another secret)", head, other_q,
+             prove(header(head), other_q, secrets), False),
+        case("a point of the statement outside the prime-order group (order 8)", head,
+             torsion, proof, False),
+        case("responses of two instances exchanged", head, instances,
+             [proof[0], proof[2], proof[1], proof[3]], False),
+    ]
+
+
+def deck_proof_case() -> dict[str, Any]:
+    """A 2-seat deck of 4 cards with a re-mask and a hidden reshuffle: every public deck
+    message in log order (the commitments replaced by fixed bytes: the proofs do not read
+    them), and forged copies of its layers, each naming its author."""
+    game = "d0c0ffee000000000000000000000042"
+    table = LoopbackTable(game, 2, 4, keys=[DeckKeys(seed_bytes(f"proof vector seat {s}"))
+                                            for s in range(2)])
+    table.setup()
+    table.open_to(0, 0)
+    fresh = table.remask(0, [0])
+    table.reveal(1)
+    table.add_batch([fresh[0], 1, 2])
+    transcript = []
+    for sender, message in table.decks[1].public_transcript:
+        if message["type"] == "deck/commit":
+            message = message | {"commitment": seed_bytes(f"commitment {sender}").hex()}
+        transcript.append([sender, message])
+    forged = []
+    observer = Deck(game, 2, 4, seat=None)
+    for index, (sender, message) in enumerate(transcript):
+        if "proof" in message:
+            proof = message["proof"]
+            last = int(proof[-1][:2], 16) ^ 1
+            copies = {"last response's first byte xor 1":
+                      [*proof[:-1], f"{last:02x}" + proof[-1][2:]],
+                      "the proof of the message before it (or its own, reversed)":
+                      transcript[index - 1][1].get("proof", proof[::-1])}
+            for what, bad in copies.items():
+                try:
+                    observer.receive(sender, message | {"proof": bad})
+                except CheatDetected as exc:
+                    forged.append({"index": index, "what": what,
+                                   "message": message | {"proof": bad}, "blame": exc.seat,
+                                   "refused_as": type(exc).__name__})
+                else:
+                    raise AssertionError(f"forged proof accepted: {what}")
+        observer.receive(sender, message)
+    return {"game": game, "n_seats": 2, "n_cards": 4, "transcript": transcript,
+            "forged": forged}
 
 
 # -- cards and setup -------------------------------------------------------------------------
@@ -522,6 +626,14 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
                            "action_to_dict) and the public state hash after it; see 'State "
                            "hash'",
             "cases": [engine_case(n, label) for n, label in ENGINE_CASES]},
+        "proofs.json": lambda: {
+            "name": "deck proofs",
+            "description": "Chaum-Pedersen (DLEQ) proofs as protocol.md 'Deck proofs' gives "
+                           "them: a valid proof (with its secrets, so that a prover can be "
+                           "checked byte for byte) and one invalid proof per check; then a "
+                           "whole 2-seat deck's public messages, every proof valid, and forged "
+                           "copies of its layers, each naming its author",
+            "cases": [{"dleq": dleq_cases(), "deck": deck_proof_case()}]},
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "

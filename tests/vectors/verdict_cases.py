@@ -232,12 +232,14 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
         body["public"][0]["key"] = body["public"][1]["key"]  # another slot's (valid) key
     case("unfair-key-mismatch", "peer 1 reveals slot 2 with its key of slot 3: the key does "
          "not match its commitment k*B", [*m[:keys11[1]], with_body(m[keys11[1]], wrong_key)])
-    layer = with_body(m[shuffle4],
-                      lambda b: b["deck"]["points"].__setitem__(
-                          0, negated(b["deck"]["points"][0])))
+    def swap_first_two(body: dict[str, Any]) -> None:
+        points = body["deck"]["points"]
+        points[0], points[1] = points[1], points[0]
+    layer = with_body(m[shuffle4], swap_first_two)
     case("unfair-layer-caught-by-the-audit", "peer 1's shuffle layer of batch 0 (stage 4) has "
-         "point 0 negated; the next layers were computed from the true one, so no opening "
-         "shows it: the end-of-game audit recomputes the layer and names peer 1",
+         "points 0 and 1 swapped: its proof (its key and the sum of its points) still checks, "
+         "and the next layers were computed from the true one, so no opening shows it: the "
+         "end-of-game audit recomputes the layer and names peer 1",
          rethreaded([*m[:shuffle4], layer, *m[shuffle4 + 1:]]))
     case("unfair-audit-box-secret", "peer 0's audit opens a box secret that is not the one "
          "whose public key it announced in setup/commit",
@@ -283,11 +285,9 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     corrupt_layer = with_body(m[rekey7], lambda b: b["deck"]["points"].__setitem__(
         2, negated(b["deck"]["points"][2])))
     corrupted = rethreaded([*m[:rekey7], corrupt_layer, *m[rekey7 + 1:]])
-    case("incomplete-corrupt-deck-without-openings", "peer 0's last re-key layer of batch 0 "
-         "has slot 2's point negated; slot 2 is first revealed publicly at stage 11, where "
-         "it decrypts to no card: the deck is corrupt, and only deck openings sent with "
-         "corrupt claims count; the audit stage's openings further on do not (the game "
-         "stopped before it), so the deck audit lacks every opening: incomplete, nobody named",
+    case("unfair-rekey-proof-fails", "peer 0's last re-key layer of batch 0 has slot 2's "
+         "point negated: its proof does not verify, so every verifier names peer 0 at that "
+         "message, without any opening (slot 2 would decrypt to no card at stage 11)",
          corrupted)
     head = corrupted[:keys11[1] + 1]
     openings = {p: m[a]["msg"]["body"]["deck"] for p, a in ((0, audit0), (1, audit1))}
@@ -297,9 +297,10 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     alarm1 = abort([*head, alarm0], 1, 11, {"kind": "corrupt", "blame": None, "answer": False,
                                         "reason": "slot 2 decrypts to no card",
                                         "deck": openings[1], "box": box_secret(1, game)})
-    case("unfair-corrupt-deck-audited", "the same corrupted layer, the file ending with both "
-         "peers' corrupt claims (each opening its deck seed): the deck audit recomputes every "
-         "layer and names peer 0, the author of the wrong one", [*head, alarm0, alarm1])
+    case("unfair-rekey-proof-fails-before-the-claims", "the same corrupted layer, the file "
+         "ending with both peers' corrupt claims (each opening its deck seed): the layer's "
+         "proof names peer 0 at the layer itself, before any claim or opening is read",
+         [*head, alarm0, alarm1])
     honest_head = m[:keys11[1] + 1]
     alarm = abort(honest_head, 1, 11, {"kind": "corrupt", "blame": None, "answer": False,
                                    "reason": "slot 2 decrypts to no card",
