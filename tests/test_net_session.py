@@ -671,7 +671,8 @@ def _false_claim_game(seed: int, n: int = 3) -> tuple[LoopbackGame, dict[str, An
                 only_mine = s.known[action.slot] == 1 << session.my_seat
                 if action.claim in TYPES and claims == (action.claim,) and only_mine:
                     lie = next(t for t in TYPES if t != action.claim)
-                    done["true"], done["false"] = action, dataclasses.replace(action, claim=lie)
+                    done["true"], done["false"] = action, Dispatch(action.seat, action.slot,
+                                                                action.planet, lie)
                     return _force(session, done["false"])
         return legal[rng.randrange(len(legal))]
 

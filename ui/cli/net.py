@@ -22,7 +22,7 @@ from p2p.session.timing import (
 )
 from p2p.session.timing import Timing as _Timing
 from ui.cli.games import INTERFACE_OPTION, NO_DISCOVERY_OPTION, checked_interface, player_name
-from ui.cli.rendezvous import RENDEZVOUS_OPTION, checked_rendezvous
+from ui.cli.rendezvous_option import RENDEZVOUS_OPTION, checked_rendezvous
 
 DEFAULT_TIMING = _Timing()  # the defaults of the host's clock options
 
