@@ -149,6 +149,7 @@ def _stop(proc: subprocess.Popen[str]) -> None:
             proc.wait()
 
 
+@pytest.mark.soak  # make test's time (issue 40: under 10 minutes): in make soak
 def test_games_lists_both_hosts_and_join_and_watch_by_short_code(tmp_path: Path) -> None:
     hosts = [_start_host(tmp_path / name, name) for name in ("alice", "bert")]
     try:

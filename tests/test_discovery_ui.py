@@ -201,7 +201,7 @@ async def _play_to_the_end(app: SolsticeApp, pilot: Any, seconds: float = 80) ->
     assert isinstance(app.screen, EndScreen)
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # make test's time (issue 40: under 10 minutes): in make soak
 def test_r_on_the_end_screen_plays_again_with_the_same_table(tmp_path: Path) -> None:
     from p2p.net.rematch import host_rematch, with_rematch
 

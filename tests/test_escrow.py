@@ -81,7 +81,7 @@ def test_a_peer_gone_for_good_is_played_on_from_the_escrow(n: int, start: int,
     assert len({str(s.result) for s in table.honest}) == 1
 
 
-@pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.parametrize("n", [3, pytest.param(4, marks=pytest.mark.soak)])
 def test_after_a_recovery_no_smaller_coalition_can_rebuild_a_live_player_s_master(
         n: int, tmp_path: Path) -> None:
     """Issue 41 item 3: the gone peer's rebuilt master opens nothing it held of the others'

@@ -336,7 +336,7 @@ def test_a_lone_surrogate_in_a_message_chat_or_lobby_line_is_only_a_rejection() 
 # -- the real command ---------------------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # make test's time (issue 40: under 10 minutes): in make soak
 def test_solstice_host_survives_a_nested_first_frame_and_plays_its_game(tmp_path: Path) -> None:
     """The finding as reproduced: a real ``solstice host`` process, a nested first lobby
     frame from a self-made identity, then a real ``solstice join``: the host neither exits

@@ -252,6 +252,7 @@ async def test_messages_withheld_from_one_peer_reach_it_by_the_relay(tmp_path: P
 # -- 3. silence -------------------------------------------------------------------------------
 
 
+@pytest.mark.soak  # make test's time (issue 40: under 10 minutes): in make soak
 async def test_silence_at_the_audit_over_tls_is_abandonment(tmp_path: Path,
                                                             monkeypatch) -> None:
     """The adversary stays connected (keepalives flow) but never sends its audit message."""

@@ -32,10 +32,11 @@ from p2p.storage.transcript import verify_transcript
 @pytest.mark.slow
 @pytest.mark.parametrize(("victim", "phase", "delay"), [
     (2, "audit", 0.2),        # issue #12 item 1: killed right after "Game over:"
-    (0, "dispatch", 0.3),     # the host, mid-round
+    pytest.param(0, "dispatch", 0.3, marks=pytest.mark.soak),  # the host, mid-round
     (1, "lobby", 0.3),        # the first joiner, before the table is full
-    (3, "roster", 0.0),       # a joiner, once the host sent the roster (most often before
-                              # it is stored: it comes back with nothing and gets it again)
+    # a joiner, once the host sent the roster (most often before it is stored: it comes back
+    # with nothing and gets it again)
+    pytest.param(3, "roster", 0.0, marks=pytest.mark.soak),
 ])
 def test_a_peer_killed_and_restarted_finishes_the_game(tmp_path: Path, victim: int,
                                                        phase: str, delay: float) -> None:
@@ -120,7 +121,8 @@ def test_the_last_joiner_killed_before_storing_the_roster_rejoins_and_the_game_f
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("phase", "delay"), [
-    ("setup", 0.0), ("draft", 0.3), ("dispatch", 0.3), ("audit", 0.0)])
+    ("setup", 0.0), pytest.param("draft", 0.3, marks=pytest.mark.soak),
+    pytest.param("dispatch", 0.3, marks=pytest.mark.soak), ("audit", 0.0)])
 def test_a_joiner_whose_game_folder_was_deleted_is_never_named(tmp_path: Path, phase: str,
                                                                delay: float) -> None:
     """Issue 33 item 2: kill -9 a joiner at a stage, delete its game folder, restart it with

@@ -112,7 +112,7 @@ def _finished_alike(peers: list[Peer]) -> None:
     assert all(r == results[0] for r in results)
 
 
-@pytest.mark.parametrize("crash_at", [1, pytest.param(7, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("crash_at", [1, pytest.param(7, marks=pytest.mark.soak)])
 def test_two_victims_with_staggered_returns_finish_the_game(tmp_path: Path,
                                                             crash_at: int) -> None:
     """Peers 1 and 2 go down together (at the draft's first pick, or later); peer 1 comes
@@ -177,7 +177,7 @@ def test_staggered_resumes_of_a_stopped_game_finish_it(tmp_path: Path) -> None:
     _finished_alike(peers)
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # make test's time (issue 40: under 10 minutes): in make soak
 def test_a_lone_resume_stops_resumably_then_finishes_with_the_others(tmp_path: Path) -> None:
     """One player resumes a stopped game alone: nobody comes, and after the mesh's grace
     period it stops for now, naming nobody (the game stays resumable); when everyone resumes
