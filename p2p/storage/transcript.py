@@ -235,19 +235,32 @@ def _equivocation(roster: Roster, messages: list[Any]) -> tuple[int, int, int, i
     where the replay never meets the second (after the game's end, or after a stop)."""
     keys = [p.key for p in roster.players]
     seen: dict[tuple[int, int], tuple[str, int]] = {}
-    for index, data in enumerate(messages):
+
+    def signed_copy(data: Any) -> SignedMessage | None:
         try:
             signed = SignedMessage.decode(canonical_json(data))
         except (RemoteProtocolError, CanonicalEncodingError, ValueError, TypeError,
                 RecursionError):
-            continue  # (the replay reports it)
+            return None  # (the replay reports it)
         msg = signed.msg
         if msg.game != roster.game_id or not 0 <= msg.seat < len(keys) \
                 or not signed.verify(keys[msg.seat]):
+            return None
+        return signed
+
+    for index, data in enumerate(messages):
+        outer = signed_copy(data)
+        if outer is None:
             continue
-        first = seen.setdefault((msg.seat, msg.seq), (signed.hash, index))
-        if first[0] != signed.hash:
-            return msg.seat, msg.seq, first[1], index
+        # The copies an abort carries as evidence count too: a twin sent to another peer
+        # reaches this file only there (the live peers refused it as a message).
+        evidence = outer.msg.body.get("evidence") if outer.msg.type == "abort" else None
+        copies = [outer, *(c for c in map(signed_copy, evidence if isinstance(evidence, list)
+                                          else []) if c is not None)]
+        for signed in copies:
+            first = seen.setdefault((signed.msg.seat, signed.msg.seq), (signed.hash, index))
+            if first[0] != signed.hash:
+                return signed.msg.seat, signed.msg.seq, first[1], index
     return None
 
 
