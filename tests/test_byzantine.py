@@ -38,8 +38,8 @@ from byzantine import (
 )
 
 QUICK_SEEDS = [*range(14), 16, 22]  # (16: a peer vanishes at an escrow table; 22: reorder)
-SLOW_SEEDS = range(100, 106)   # make test
-SOAK_SEEDS = range(106, 260)   # make soak
+SLOW_SEEDS = (100, 101, 103, 104, 105)   # make test
+SOAK_SEEDS = (102, *range(106, 260))   # make soak
 
 
 def play_and_check(seed: int, tmp_path: Path, shuffles: int = 1,

@@ -249,7 +249,7 @@ def test_r_on_the_end_screen_plays_again_with_the_same_table(tmp_path: Path) -> 
     assert hosted[0].game_id != codes[0].game_id  # the host's last game was the rematch
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # make test's time (under 10 minutes): in make soak
 def test_the_hosts_rematch_lobby_shows_its_code_and_who_came_back(tmp_path: Path) -> None:
     from p2p.net.rematch import join_rematch, with_rematch
 

@@ -186,7 +186,7 @@ async def play_with_a_death(root: Path, n: int, victim: int, *more: int,
     return await play(root, n, options, chooser, scopes)
 
 
-@pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.parametrize("n", [3, pytest.param(4, marks=pytest.mark.soak)])
 def test_with_escrow_the_table_plays_on_after_a_player_is_killed_for_good(
         tmp_path: Path, n: int) -> None:
     victim = n - 1

@@ -175,7 +175,7 @@ def test_a_spectator_watches_a_bot_game_live_and_sees_its_own_verdict(tmp_path: 
     assert any(e.text == "watching: dora" for e in table.events["bob"])
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # make test's time (under 10 minutes): in make soak
 def test_q_leaves_and_the_game_goes_on_without_the_spectator(tmp_path: Path) -> None:
     table, app = _watcher(tmp_path, pace=0.1)  # the game outlasts the spectator's stay
 

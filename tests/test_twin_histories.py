@@ -100,7 +100,7 @@ def _edits(messages: list[dict[str, Any]], twin: dict[str, Any]) -> dict[str, li
 
 
 @pytest.mark.parametrize("seed, n, at", [
-    (0, 2, 10), (3, 2, 3), (1, 3, 25),
+    (0, 2, 10), (3, 2, 3), pytest.param(1, 3, 25, marks=pytest.mark.soak),
     pytest.param(2, 4, 25, marks=pytest.mark.soak), pytest.param(5, 3, 60, marks=pytest.mark.soak),
     pytest.param(6, 4, 10, marks=pytest.mark.soak), pytest.param(7, 2, 20, marks=pytest.mark.soak)])
 def test_a_re_signed_twin_names_its_author_or_nobody(monkeypatch: pytest.MonkeyPatch,
