@@ -28,9 +28,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from bots.rl.encoding import ACTION_SIZE, OBS_SIZE, EncodingError
+from bots.rl.encoding import ACTION_SIZE, EncodingError
 from bots.rl.opponents import Opponents
-from bots.rl.recall import INFO_STATE_SIZE
+from bots.rl.pettingzoo_env import observation_space
 from bots.rl.record import save_game
 from bots.rl.table import REWARDS, Table
 
@@ -54,14 +54,8 @@ class SolsticeEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self.players, self.seat, self.reward_kind = players, seat, reward
         self.info_state = info_state
         self.opponents = Opponents(opponents)
-        fields: dict[str, spaces.Space[Any]] = {
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8)}
-        if info_state:
-            fields["information_state"] = spaces.Box(0.0, 1.0, (INFO_STATE_SIZE,),
-                                                     dtype=np.float32)
         # Gymnasium's Env types its spaces by the values they hold; these hold those values
-        self.observation_space = spaces.Dict(fields)  # type: ignore[assignment]
+        self.observation_space = observation_space(info_state)  # type: ignore[assignment]
         self.action_space = spaces.Discrete(ACTION_SIZE)  # type: ignore[assignment]
         self.table: Table | None = None
         self._seed_name = "0"

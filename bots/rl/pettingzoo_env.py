@@ -53,6 +53,18 @@ _BOOKKEEPING = ("agents", "rewards", "_cumulative_rewards", "terminations", "tru
                 "infos", "agent_selection", "_games", "_seed_name", "_last_action")
 
 
+def observation_space(info_state: bool) -> spaces.Dict:
+    """An agent's observation: the encoded view, the legal-action mask and, with
+    ``info_state``, the perfect-recall information state (``bots.rl.recall``)."""
+    fields: dict[str, spaces.Space[Any]] = {
+        "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+        "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8)}
+    if info_state:
+        fields["information_state"] = spaces.Box(0.0, 1.0, (INFO_STATE_SIZE,),
+                                                 dtype=np.float32)
+    return spaces.Dict(fields)
+
+
 class ViewInfo(dict):  # type: ignore[type-arg]
     """The acting agent's info, ``{"view": the seat's view}``, the view built on first read:
     most agents act on the observation and never read it, and building it cost more than
@@ -142,13 +154,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.info_state = info_state
         self.possible_agents = [f"player_{i}" for i in range(learners)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
-        fields: dict[str, spaces.Space[Any]] = {
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8)}
-        if info_state:
-            fields["information_state"] = spaces.Box(0.0, 1.0, (INFO_STATE_SIZE,),
-                                                     dtype=np.float32)
-        obs_space = spaces.Dict(fields)
+        obs_space = observation_space(info_state)
         self.observation_spaces = {agent: obs_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(ACTION_SIZE)
                               for agent in self.possible_agents}
