@@ -188,21 +188,17 @@ def replay_remask(record: RemaskRecord, table: tuple[bytes, ...], keys: DeckKeys
             slot_cards[slot] = cards[source]
         return
     order, points = remask_points(keys, record.first, [table[card] for card in cards])
-    for position, (published, expected) in enumerate(zip(record.keys, remask_keys(
-            keys, record.first, len(cards)), strict=True)):
-        if published != expected:
-            raise StepMismatch(record.seat, f"re-mask key {position} (slot "
-                                            f"{record.first + position}) is not r*B for its "
-                                            "opened keys' r",
-                               {**evidence, "position": position, "published": published.hex(),
-                                "expected": expected.hex()})
-    for position, (published, expected) in enumerate(zip(record.points, points, strict=True)):
-        if published != expected:
-            raise StepMismatch(record.seat, f"re-mask point {position} (slot "
-                                            f"{record.first + position}) is not what its "
-                                            "opened keys give",
-                               {**evidence, "position": position, "published": published.hex(),
-                                "expected": expected.hex()})
+    for what, published_list, expected_list, why in (
+            ("key", record.keys, remask_keys(keys, record.first, len(cards)),
+             "is not r*B for its opened keys' r"),
+            ("point", record.points, points, "is not what its opened keys give")):
+        for position, (published, expected) in enumerate(zip(published_list, expected_list,
+                                                             strict=True)):
+            if published != expected:
+                raise StepMismatch(record.seat, f"re-mask {what} {position} (slot "
+                                                f"{record.first + position}) {why}",
+                                   {**evidence, "position": position,
+                                    "published": published.hex(), "expected": expected.hex()})
     for slot, source in zip(record.slots, order, strict=True):
         slot_cards[slot] = cards[source]
 

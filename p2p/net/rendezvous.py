@@ -220,11 +220,10 @@ class Rendezvous:
 
     async def _connect(self, stream: trio.SocketStream, reader: LineReader,
                        first: dict[str, object], address: str) -> None:
-        peer = first.get("peer")
-        listener = self.listeners.get(peer) if isinstance(peer, str) else None
-        if listener is None or not isinstance(peer, str):
-            await stream.send_all(encode_line({"op": "error", "reason": "no such peer here"}))
+        found = await self._listener_named(stream, first)
+        if found is None:
             return
+        peer, listener = found
         if len(self.pending) >= self.limits.pending or self.splices >= self.limits.splices:
             await stream.send_all(encode_line({"op": "error", "reason": "relay is full"}))
             return
@@ -256,16 +255,26 @@ class Rendezvous:
             pending.done.set()
 
 
+    async def _listener_named(self, stream: trio.SocketStream, first: dict[str, object]
+                              ) -> tuple[str, _Listener] | None:
+        """The listener the dialer's first line names (its peer id), or None once the dialer
+        was told there is none here."""
+        peer = first.get("peer")
+        listener = self.listeners.get(peer) if isinstance(peer, str) else None
+        if listener is None or not isinstance(peer, str):
+            await stream.send_all(encode_line({"op": "error", "reason": "no such peer here"}))
+            return None
+        return peer, listener
+
     async def _punch(self, stream: trio.SocketStream, first: dict[str, object],
                      address: str) -> None:
         """Hole punching: the dialer's line and the listener's ``punched`` line each come
         from the port its peer listens on; each is told where the other's came from (its
         router's mapping), and both dial there at once (a TCP simultaneous open)."""
-        peer = first.get("peer")
-        listener = self.listeners.get(peer) if isinstance(peer, str) else None
-        if listener is None or not isinstance(peer, str):
-            await stream.send_all(encode_line({"op": "error", "reason": "no such peer here"}))
+        found = await self._listener_named(stream, first)
+        if found is None:
             return
+        peer, listener = found
         if len(self.punches) >= self.limits.pending:
             await stream.send_all(encode_line({"op": "error", "reason": "too many punches"}))
             return
