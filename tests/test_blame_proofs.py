@@ -220,6 +220,36 @@ def test_a_false_silence_claim_with_the_message_deleted_does_not_name_the_accuse
     assert "follows a gap" in verdict.summary
 
 
+@pytest.mark.parametrize("n", [3, 4])
+def test_a_file_cut_right_after_a_false_claim_of_silence_names_nobody(
+        n: int, tmp_path: Path) -> None:
+    """Peer 2 claims peer 0 silent the moment peer 0's stage begins; the live table refutes
+    the claim and names peer 2. An outsider cuts an honest peer's file right after the claim
+    (the refutations and peer 0's message gone): that is exactly what the claimant's own file
+    would be if the claim were true and nobody else had signed it yet, so it names nobody; the
+    old verify named peer 0 abandoned. The uncut file names the claimant."""
+    game = started(n)
+    liar = game.sessions[2]
+    run(game, until=lambda: len(liar.msglog.messages) > 40 and 0 in liar.waiting_for()
+        and 2 not in liar.waiting_for())
+    liar._abort(0, "peer 0 went silent", kind=ABANDONED)
+    for data in liar.outbox:  # the claim reaches everyone before peer 0's answer
+        for peer, session in enumerate(game.sessions):
+            if peer != 2:
+                session.receive(2, data)
+    liar.outbox.clear()
+    run(game)
+    assert_named(game, 2, ABANDONED, "that peer's message for it is here", accused=0)
+    path = transcript(game, 1, tmp_path)
+    assert verdict_of(verify_transcript(path)) == ("abandoned", 2)
+    messages = json.loads(path.read_bytes())["messages"]
+    claim = next(i for i, m in enumerate(messages)
+                 if m["msg"]["seat"] == 2 and m["msg"]["type"] == "abort")
+    verdict = verify_transcript(rewritten(path, messages[:claim + 1], "cut.json"))
+    assert verdict_of(verdict) == ("incomplete", None), verdict.summary
+    assert "one peer's word names nobody" in verdict.summary
+
+
 def test_every_valid_interleaving_of_a_transcript_verifies_the_same(tmp_path: Path) -> None:
     _, path, _ = false_silence_claim(tmp_path)
     expected = verdict_of(verify_transcript(path))

@@ -186,6 +186,14 @@ def clocked_play(game: LoopbackGame, timing: Timing, think: Think, hold: Hold | 
         for peer, session in enumerate(game.sessions):
             if peer != untimed:
                 session.tick(now)
+    # The last verdicts still reach the others, as a runner gathers them before it writes
+    # its transcript (``RunOptions.concur``).
+    for _ in game.sessions:
+        for sender, session in enumerate(game.sessions):
+            out, session.outbox = session.outbox, []
+            for data in [*(h[2] for h in held if h[1] == sender), *out]:
+                send(sender, data)
+        held.clear()
     return now
 
 

@@ -101,6 +101,9 @@ def run(game: LoopbackGame, choose: Choose = first, tamper=None,
         if until is not None and until():
             return
         if all(s.finished for s in game.sessions):
+            # What the last to stop sent still arrives (its signed word that it saw a silence
+            # too, which a runner gathers before writing its transcript: RunOptions.concur).
+            game.deliver(tamper)
             return
         if not step(game, choose, tamper):
             return

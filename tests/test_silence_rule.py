@@ -152,6 +152,8 @@ def test_a_crawlers_late_message_does_not_refute_that_its_bank_ran_out(tmp_path:
         witness.receive(0, data)
     assert witness.aborted is not None, "the witness did not judge the claim"
     assert (witness.aborted.peer, witness.aborted.kind) == (1, ABANDONED), witness.aborted
+    for data in witness.outbox:  # its word that it saw the same reaches the claimant's file
+        claimant.receive(2, data)
     for peer in (0, 2):
         verdict = verify_transcript(transcript(game, peer, tmp_path))
         assert (verdict.status, verdict.blame) == ("abandoned", 1), verdict.summary

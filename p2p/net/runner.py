@@ -62,7 +62,7 @@ from p2p.net.resync import (
 )
 from p2p.net.roster import Roster
 from p2p.net.watchers import FRAME_WATCHERS, HeardWatchers
-from p2p.session.bundle import bundle
+from p2p.session.bundle import FRAME_BUNDLE, bundle
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import STOPPED, Aborted, LogLine, Peer
 from p2p.session.handover import HANDOVER
@@ -125,6 +125,10 @@ class RunOptions:
     # peer still re-dialing us with backoff to connect and say it is done).
     linger: float = 60.0
     linger_replayed: float = 15.0
+    # After we named a peer abandoned, the seconds we wait for the other peers' signed word
+    # that they saw that silence too, before the transcript is written: at three or more
+    # players, `solstice verify` names the silent peer only where all of them signed it.
+    concur: float = 10.0
     resume_command: str = "solstice resume"  # how the user continues this game (shown on stops)
     timing: Timing | None = None   # the table's clock, if we host (default: Timing())
     chat: ChatLink | None = None   # the player's side of the table chat (None: kept only)
@@ -252,6 +256,7 @@ class _GameRun:
                 await mesh.broadcast(self.resync.finished_frame())  # nobody waits for us
                 self._left()
             elif not self.lost_stop:  # a lost peer stops the game for now: it stays resumable
+                await self._gather_concurrence()
                 failure = _finish(session, self.store, self.roster, self.names, self.options,
                                   self.on_event, self.chat)
                 # Keep answering until every other peer is done too, so that one that
@@ -545,6 +550,34 @@ class _GameRun:
                 await mesh.send(item[1].index, resync.request())
             elif item[0] == "mesh" and isinstance(item[1], PeerLost):
                 done.add(item[1].index)
+
+    async def _gather_concurrence(self) -> None:
+        """We named a peer abandoned: take in the others' aborts saying they saw the same
+        silence (the session logs only those now), for at most ``concur`` seconds, so that our
+        transcript shows what the table agreed; a peer lost or gone is not waited for."""
+        session = self.session
+        missing = session.concurrence_missing()
+        if not missing:
+            return
+        self.on_event(LogLine(
+            f"waiting up to {self.options.concur:g} s for {names_of(self.roster, missing)} to "
+            "sign that they saw the same silence (for the transcript)"))
+        if self.finished_on_replay:  # (sent while we were down: ask for what we lack)
+            await self.mesh.broadcast(self.resync.request())
+        gone: set[int] = set()
+        with trio.move_on_after(self.options.concur):
+            while set(session.concurrence_missing()) - gone - self.lost:
+                item = await self.receive.receive()  # a tick comes every TICK seconds at least
+                if item[0] == "frame" and item[2][:1] == FRAME_SYNC:
+                    await self._answer_sync(item[1], item[2])
+                elif item[0] == "frame" and item[2][:1] in (FRAME_MESSAGE, FRAME_BUNDLE):
+                    session.receive(item[1], item[2])
+                elif item[0] == "frame" and item[2][:1] == FRAME_FINISHED:
+                    self.resync.finished_peers.add(item[1])
+                    gone.add(item[1])  # it finished without that word for us
+                elif item[0] == "mesh" and isinstance(item[1], PeerLost | PeerDisconnected):
+                    gone.add(item[1].index)
+        self._emit_new()
 
     async def _linger(self) -> None:
         """After the end: answer resyncs until every other peer is done too."""

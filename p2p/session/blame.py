@@ -115,6 +115,15 @@ class _Disputed:
 DISPUTED = _Disputed()
 
 
+class _Unwitnessed:
+    """A claim of silence at a table of three or more that no other peer's signed word backs
+    or refutes in the file, and that the file cannot refute either (the accused's message for
+    the stage is not in it)."""
+
+
+UNWITNESSED = _Unwitnessed()
+
+
 @dataclass
 class Claim:
     """One peer's abort, parsed leniently: a junk body is just a claim that proves nothing."""
@@ -328,6 +337,13 @@ class Referee:
                                "not; no other peer's word decides between them",
                          kind=STOPPED, stage=claim.stage)
                 return True
+            if verdict is UNWITNESSED:
+                s._abort(None, f"peer {peer} declared peer {claim.blame} silent at stage "
+                               f"{claim.stage}, and no other peer signed in this file that it "
+                               "saw the silence or that it did not: one peer's word names "
+                               "nobody (a file cut after the claim looks the same)",
+                         kind=STOPPED, stage=claim.stage)
+                return True
             if verdict is True:
                 self.abandoned([claim.blame], f"peer {peer} saw it silent too", claim.stage)
                 return True
@@ -427,7 +443,8 @@ class Referee:
         s._abort(claim.peer, reason, kind=ABANDONED, stage=stage, evidence=evidence,
                  disputed=disputed)
 
-    def _check_silence(self, claim: Claim, final: bool = False) -> bool | _Disputed | None:
+    def _check_silence(self, claim: Claim,
+                       final: bool = False) -> bool | _Disputed | _Unwitnessed | None:
         """Does our log agree that ``claim.blame`` sent nothing for stage ``claim.stage``?
         True: agreed; False: refuted; None: not yet known (we are not that far yet, or our
         own deadline for it there has not passed: its message may still come). An observer
@@ -470,7 +487,10 @@ class Referee:
         if silent not in s.stage.missing:
             return False
         if s.me is None:
-            return True if final else None
+            # Not every other peer signed that it saw the silence (that was agreed above):
+            # at three or more, the live table may have refuted the claim in aborts that the
+            # file lost, so the claimant's word alone names nobody.
+            return UNWITNESSED if final else None
         return True if s.due(silent, claim.stage) else None
 
     def _unanimous(self, silent: int, stage: int) -> bool:

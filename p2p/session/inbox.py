@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.canonical import canonical_json, parse_json
-from p2p.errors import CheatDetected, RemoteProtocolError
+from p2p.errors import CheatDetected, P2PError, RemoteProtocolError
 from p2p.session.bundle import FRAME_BUNDLE, unbundle
 from p2p.session.envelope import SignedMessage
-from p2p.session.events import UNFAIR, Peer, Rejected, SessionEvent
+from p2p.session.events import ABANDONED, UNFAIR, Aborted, Peer, Rejected, SessionEvent
 
 log = logging.getLogger("solstice.session")
 
@@ -51,6 +51,7 @@ class Inbox:
     on_record: Any
     queue_limit: int
     ghosts: Any
+    aborted: Aborted | None
     _escrow_holds: Callable[[SignedMessage], bool]  # provided by Recoveries
 
     def _pump(self) -> None:  # provided by GameSession
@@ -120,7 +121,15 @@ class Inbox:
             # from (our transcript), so a message that comes later is not taken into the log:
             # e.g. a late message of a peer we found silent, which would refute our own claim
             # in the transcript though it came after the deadline. (An observer re-checking
-            # a file still checks every message of it.)
+            # a file still checks every message of it.) One kind is taken still: another
+            # peer's signed word that it saw the very silence we named (``concurs``), so our
+            # transcript holds the unanimity that names the silent peer offline.
+            if self.concurs(signed):
+                try:
+                    self.msglog.receive(signed)
+                except P2PError:
+                    return False
+                self._record(signed)
             return False
         msg = signed.msg
         if 0 <= msg.seat < self.n:
@@ -156,6 +165,30 @@ class Inbox:
             return False
         self._enqueue(signed)
         return True
+
+    def concurs(self, signed: SignedMessage) -> bool:
+        """``signed`` is another peer's abort naming the peer we named abandoned, at the same
+        stage, and the next message of its author (a gap could not be logged)."""
+        stop, msg = self.aborted, signed.msg
+        return (stop is not None and stop.kind == ABANDONED and stop.peer is not None
+                and msg.type == "abort" and msg.game == self.game_id
+                and 0 <= msg.seat < self.n and msg.seat not in (self.me, stop.peer)
+                and msg.seq == self.msglog.next_seq(msg.seat)
+                and msg.body.get("kind") == ABANDONED and msg.body.get("blame") == stop.peer
+                and msg.body.get("stage") == stop.stage)
+
+    def concurrence_missing(self) -> list[Peer]:
+        """After we named a peer abandoned: the other peers whose concurring abort our log
+        lacks (what ``solstice verify`` needs, at three or more, to name that peer too)."""
+        stop = self.aborted
+        if stop is None or stop.kind != ABANDONED or stop.peer is None or self.me is None:
+            return []
+        said = {m.msg.seat for m in self.msglog.messages
+                if m.msg.type == "abort" and m.msg.body.get("kind") == ABANDONED
+                and m.msg.body.get("blame") == stop.peer
+                and m.msg.body.get("stage") == stop.stage}
+        return [Peer(p) for p in range(self.n)
+                if p not in (self.me, stop.peer) and p not in self.ghosts and p not in said]
 
     def sync_request(self) -> bytes:
         """A frame asking a peer for every message we lack."""

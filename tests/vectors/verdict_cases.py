@@ -438,9 +438,14 @@ def three_peer_cases(base: Transcript, trace: Callable[[Transcript], dict[str, A
          "(no unanimity) and peer 1's message is in the file: refuted, peer 0 is named",
          [*head, claim(head, 0, 1, 11)])
     missing = [x for i, x in enumerate(head) if i != commits[1]]
-    case("abandoned-3-peers-silence-agreed", "the same stage without peer 1's commitment, and "
-         "peer 0's claim that peer 1 is silent there: the replay stands at stage 11 with it "
-         "missing, so peer 1 is named", [*missing, claim(missing, 0, 1, 11)])
+    alone = [*missing, claim(missing, 0, 1, 11)]
+    case("incomplete-3-peers-silence-unwitnessed", "the same stage without peer 1's "
+         "commitment, and peer 0's claim that peer 1 is silent there, which no other peer "
+         "signed: the file may have been cut after a claim the live table refuted, so one "
+         "peer's word names nobody", alone)
+    case("abandoned-3-peers-silence-agreed", "the same, and peer 2's claim that peer 1 is "
+         "silent there too: every peer but the accused signed it, so peer 1 is named",
+         [*alone, claim(alone, 2, 1, 11)])
     step = find(m, 2, "deck/step")  # a deck step of peer 2 alone
     stage = m[step]["msg"]["body"]["stage"]
     early = m[:step]
@@ -508,10 +513,15 @@ def four_peer_cases(base: Transcript, trace: Callable[[Transcript], dict[str, An
 
     head = m[:last + 1]  # stages 1 and 2, every message in
     missing = [x for i, x in enumerate(head) if i != reveals[1]]
-    case("abandoned-4-peers-silence-agreed", "stages 1 and 2 without peer 1's setup reveal, "
-         "and peer 3's claim that peer 1 is silent at stage 2 (nobody else claims anything): "
-         "the replay stands at stage 2 with it missing, so peer 1 is named",
-         [*missing, silence_claim(missing, 3, 1, 2)])
+    agreed = [missing]
+    for peer in (3, 0, 2):
+        agreed.append([*agreed[-1], silence_claim(agreed[-1], peer, 1, 2)])
+    case("incomplete-4-peers-silence-unwitnessed", "stages 1 and 2 without peer 1's setup "
+         "reveal, and the claims of peers 3 and 0 that peer 1 is silent at stage 2 (peer 2 "
+         "signed none): not every other peer signed it, and the file cannot refute it, so "
+         "nobody is named", agreed[2])
+    case("abandoned-4-peers-silence-agreed", "the same with peer 2's claim too: every peer "
+         "but the accused signed it, so peer 1 is named", agreed[3])
     claims = [head]
     for peer in (3, 0, 2):
         claims.append([*claims[-1], silence_claim(claims[-1], peer, 1, 2)])
