@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from byzantine import Table, strategy
+from byzantine import InstantSilence, Table, strategy
 from test_byzantine import QUICK_SEEDS, SOAK_SEEDS
 
 from engine.canonical import canonical_json
@@ -67,16 +67,27 @@ def _edits(table: Table, messages: list[Any], rng: random.Random) -> list[tuple[
             else:
                 edited[i] = twin
         out.append((kind, edited))
-    # The cut that hides what the others signed about a claim: right after each of the
-    # cheater's aborts.
-    for i in bad:
-        if messages[i]["msg"]["type"] == "abort":
-            out.append(("cut-after-claim", copy.deepcopy(messages[:i + 1])))
+    # The cut that hides what the others signed about a claim: right after each abort (the
+    # cheater's, or an honest peer's answer to it); and after each claim of silence of the
+    # cheater's, with the accused's messages from the claimed stage on deleted too (a suffix
+    # of its sequence: no gap shows it).
+    for i, m in enumerate(messages):
+        if m["msg"]["type"] != "abort":
+            continue
+        out.append(("cut-after-claim", copy.deepcopy(messages[:i + 1])))
+        body = m["msg"]["body"]
+        accused, stage = body.get("blame"), body.get("stage")
+        if i in bad and body.get("kind") == "abandoned" and isinstance(accused, int) \
+                and accused != table.bad and isinstance(stage, int):
+            kept = [x for x in messages[:i + 1] if x["msg"]["seat"] != accused
+                    or not isinstance(x["msg"]["body"].get("stage"), int)
+                    or x["msg"]["body"]["stage"] < stage]
+            out.append(("cut-after-claim-without-the-answer", copy.deepcopy(kept)))
     return out
 
 
-def check_edits(seed: int, tmp_path: Path) -> None:
-    table = _table(seed)
+def check_edits(seed: int, tmp_path: Path, table: Table | None = None) -> None:
+    table = table or _table(seed)
     rng = random.Random(seed + 40)
     for session in table.honest:
         assert session.me is not None
@@ -99,3 +110,30 @@ def test_no_outsider_edit_gets_an_honest_peer_named(seed: int, tmp_path: Path) -
 @pytest.mark.parametrize("seed", [*QUICK_SEEDS[2:], *SOAK_SEEDS[:60]])
 def test_no_outsider_edit_gets_an_honest_peer_named_soak(seed: int, tmp_path: Path) -> None:
     check_edits(seed, tmp_path)
+
+
+def _instant_claim_table(seed: int, start: int) -> Table:
+    """A claim of silence sent the moment a decision stage begins, before the accused could
+    answer: the live table names the claimant."""
+    n = 3 if seed % 2 else 4
+    claim = InstantSilence(random.Random(start))
+    claim.start = start
+    table = Table(n, bad=seed % n, behaviours=[claim], seed=seed)
+    table.play()
+    assert claim.done
+    return table
+
+
+@pytest.mark.parametrize("seed,start", [(1, 5), (2, 40)])
+def test_no_cut_of_an_instant_claim_of_silence_names_its_target(
+        seed: int, start: int, tmp_path: Path) -> None:
+    """The honest peers' files cut right after the claim, the accused's answer deleted: the
+    old verify named the accused abandoned there (the claimant's word alone)."""
+    check_edits(seed, tmp_path, _instant_claim_table(seed, start))
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", range(3, 23))
+def test_no_cut_of_an_instant_claim_of_silence_names_its_target_soak(
+        seed: int, tmp_path: Path) -> None:
+    check_edits(seed, tmp_path, _instant_claim_table(seed, 5 + 7 * seed))
