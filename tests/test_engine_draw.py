@@ -15,6 +15,7 @@ from engine import (
     Choose,
     Discard,
     Dispatch,
+    GameState,
     Phase,
     Pick,
     RandomStream,
@@ -27,26 +28,26 @@ from engine import (
 from engine.cards import PLANET_LIMIT
 
 
-def _check_state(s: object, stream_label: str, seen: set[type]) -> None:
-    for seat in range(s.n):  # type: ignore[attr-defined]
-        legal = legal_actions(s, seat)  # type: ignore[arg-type]
-        assert legal_count(s, seat) == len(legal)  # type: ignore[arg-type]
+def _check_state(s: GameState, stream_label: str, seen: set[type]) -> None:
+    for seat in range(s.n):
+        legal = legal_actions(s, seat)
+        assert legal_count(s, seat) == len(legal)
         for i, action in enumerate(legal):
-            at = legal_action(s, seat, i)  # type: ignore[arg-type]
+            at = legal_action(s, seat, i)
             assert at == action and at.text() == action.text()
             seen.add(type(action))
             if isinstance(action, Pick) and len(action.slots) == 2:
                 seen.add(tuple)  # a pair: indexed row by row
         for bad in (len(legal), -1):
             with pytest.raises(IndexError):
-                legal_action(s, seat, bad)  # type: ignore[arg-type]
+                legal_action(s, seat, bad)
         drawing, listing = RandomStream(stream_label), RandomStream(stream_label)
         if not legal:
             with pytest.raises(ValueError):
-                draw_legal(s, seat, drawing)  # type: ignore[arg-type]
+                draw_legal(s, seat, drawing)
             continue
         for _ in range(3):
-            drawn = draw_legal(s, seat, drawing)  # type: ignore[arg-type]
+            drawn = draw_legal(s, seat, drawing)
             assert drawn == legal[listing.randbelow(len(legal))]
         assert drawing.word() == listing.word()  # the same words of the stream were used
 
