@@ -27,23 +27,48 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots.faults import Fault
-from engine import Action, GameConfig, GameState
+from engine import Action, GameConfig, GameState, draw_legal, legal_actions
 from engine.randomness import RandomStream
 from engine.view import redact, view
 
 
 class Turn:
     """One decision for one seat: ``seat``, ``legal`` (the options, as engine actions; answer
-    with one of them), ``view`` (the seat's view, computed on first use) and ``state()``."""
+    with one of them), ``view`` (the seat's view, computed on first use) and ``state()``.
 
-    __slots__ = ("_full", "_state", "_view", "legal", "seat")
+    Without a ``legal`` list the options are listed from the game on first use of ``legal``;
+    ``draw(stream)`` answers a uniformly random one without listing them all."""
 
-    def __init__(self, full: GameState, seat: int, legal: list[Action]) -> None:
+    __slots__ = ("_drawn", "_full", "_legal", "_state", "_view", "seat")
+
+    def __init__(self, full: GameState, seat: int, legal: list[Action] | None = None) -> None:
         self._full = full
         self.seat = seat
-        self.legal: tuple[Action, ...] = tuple(legal)
+        self._legal: tuple[Action, ...] | None = None if legal is None else tuple(legal)
+        self._drawn: Action | None = None
         self._view: dict[str, Any] | None = None
         self._state: GameState | None = None
+
+    @property
+    def legal(self) -> tuple[Action, ...]:
+        """Every legal action of the seat, in the engine's order."""
+        if self._legal is None:
+            self._legal = tuple(legal_actions(self._full, self.seat))
+        return self._legal
+
+    def draw(self, stream: RandomStream) -> Action:
+        """``legal[stream.randbelow(len(legal))]``: the same words of ``stream``, an equal
+        action, without listing the options when they were not listed yet
+        (``engine.draw_legal``)."""
+        if self._legal is not None:
+            return self._legal[stream.randbelow(len(self._legal))]
+        action = self._drawn = draw_legal(self._full, self.seat, stream)
+        return action
+
+    def drew(self, action: object) -> bool:
+        """Whether ``action`` is the last one ``draw`` made from the game (so it is legal as
+        it is)."""
+        return action is self._drawn
 
     @property
     def view(self) -> dict[str, Any]:

@@ -22,7 +22,8 @@ from typing import cast
 from bots import bot_output
 from bots.base import Bot, GameInfo, Turn
 from bots.faults import BotError, BotGone, Fault
-from engine import Action
+from bots.random_bot import RandomBot
+from engine import Action, GameState, draw_legal
 from engine.randomness import RandomStream
 
 __all__ = ["BotError", "BotGone", "GuardedSeat"]
@@ -33,7 +34,7 @@ log = logging.getLogger("solstice.bots")
 class GuardedSeat:
     """One seat's bot plus what the guard remembers about it (whether it is gone)."""
 
-    __slots__ = ("asked", "bot", "game", "gone", "notices", "seat")
+    __slots__ = ("asked", "bot", "draws", "game", "gone", "notices", "seat")
 
     def __init__(self, bot: Bot, seat: int) -> None:
         self.bot = bot
@@ -44,6 +45,9 @@ class GuardedSeat:
         # Most bots keep the base class's take_faults (never any): asking it after every
         # decision is a call per move for nothing, so only a bot that overrides it is asked.
         self.notices = getattr(type(bot), "take_faults", None) is not Bot.take_faults
+        # The plain random bot's choice is the engine's draw from its stream, legal by the
+        # rules: asked through the try, the clock and the check, it costs as much again.
+        self.draws = type(bot) is RandomBot
 
     def report(self, fault: Fault, faults: list[Fault], replacement: str = "") -> None:
         """Report ``fault`` of this seat's bot: logged, kept in ``--bot-log``, counted."""
@@ -78,14 +82,23 @@ class GuardedSeat:
         else:
             self._collect(faults)
 
+    def answer(self, state: GameState, fallback: RandomStream, faults: list[Fault]) -> Action:
+        """``ask`` on a ``Turn`` of ``state`` for this seat, whose options are listed only if
+        the bot reads them. The plain random bot's answer is the engine's draw from its own
+        stream (what its ``choose`` answers: ``engine.draw_legal``), legal by the rules, so it
+        skips the guard's clock, try and check."""
+        if self.draws and not self.gone and self.bot.time_budget is None:
+            self.asked += 1
+            return draw_legal(state, self.seat, self.bot.rng)
+        return self.ask(Turn(state, self.seat), fallback, faults)
+
     def ask(self, turn: Turn, fallback: RandomStream, faults: list[Fault]) -> Action:
         """The bot's action if it is legal and in time, else a random legal one (reported).
         Either way it is one of the very objects of ``turn.legal`` (a bot's equal copy is
         swapped for the listed action), so the caller may play it without checking it again
         (``engine.apply_trusted``)."""
-        legal: Sequence[Action] = turn.legal
         if self.gone:
-            return legal[fallback.randbelow(len(legal))]
+            return turn.draw(fallback)
         self.asked += 1
         budget = self.bot.time_budget
         # the clock is read only for a bot with a budget (a call per move otherwise)
@@ -107,8 +120,10 @@ class GuardedSeat:
             if budget is not None and elapsed > budget:
                 fault = Fault("slow", f"took {elapsed:.3f} s, over its budget of {budget:g} s "
                               f"(its answer {_text(action)} is ignored)", decision=self.asked)
+            elif turn.drew(action):  # drawn from the game by its rules: legal as it is
+                listed = action
             else:
-                listed = _listed(action, legal)
+                listed = _listed(action, turn.legal)
                 if listed is None:
                     fault = Fault("illegal", f"answered an illegal action {_text(action)}",
                                   decision=self.asked)
@@ -116,7 +131,7 @@ class GuardedSeat:
         if fault is None and listed is not None:
             return listed
         assert fault is not None  # an answer that is not listed is a fault
-        choice = legal[fallback.randbelow(len(legal))]
+        choice = turn.draw(fallback)
         self.report(fault, faults, f"; playing {choice.text()} for it instead")
         return choice
 

@@ -98,6 +98,7 @@ from engine import (
     RuleViolationError,
     apply_in_place,
     apply_trusted,
+    draw_legal,
     is_over,
     legal_actions,
     random_chance,
@@ -409,8 +410,8 @@ class IsmctsBot(Bot):
                 if seat == CHANCE:
                     apply_in_place(d, random_chance(d, rng))
                     continue
-                legal = legal_actions(d, seat)
-                apply_trusted(d, legal[rng.randbelow(len(legal))])
+                # legal[rng.randbelow(len(legal))] without listing them
+                apply_trusted(d, draw_legal(d, seat, rng))
             return
         planets_policy = self.policy == "planets"
         greedy_policy = self.policy == "greedy"

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bots.base import Bot, GameInfo, Turn
+from bots.base import Bot, GameInfo
 from bots.faults import Fault
 from bots.guard import GuardedSeat
 from engine import (
@@ -20,14 +20,13 @@ from engine import (
     GameConfig,
     GameState,
     final_scores,
-    legal_actions,
     new_game,
     random_chance,
     random_config,
     ranking,
 )
 from engine.randomness import RandomStream
-from engine.relabel import OrderOf, RelabelSchedule
+from engine.relabel import OrderOf, RelabelSchedule, StreamOrders
 from engine.stepper import ChanceOf, Stepper
 
 __all__ = ["ChanceOf", "MatchResult", "Stepper", "play_match", "seeded_game", "stream_orders"]
@@ -89,9 +88,8 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     clock = time.perf_counter
 
     def ask(seat: int) -> Action:
-        legal = legal_actions(state, seat)
         started = clock()
-        action = seats[seat].ask(Turn(state, seat, legal), fallback, faults)
+        action = seats[seat].answer(state, fallback, faults)
         think[seat] += clock() - started
         decisions[seat] += 1
         return action
@@ -128,12 +126,5 @@ def seeded_game(stream: RandomStream, players: int, config: GameConfig | None = 
 
 def stream_orders(stream: RandomStream, seats: int) -> OrderOf:
     """Relabel orders drawn from ``stream``: one stream per seat, as each network peer draws
-    its own re-mask orders from a secret of its own."""
-    per_seat = [stream.fork(f"seat{seat}") for seat in range(seats)]
-
-    def order_of(seat: int, size: int) -> list[int]:
-        order = list(range(size))
-        per_seat[seat].shuffle(order)
-        return order
-
-    return order_of
+    its own re-mask orders from a secret of its own (``engine.relabel.StreamOrders``)."""
+    return StreamOrders(stream, seats)

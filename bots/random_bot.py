@@ -14,4 +14,4 @@ class RandomBot(Bot):
         super().start(info)
 
     def choose(self, turn: Turn) -> Action:
-        return turn.legal[self.rng.randbelow(len(turn.legal))]
+        return turn.draw(self.rng)  # legal[rng.randbelow(len(legal))], without listing them

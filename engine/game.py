@@ -137,6 +137,9 @@ _planet_keys: dict[tuple[tuple[int, str, bool], ...], int] = {}
 _card_dispatches: dict[tuple[int, int, int, int], tuple[Dispatch, ...]] = {}
 _captures: dict[tuple[int, int], Capture] = {}
 _picks: dict[tuple[int, ...], Pick] = {}  # (seat, slot) or (seat, slot, slot)
+# (targets' number, card id) -> that card's (planet, claim) pairs in listing order, for
+# drawing one dispatch without making the others
+_card_targets: dict[tuple[int, int], tuple[tuple[int, str], ...]] = {}
 
 
 _OPEN = PLANET_LIMIT  # a planet with fewer cards is open (without a face-up Blockade)
@@ -154,15 +157,14 @@ def _planets_key(targets: tuple[tuple[int, str, bool], ...]) -> int:
             _claims_of_key.clear()
             _fill_keys.clear()
             _card_dispatches.clear()  # their keys hold the cleared numbers
+            _card_targets.clear()
         key = _planet_keys[targets] = len(_planet_keys)
         _claims_of_key.append(tuple((p, claims_by_card(name, up)) for p, name, up in targets))
     return key
 
 
-def _dispatch_actions(s: GameState, seat: int) -> list[Action]:
-    """The legal actions of ``seat`` on its dispatch turn: every card to every open planet
-    with every truthful claim (in hand, planet, claim order), else captures, else discards."""
-    hand, card_of = s.hands[seat], s.card_of
+def _open_targets_key(s: GameState) -> int:
+    """The number (``_planets_key``) of the open planets and their Vision marks now."""
     config, planets, vision = s.config, s.planets, s.vision_up
     # The open planets and their Vision marks, read at C speed where no face-up Blockade can
     # close a planet, name the targets' number (``_planets_key``) in a memo of their own.
@@ -180,6 +182,14 @@ def _dispatch_actions(s: GameState, seat: int) -> list[Action]:
         if len(_fill_keys) >= _CACHE_LIMIT:
             _fill_keys.clear()
         _fill_keys[fill] = planets_key
+    return planets_key
+
+
+def _dispatch_actions(s: GameState, seat: int) -> list[Action]:
+    """The legal actions of ``seat`` on its dispatch turn: every card to every open planet
+    with every truthful claim (in hand, planet, claim order), else captures, else discards."""
+    hand, card_of = s.hands[seat], s.card_of
+    planets_key = _open_targets_key(s)
     targets = _claims_of_key[planets_key]
     actions: list[Action] = []
     memo = _card_dispatches
@@ -205,6 +215,125 @@ def _dispatch_actions(s: GameState, seat: int) -> list[Action]:
     if not actions:
         actions = [Discard(seat, slot) for slot in hand]
     return actions
+
+
+def legal_count(s: GameState, seat: int) -> int:
+    """``len(legal_actions(s, seat))``, without making the actions."""
+    return _legal_at(s, seat, -1, None, True)[1]
+
+
+def legal_action(s: GameState, seat: int, index: int) -> Action:
+    """``legal_actions(s, seat)[index]`` (an equal action, ``0 <= index < legal_count``),
+    without making the others. Raises IndexError outside that range."""
+    action = _legal_at(s, seat, index, None, False)[0]
+    if action is None:
+        raise IndexError(f"seat {seat} has no legal action number {index}")
+    return action
+
+
+def draw_legal(s: GameState, seat: int, stream: RandomStream) -> Action:
+    """A uniformly random legal action of ``seat``: the very draw
+    ``legal[stream.randbelow(len(legal))]`` makes from ``legal = legal_actions(s, seat)``
+    (the same words of ``stream``, an equal action), without listing them all. Raises
+    ValueError, as ``randbelow(0)`` does, when the seat has none."""
+    action = _legal_at(s, seat, -1, stream, False)[0]
+    if action is None:  # no legal action: the error drawing from an empty list raises
+        stream.randbelow(0)
+        raise AssertionError("randbelow(0) returned")
+    return action
+
+
+def _legal_at(s: GameState, seat: int, index: int, stream: RandomStream | None,
+              count_only: bool) -> tuple[Action | None, int]:
+    """The legal action of ``seat`` at ``index`` (drawn from ``stream`` when given) and their
+    number, in ``legal_actions``' order; (None, count) when ``count_only`` or out of range."""
+    if s.awaiting or s.phase is _OVER or s.chance is not None:
+        count = 0
+    elif s.decision is not None:
+        if s.decision.seat != seat:
+            count = 0
+        else:
+            options = _resolution.decision_options(s, s.decision)
+            count = len(options)
+            if not count_only:
+                if stream is not None:
+                    index = stream.randbelow(count)
+                if 0 <= index < count:
+                    return Choose(seat, options[index]), count
+        return None, count
+    elif s.step is not None:
+        count = 0
+    elif s.phase is _DISPATCH:
+        return (None, 0) if s.turn != seat else _dispatch_at(s, seat, index, stream,
+                                                              count_only)
+    else:
+        need = draft.pick_count(s, seat) if s.phase is _DRAFT and 0 <= seat < s.n \
+            and s.picks[seat] is None else 0
+        if need:
+            hand = s.hands[seat]
+            n = len(hand)
+            count = n if need == 1 else n * (n - 1) // 2
+            if count_only:
+                return None, count
+            if stream is not None:
+                index = stream.randbelow(count)
+            if not 0 <= index < count:
+                return None, count
+            if need == 1:
+                return Pick(seat, (hand[index],)), count
+            # pairs (a, b), a before b in the hand, a's row first: as legal_actions lists them
+            for i in range(n - 1):
+                row = n - 1 - i
+                if index < row:
+                    return Pick(seat, (hand[i], hand[i + 1 + index])), count
+                index -= row
+        count = 0
+    return None, count
+
+
+def _dispatch_at(s: GameState, seat: int, index: int, stream: RandomStream | None,
+                 count_only: bool) -> tuple[Action | None, int]:
+    """``_legal_at`` on the seat's dispatch turn: a card's targets are counted from its
+    (planet, claim) pairs, and only the chosen action is made."""
+    hand, card_of = s.hands[seat], s.card_of
+    planets_key = _open_targets_key(s)
+    memo = _card_targets
+    per_card: list[tuple[tuple[int, str], ...]] = []
+    count = 0
+    for slot in hand:
+        cid = card_of[slot]
+        key = (planets_key, cid)
+        mine = memo.get(key)
+        if mine is None:
+            if len(memo) >= _CACHE_LIMIT:
+                memo.clear()
+            mine = memo[key] = tuple([(p, claim) for p, claims in _claims_of_key[planets_key]
+                                      for claim in claims[cid]])
+        per_card.append(mine)
+        count += len(mine)
+    dispatches = count
+    captures = not s.captured[seat]
+    if captures:
+        count += len(hand)
+    discards = count == 0
+    if discards:
+        count = len(hand)
+    if count_only:
+        return None, count
+    if stream is not None:
+        index = stream.randbelow(count)
+    if not 0 <= index < count:
+        return None, count
+    if discards:
+        return Discard(seat, hand[index]), count
+    if index >= dispatches:
+        return Capture(seat, hand[index - dispatches]), count
+    for i, mine in enumerate(per_card):
+        if index < len(mine):
+            p, claim = mine[index]
+            return Dispatch(seat, hand[i], p, claim), count
+        index -= len(mine)
+    raise AssertionError("a dispatch index past the counted dispatches")
 
 
 def chance_request(s: GameState) -> tuple[str, int] | None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.actions import Pick
 from engine.errors import IllegalActionError
+from engine.randomness import RandomStream
 from engine.state import GameState, Phase
 
 _DISPATCH = Phase.DISPATCH  # a global: faster to read than the enum member
@@ -76,6 +77,22 @@ def relabel_in_place(s: GameState, action: Relabel) -> list[int]:
 
 OrderOf = Callable[[int, int], Sequence[int]]
 """The secret order of a relabel: ``order_of(seat, hand_size)``, a permutation of the hand."""
+
+
+class StreamOrders:
+    """An ``OrderOf`` drawing from ``stream``: one fork per seat (``seat0``, ``seat1``, ...),
+    as each network peer draws its own re-mask orders from a secret of its own. Here rather
+    than in the interpreted match loop: it is called at every relabel."""
+
+    __slots__ = ("_per_seat",)
+
+    def __init__(self, stream: RandomStream, seats: int) -> None:
+        self._per_seat = [stream.fork(f"seat{seat}") for seat in range(seats)]
+
+    def __call__(self, seat: int, size: int) -> list[int]:
+        order = list(range(size))
+        self._per_seat[seat].shuffle(order)
+        return order
 
 
 def dispatch_relabels_due(s: GameState, done_round: int) -> list[int]:

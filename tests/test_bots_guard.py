@@ -143,3 +143,35 @@ def test_the_guard_hands_back_one_of_the_listed_actions() -> None:
         assert any(answer is action for action in legal), kind
         if kind == "copy":
             assert answer is last and faults == []
+
+
+class _ListingRandom(Bot):
+    """The random bot as it was before the engine drew for it: it lists every option."""
+
+    name = "listing-random"
+
+    def choose(self, turn: Turn):
+        return turn.legal[self.rng.randbelow(len(turn.legal))]
+
+
+class _ChoosingRandom(RandomBot):
+    """The random bot asked through ``choose`` and the guard's checks (a subclass: the guard's
+    short cut is for the plain random bot only)."""
+
+
+def test_the_random_bot_plays_the_same_games_drawn_asked_or_listing() -> None:
+    """The guard answers for the plain random bot with the engine's draw from the bot's own
+    stream (no options listed): the same games as asking its ``choose``, and as listing the
+    options and indexing them with the same stream, move for move."""
+    from engine.serialize import state_to_dict
+
+    for players, seed in ((2, "draw-same/2"), (3, "draw-same/3"), (4, "draw-same/4")):
+        played = []
+        for kind in (RandomBot, _ChoosingRandom, _ListingRandom):
+            states: list[str] = []
+            result = play_match([kind() for _ in range(players)], seed,
+                                on_state=lambda s, states=states: states.append(
+                                    repr(state_to_dict(s))))
+            played.append((result, states))
+        assert played[0] == played[1] == played[2]
+        assert played[0][0].actions > 50
