@@ -561,6 +561,20 @@ def board_view(seats: SeatView) -> dict[str, Any]:
         board["picked"] = list(seats.picked)
     if seats.ghost_hands:  # open-handed: every remaining player sees them
         board["ghost_hands"] = [[seat, list(labels)] for seat, labels in seats.ghost_hands]
+    return with_ghost_cards(board, seats.ghost_cards)
+
+
+def with_ghost_cards(board: dict[str, Any],
+                     ghost_cards: tuple[tuple[int, int, str], ...]) -> dict[str, Any]:
+    """``board`` with each ghost's face-down planet card named and marked as the ghost's
+    (``ghost``: its seat); only a card its seat dispatched and ours does not know yet."""
+    known = {slot: (seat, label) for seat, slot, label in ghost_cards}
+    for planet in board["planets"]:
+        for entry in planet["cards"]:
+            found = known.get(entry["slot"])
+            if found is not None and not entry["face_up"] and entry["label"] is None \
+                    and entry["dispatcher"] == found[0]:
+                entry["label"], entry["ghost"] = found[1], found[0]
     return board
 
 
