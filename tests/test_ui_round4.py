@@ -71,10 +71,12 @@ def test_a_learning_game_against_bots_runs_no_clock_that_can_play_for_a_reader(
     import ui.app.netgame as netgame
 
     seen: list[PeerOptions] = []
+    ids: list[str | None] = []
 
     async def host_game(players: int, choose: Any, on_event: Any, options: PeerOptions,
-                        on_lobby: Any) -> None:
+                        on_lobby: Any, game_id: str | None = None) -> None:
         seen.append(options)
+        ids.append(game_id)
 
     monkeypatch.setattr(netgame, "host_game", host_game)
     for learn in (True, False):
@@ -88,6 +90,11 @@ def test_a_learning_game_against_bots_runs_no_clock_that_can_play_for_a_reader(
         trio.run(play)
     learning, normal = seen
     assert learning.timing == LEARN_TIMING and normal.timing is None
+    # The curated deal: fixed secrets and game id for the learning game alone.
+    from ui.app.learngame import LEARN_SEED, learn_game_id
+
+    assert (learning.fixed_secrets, ids[0]) == (LEARN_SEED, learn_game_id())
+    assert (normal.fixed_secrets, ids[1]) == (None, None)
     # No game clock, and the longest decision the protocol allows.
     assert learning.timing.decision_bank == 0 and learning.timing.decision == 3600
 
@@ -622,7 +629,7 @@ def test_the_host_turns_the_escrow_on_in_the_lobby_before_the_game_starts(
     started_with: list[bool] = []
 
     async def host_game(players: int, choose: Any, on_event: Any, options: PeerOptions,
-                        on_lobby: Any) -> None:
+                        on_lobby: Any, game_id: str | None = None) -> None:
         game._set_escrow(True)  # the host pressed e while the lobby fills
         started_with.append(options.escrow)  # what the game's runner reads at the start
         game._opened = lambda: None  # the table is full: the game has started
@@ -726,16 +733,16 @@ def test_the_resolutions_lessons_come_one_at_a_time_in_order(tmp_path: Path,
 
     titles, most = asyncio.run(scenario())
     assert most == 1
-    order = [e for e in events if isinstance(e, ev.PlanetOpened | ev.Scored | ev.Claimed
-                                             | ev.Killed)]
     kinds = {ev.PlanetOpened: "strongest", ev.Scored: "scoring", ev.Claimed: "claims",
-             ev.Killed: "casualties"}
-    expected = ["Resolve: who scores"]
-    for event in order:
-        title = EVENT_LESSONS[kinds[type(event)]][0]
-        if title not in expected:
+             ev.Killed: "casualties", ev.Captured: "prisoners", ev.ResolveStarted: "resolve"}
+    expected: list[str] = []
+    for event in events:  # in the order they came up, each once
+        key = kinds.get(type(event))
+        title = None if key is None else (
+            "Resolve: who scores" if key == "resolve" else EVENT_LESSONS[key][0])
+        if title is not None and title not in expected:
             expected.append(title)
-    assert titles == expected
+    assert titles == expected and "Prisoners" in expected
 
 
 def test_the_draft_lesson_waits_for_the_cards_and_says_what_s_f_i_mean() -> None:
@@ -758,7 +765,7 @@ def test_any_lesson_opens_from_the_help_later(tmp_path: Path) -> None:
 
     board = view(_state(players=2), 0)
 
-    async def scenario() -> tuple[str, str, str]:
+    async def scenario() -> tuple[str, str, str, str]:
         app = _app("play", tmp_path, players=2)
         async with app.run_test(size=STANDARD) as pilot:
             app.deliver(BoardChanged(board))
@@ -774,10 +781,15 @@ def test_any_lesson_opens_from_the_help_later(tmp_path: Path) -> None:
             await pilot.press("enter", "5")
             await pilot.pause()
             assert isinstance(app.screen, LessonScreen)
-            return listed, draft, app.screen.title_text
+            fifth = app.screen.title_text
+            await pilot.press("enter", "8")  # the last: every lesson has its number
+            await pilot.pause()
+            assert isinstance(app.screen, LessonScreen)
+            return listed, draft, fifth, app.screen.title_text
 
-    listed, draft, fifth = asyncio.run(scenario())
+    listed, draft, fifth, last = asyncio.run(scenario())
     assert "1 Draft: choosing your hand" in listed and "7 Claims" in listed
+    assert "8 Prisoners" in listed and last == EVENT_LESSONS["prisoners"][0]
     assert card_name(board["hand"][0]["label"]) in draft  # this game's cards as the example
     assert fifth == EVENT_LESSONS["scoring"][0]
 
