@@ -25,8 +25,8 @@ from ui.app.learngame import (
     LEARN_BOT_SEED,
     LEARN_SEED,
     TeachingBot,
-    clear_last_learning_game,
     learn_game_id,
+    learning_home,
 )
 from ui.app.lessons import LESSON_IDS, LESSONS, event_lesson
 from ui.app.messages import AskHuman
@@ -153,11 +153,12 @@ def test_a_learning_game_is_dealt_the_same_every_time_and_a_normal_game_is_not(
         return NetSetup("play", options, players=2, bots=(LEARN_BOT,), learn=learn)
 
     async def main() -> list[Any]:
-        # The same home twice: the last learning game's records make way for the next.
         return [await _first_hand(setup(learn)) for learn in (True, True, False, False)]
 
     learn1, learn2, normal1, normal2 = trio.run(main)
     assert learn1 == learn2 and learn1[0] == learn_game_id()
+    # Each in a folder of its own (with an identity of its own: the deal does not hang on it).
+    assert len(list((tmp_path / "learn" / "learn").glob("game-*/games/" + learn1[0]))) == 2
     assert normal1[0] != normal2[0] and normal1[1:] != normal2[1:]
     # The deal the lessons test plays is the one the real learning game gets.
     hand: list[str | None] = []
@@ -165,15 +166,12 @@ def test_a_learning_game_is_dealt_the_same_every_time_and_a_normal_game_is_not(
     assert (me.config.planets, hand) == (learn1[1], learn1[2])
 
 
-def test_clearing_the_last_learning_game_touches_only_its_folder(tmp_path: Path) -> None:
-    game_id = learn_game_id()
-    ours, other = GameStore(tmp_path, game_id).dir, GameStore(tmp_path, "ab" * 16).dir
-    for folder in (ours, other):
-        folder.mkdir(parents=True)
-        (folder / "messages.jsonl").write_text("{}\n")
-    clear_last_learning_game(tmp_path, game_id)
-    assert not ours.exists() and (other / "messages.jsonl").is_file()
-    clear_last_learning_game(tmp_path, game_id)  # nothing there: nothing to do
+def test_each_learning_game_has_a_folder_of_its_own(tmp_path: Path) -> None:
+    """Every learning game has the same id: two at once (two browser tabs) or the last one's
+    records must never share a game folder."""
+    first, second = learning_home(tmp_path), learning_home(tmp_path)
+    assert first != second and first.parent == second.parent == tmp_path / "learn"
+    assert first.is_dir() and second.is_dir()
 
 
 @pytest.mark.soak  # a whole networked game in the app: ~15 s (make soak)

@@ -20,13 +20,12 @@ the player does. ``tests/test_ui_learn_deal.py`` checks every lesson comes up.
 from __future__ import annotations
 
 import hashlib
-import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from bots.base import Bot, GameInfo, Turn
 from engine import Action, Capture
-from p2p.storage.store import GameStore
 
 LEARN_SEED = b"solstice/learn/9"  # the curated deal (see the module docstring)
 LEARN_BOT_SEED = hashlib.sha256(b"solstice/learn-bot/" + LEARN_SEED).digest()[:16]
@@ -37,12 +36,13 @@ def learn_game_id(seed: bytes = LEARN_SEED) -> str:
     return hashlib.sha256(b"solstice/learn-game/v1\x00" + seed).hexdigest()[:32]
 
 
-def clear_last_learning_game(home: Path, game_id: str) -> None:
-    """Every learning game has the same id: the last one's records (its bot's home is gone,
-    so it could never be resumed) make way for the new one."""
-    folder = GameStore(home, game_id).dir
-    if folder.is_dir():
-        shutil.rmtree(folder)
+def learning_home(home: Path) -> Path:
+    """A home of its own for one learning game, under ``home``'s ``learn`` folder: every
+    learning game has the same id, so two at once (two browser tabs of ``solstice serve``)
+    or the last one's records must never share a game folder. Its transcript stays there."""
+    parent = home / "learn"
+    parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return Path(tempfile.mkdtemp(prefix="game-", dir=parent))
 
 
 class TeachingBot(Bot):

@@ -73,8 +73,8 @@ from ui.app.learngame import (
     LEARN_BOT_SEED,
     LEARN_SEED,
     TeachingBot,
-    clear_last_learning_game,
     learn_game_id,
+    learning_home,
 )
 from ui.app.messages import (
     AskEscrow,
@@ -454,14 +454,15 @@ class NetGame:
 
     async def _play(self, nursery: trio.Nursery) -> GameSession:
         setup = self.setup
-        options = dataclasses.replace(setup.options, on_session=self._open, chat=self.chat)
         learn_id = None
         if setup.learn and setup.mode == "play":
-            # Every peer is ours: the curated deal (``ui.app.learngame``), no clock.
-            options = dataclasses.replace(options, timing=LEARN_TIMING,
-                                          fixed_secrets=LEARN_SEED)
+            # Every peer is ours: the curated deal (``ui.app.learngame``), no clock. Its
+            # folder is its own (the UI's resume hint and end screen read it from the setup).
+            setup.options = dataclasses.replace(
+                setup.options, home=learning_home(setup.options.home_dir),
+                timing=LEARN_TIMING, fixed_secrets=LEARN_SEED)
             learn_id = learn_game_id()
-            clear_last_learning_game(options.home_dir, learn_id)
+        options = dataclasses.replace(setup.options, on_session=self._open, chat=self.chat)
         self.options = options
         if self.escrow_choice():
             self.side.post(EscrowState(options.escrow))
