@@ -89,9 +89,12 @@ def test_the_resolution_stops_on_each_new_idea_and_gives_each_card_its_reason(
         return lessons
 
     lessons = run_and_return(scenario)
+    captured = first(events, ev.Captured)  # in the dispatch, before the resolution
     assert [title for title, _ in lessons] == [
-        EVENT_LESSONS[key][0] for key in ("strongest", "scoring", "claims", "casualties")]
-    strongest, scoring, claims, casualties = (text for _, text in lessons)
+        EVENT_LESSONS[key][0] for key in ("prisoners", "strongest", "scoring", "claims",
+                                          "casualties")]
+    prisoners, strongest, scoring, claims, casualties = (text for _, text in lessons)
+    assert "capture a prisoner" in prisoners and captured.faction in prisoners
     assert "most strength" in strongest and opened.planet in strongest
     assert f"scores {scored.vp} VP" in scoring and scored.card in scoring
     assert "Claim: place the card face up" in claims and claimed.card in claims
@@ -154,8 +157,9 @@ def test_a_normal_game_gives_no_reasons_and_opens_no_lessons(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("size", [STANDARD, SMALL], ids=["80x24", "60x20"])
-@pytest.mark.parametrize("kind", [ev.PlanetOpened, ev.Scored, ev.Killed, ev.Claimed],
-                         ids=["strongest", "scoring", "casualties", "claims"])
+@pytest.mark.parametrize("kind", [ev.PlanetOpened, ev.Scored, ev.Killed, ev.Claimed,
+                                  ev.Captured],
+                         ids=["strongest", "scoring", "casualties", "claims", "prisoners"])
 def test_learn_event_lesson(snap_compare, size: tuple[int, int], kind: type) -> None:
     _, events = round_one()
     found = event_lesson(first(events, kind))

@@ -76,6 +76,9 @@ class PeerOptions:
     escrow: bool = False  # if we host: every player's secret is escrowed (3-4 players)
     accept_escrow: bool = False  # if we join: we agree to a table that escrows
     linger: float = 60.0  # after the end, seconds we answer a peer not done yet at most
+    # Our master secret from this seed, not our identity (``secrets.fixed_master``): only in
+    # a game whose every peer runs in this process (``play --learn`` and its own bots).
+    fixed_secrets: bytes | None = None
 
     @property
     def home_dir(self) -> Path:
@@ -114,7 +117,8 @@ async def _play(node: Node, mesh: Mesh, choose: Chooser, on_event: EventSink,
         started = mesh.game_id in node.rejoined
         if started and not store.exists():
             on_event(_no_records(store))
-        session, resumed = open_session(mesh.roster, mesh.identity, store, started)
+        session, resumed = open_session(mesh.roster, mesh.identity, store, started,
+                                        options.fixed_secrets)
         session.agreed_terms = node.terms.get(mesh.game_id)
     else:
         session, resumed, store = opened

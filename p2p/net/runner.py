@@ -69,7 +69,7 @@ from p2p.session.handover import HANDOVER
 from p2p.session.inbox import FRAME_MESSAGE, FRAME_SYNC
 from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
-from p2p.session.secrets import master_of
+from p2p.session.secrets import fixed_master, master_of
 from p2p.session.timing import Timing
 from p2p.storage.chatlog import load_lobby_chat
 from p2p.storage.paths import transcript_destination
@@ -140,13 +140,14 @@ class TranscriptNotWritten(LocalFileError):
     """The game is over and audited, but its transcript could not be written."""
 
 
-def open_session(roster: Roster, identity: Identity, store: GameStore, started: bool = False
-                 ) -> tuple[GameSession, bool]:
+def open_session(roster: Roster, identity: Identity, store: GameStore, started: bool = False,
+                 fixed_secrets: bytes | None = None) -> tuple[GameSession, bool]:
     """A new session, or (True) the stored one replayed after a restart. ``started``: the
     game may have begun without our knowing (we resume it, or the host sent its roster
     again): with no secret stored, the session is held like a resumed one with a lost log,
     so that it signs nothing before the others re-sent what they hold of ours
-    (``p2p.storage.recovery``)."""
+    (``p2p.storage.recovery``). ``fixed_secrets``: a game whose every peer is in this
+    process takes its master from this seed (``secrets.fixed_master``), not the identity."""
     keys = [p.key for p in roster.players]
     me = roster.index_of(identity.peer_id)
     if me is None:
@@ -163,7 +164,9 @@ def open_session(roster: Roster, identity: Identity, store: GameStore, started: 
         session.replaying = False
         session.outbox.clear()
     else:
-        master = store.create(me, master_of(identity, roster.game_id, keys))
+        master = store.create(me, master_of(identity, roster.game_id, keys)
+                              if fixed_secrets is None
+                              else fixed_master(fixed_secrets, roster.game_id, me))
         session = GameSession(roster.game_id, keys, me, identity, master)
         resumed = started
     session.on_record = recorder(store, me, master, lambda: session.replaying)

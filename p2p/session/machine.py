@@ -214,12 +214,27 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         deadline = self.clock.input_deadline() if legal and self.clock.running else None
         handed = tuple(sorted(self.seat_of_peer[p] for p in range(self.n) if p in self.ghosts
                               or any(m.msg.type == HANDOVER for m in self.queues[p])))
-        ghost_views = (ghost.session.seat_view() for ghost in self.ghosts.values())
-        ghost_hands = tuple(sorted((v.seat, tuple(c["label"] for c in v.board()["hand"]))
-                                   for v in ghost_views if v is not None))
+        ghost_hands, ghost_cards = self._ghost_cards()
         return SeatView.of(self.game_id, me, seat, self.config, self.engine,
                            tuple(self.peer_of_seat), self.stage_index, legal, deadline,
-                           waiting, picked, handed, ghost_hands)
+                           waiting, picked, handed, ghost_hands, ghost_cards)
+
+    def _ghost_cards(self) -> tuple[tuple[tuple[Seat, tuple[str | None, ...]], ...],
+                                    tuple[tuple[Seat, int, str], ...]]:
+        """What every remaining peer knows of each ghost's seat, from the ghost's own view:
+        its hand, and its face-down cards on the planets. Only the cards the ghost's seat
+        dispatched: what its player was shown of another seat's cards stays that seat's."""
+        hands, cards = [], []
+        for ghost in self.ghosts.values():
+            seen = ghost.session.seat_view()
+            if seen is None:
+                continue
+            board = seen.board()
+            hands.append((seen.seat, tuple(c["label"] for c in board["hand"])))
+            cards += [(seen.seat, c["slot"], c["label"]) for planet in board["planets"]
+                      for c in planet["cards"] if not c["face_up"] and c["label"]
+                      and c["dispatcher"] == seen.seat]
+        return tuple(sorted(hands)), tuple(sorted(cards))
 
     def start(self) -> None:
         """Begin the game (after the mesh is up)."""

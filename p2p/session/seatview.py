@@ -28,7 +28,9 @@ class SeatView:
     ``handed_over``: the seats whose player handed over (its handover received, taken or
     not yet: the UI says so when it arrives, not only when the game reaches it);
     ``ghost_hands``: (seat, its hand's card labels) of each seat a ghost plays, open-handed
-    (every remaining peer knows them)."""
+    (every remaining peer knows them); ``ghost_cards``: (seat, slot, label) of each card a
+    ghost's seat dispatched face down that is still face down on a planet (its player saw
+    it, so every remaining peer, who plays that seat from its published master, knows it)."""
 
     game_id: str
     peer: Peer
@@ -43,6 +45,7 @@ class SeatView:
     picked: tuple[bool, ...] | None = None
     handed_over: tuple[Seat, ...] = ()
     ghost_hands: tuple[tuple[Seat, tuple[str | None, ...]], ...] = ()
+    ghost_cards: tuple[tuple[Seat, int, str], ...] = ()
 
     @classmethod
     def of(cls, game_id: str, peer: Peer, seat: Seat, config: GameConfig, engine: GameState,
@@ -50,10 +53,11 @@ class SeatView:
            deadline: float | None = None, waiting: tuple[Seat, ...] = (),
            picked: tuple[bool, ...] | None = None,
            handed_over: tuple[Seat, ...] = (),
-           ghost_hands: tuple[tuple[Seat, tuple[str | None, ...]], ...] = ()) -> SeatView:
+           ghost_hands: tuple[tuple[Seat, tuple[str | None, ...]], ...] = (),
+           ghost_cards: tuple[tuple[Seat, int, str], ...] = ()) -> SeatView:
         """The view of ``seat`` over the session's ``engine`` (a redacted copy is kept)."""
         return cls(game_id, peer, seat, config, redact(engine, seat), peer_of_seat, stage,
-                   legal, deadline, waiting, picked, handed_over, ghost_hands)
+                   legal, deadline, waiting, picked, handed_over, ghost_hands, ghost_cards)
 
     def board(self) -> dict[str, Any]:
         """Everything the seat may know, as plain data (``engine.view.view``)."""

@@ -34,6 +34,20 @@ def master_of(identity: Identity, game_id: str, peer_keys: Sequence[bytes]) -> b
                                   b"".join(peer_keys))
 
 
+FIXED_MASTER_DOMAIN = b"solstice/fixed-master/v1\x00"
+
+
+def fixed_master(seed: bytes, game_id: str, peer: int) -> bytes:
+    """A master secret fixed by ``seed`` instead of drawn from the identity key: the same
+    every time, so the same seeds and deck keys, so the same deal (``solstice play --learn``:
+    a curated first game). Only for a game whose every peer runs in one process (the player
+    and its own local bots): its secrets are nobody's to hide from; a table with anyone else
+    at it never uses this (``master_of``). Each peer's differs (equal seeds would cancel in
+    the joint randomness)."""
+    return hashlib.sha256(FIXED_MASTER_DOMAIN + seed + b"\x00" + game_id.encode() + b"\x00" +
+                          peer.to_bytes(4, "big")).digest()
+
+
 ESCROW_KEY_DOMAIN = b"solstice/escrow-key/v1\x00"
 
 

@@ -112,7 +112,20 @@ EVENT_LESSONS: dict[str, tuple[str, str]] = {
         "leftover cards; Sentry: add its strength and favor to one planet).\n\nHere: "
         "{example}",
     ),
+    "prisoners": (
+        "Prisoners",
+        "Instead of dispatching, a player may capture a prisoner once per Dispatch phase: "
+        "one card of their own hand (event or action) goes face down beneath their "
+        "reference card (⛓ marks who holds one; only its owner knows which card it is). "
+        "It is back in their hand for the next draft, so they are dealt one card fewer. "
+        "Some events use a prisoner: Mimic and Escape put it on a planet, Martyr kills it "
+        "for 1 VP.\n\nHere: {example}",
+    ),
 }
+
+# Every lesson a learning game teaches: the phases' and the events' (what ``play --learn``'s
+# curated game meets, and what F1 lists).
+LESSON_IDS: tuple[str, ...] = (*LESSONS, *EVENT_LESSONS)
 
 
 def _cards(cards: tuple[str | None, ...]) -> str:
@@ -143,6 +156,10 @@ def event_lesson(event: ev.Event) -> tuple[str, str, str] | None:
     elif isinstance(event, ev.Claimed):
         key = "claims"
         example = f"the {event.faction} player claims {event.card}."
+    elif isinstance(event, ev.Captured):
+        key = "prisoners"
+        example = (f"the {event.faction} player captures a prisoner instead of dispatching "
+                   "a card this turn.")
     else:
         return None
     title, text = EVENT_LESSONS[key]

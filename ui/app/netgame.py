@@ -69,6 +69,13 @@ from p2p.session.machine import GameSession
 from p2p.session.seatview import SeatView
 from p2p.session.timing import Timing
 from ui.app.bridge import TrioSide
+from ui.app.learngame import (
+    LEARN_BOT_SEED,
+    LEARN_SEED,
+    TeachingBot,
+    learn_game_id,
+    learning_home,
+)
 from ui.app.messages import (
     AskEscrow,
     AskHuman,
@@ -130,6 +137,9 @@ class SeededBot(Bot):
 
     def end(self, result: dict[str, Any]) -> None:
         self.inner.end(result)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 def bot_seed(seed: str, index: int) -> bytes:
@@ -444,9 +454,15 @@ class NetGame:
 
     async def _play(self, nursery: trio.Nursery) -> GameSession:
         setup = self.setup
-        options = dataclasses.replace(setup.options, on_session=self._open, chat=self.chat)
+        learn_id = None
         if setup.learn and setup.mode == "play":
-            options = dataclasses.replace(options, timing=LEARN_TIMING)
+            # Every peer is ours: the curated deal (``ui.app.learngame``), no clock. Its
+            # folder is its own (the UI's resume hint and end screen read it from the setup).
+            setup.options = dataclasses.replace(
+                setup.options, home=learning_home(setup.options.home_dir),
+                timing=LEARN_TIMING, fixed_secrets=LEARN_SEED)
+            learn_id = learn_game_id()
+        options = dataclasses.replace(setup.options, on_session=self._open, chat=self.chat)
         self.options = options
         if self.escrow_choice():
             self.side.post(EscrowState(options.escrow))
@@ -489,7 +505,7 @@ class NetGame:
                 nursery.start_soon(self._run_bots, lobby.code)
 
         return await host_game(setup.players, self.choose, self.on_event, options,
-                               on_lobby)
+                               on_lobby, game_id=learn_id)
 
     def _lobby_shower(self, nursery: trio.Nursery, players: int,
                       options: PeerOptions) -> Callable[[HostedLobby], None]:
@@ -516,14 +532,20 @@ class NetGame:
         bot = make_bot(spec)
         if isinstance(bot, ProcessBot):  # its log and stderr go to the log pane, not the screen
             bot.output = BotLines(lambda line: self.side.post(NetNote("bot", line)), echo=False)
+        learn = self.setup.learn
+        if learn:
+            bot = TeachingBot(bot)
         if self.setup.seed is not None:
             bot = SeededBot(bot, bot_seed(self.setup.seed, index))
+        elif learn:  # the curated game: the bot's own choices are fixed too
+            bot = SeededBot(bot, LEARN_BOT_SEED)
         home = Path(tempfile.mkdtemp(prefix=f"solstice-bot{index + 1}-"))
         self.setup.bot_homes.append(home)
         base = self.setup.options
         # Our own bots agree to whatever table we host (its escrow included).
         options = PeerOptions(home=home, name=f"{spec.split(':')[0]}-{index + 1}",
-                              bind=base.bind, net=base.net, accept_escrow=True)
+                              bind=base.bind, net=base.net, accept_escrow=True,
+                              fixed_secrets=LEARN_SEED if learn else None)
         try:
             seat = bot_chooser(bot, io.StringIO())
             await finished(seat, join_game(code, seat, lambda _event: None, options))
@@ -561,6 +583,20 @@ def board_view(seats: SeatView) -> dict[str, Any]:
         board["picked"] = list(seats.picked)
     if seats.ghost_hands:  # open-handed: every remaining player sees them
         board["ghost_hands"] = [[seat, list(labels)] for seat, labels in seats.ghost_hands]
+    return with_ghost_cards(board, seats.ghost_cards)
+
+
+def with_ghost_cards(board: dict[str, Any],
+                     ghost_cards: tuple[tuple[int, int, str], ...]) -> dict[str, Any]:
+    """``board`` with each ghost's face-down planet card named and marked as the ghost's
+    (``ghost``: its seat); only a card its seat dispatched and ours does not know yet."""
+    known = {slot: (seat, label) for seat, slot, label in ghost_cards}
+    for planet in board["planets"]:
+        for entry in planet["cards"]:
+            found = known.get(entry["slot"])
+            if found is not None and not entry["face_up"] and entry["label"] is None \
+                    and entry["dispatcher"] == found[0]:
+                entry["label"], entry["ghost"] = found[1], found[0]
     return board
 
 

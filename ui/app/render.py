@@ -125,6 +125,8 @@ def hidden_chip(entry: dict[str, Any], view: dict[str, Any], names: tuple[str, .
         faction = view["factions"][who]
         text.append(" by ")
         mine = who == view["seat"] and not view.get("spectator")
+        if entry.get("ghost") is not None:  # known to every remaining player (``ghost_lines``)
+            text.append("ghost ", style="bold")
         text.append("you" if mine else faction, style=faction_style(faction))
     if entry.get("label"):
         # Known to this viewer: their own card, or one they were shown (or a replay's open view).

@@ -42,9 +42,10 @@ def play(
                                       "(Without it the start screen also lists the games "
                                       "waiting on the LAN, to join instead.)"),
     learn: bool = typer.Option(False, "--learn", help="A first game that teaches: 2 players "
-                               "against a gentle bot (random unless --bot), each phase "
-                               "explained the first time it comes up, the resolution shown "
-                               "slowly."),
+                               "against a gentle bot (random unless --bot), dealt the same "
+                               "curated way every time so that every lesson comes up, each "
+                               "phase explained the first time it comes up, the resolution "
+                               "shown slowly."),
 ) -> None:
     """Play against bots in the terminal UI (each bot is a real peer on loopback), or join a
     game found on the LAN from the start screen."""

@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, RichLog, Static
 
 from engine.cards import CARDS, FACTIONS, PLANETS, TYPES, action_card
 from ui.app.commandtext import CommandText
-from ui.app.lessons import EVENT_LESSONS, LESSONS, every_lesson
+from ui.app.lessons import LESSON_IDS, every_lesson
 from ui.app.render import EVENT_STYLE, EVENT_TEXT, card_effect, faction_style
 
 RULES_SUMMARY = """\
@@ -43,8 +43,6 @@ LEGEND = """\
 Claimed: an event card a player claimed; it acts in the round named, then is discarded ·
 an Assassin kills one enemy Duchess (strongest Assassin first) and scores only if it does
 """
-
-EVERY_LESSON_KEYS = (*LESSONS, *EVENT_LESSONS)
 
 KEYS = """\
 [b]Keys[/b]: arrows / mouse move · Enter choose · Esc back a step · l log ·
@@ -97,7 +95,7 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,question_mark,q", "close", "Close"),
         *(Binding(str(n + 1), f"lesson({n})", "Lesson", show=False)
-          for n in range(len(EVERY_LESSON_KEYS))),
+          for n in range(len(LESSON_IDS))),
     ]
 
     def __init__(self, in_play: tuple[str, ...] = (), leave: str = "q leave the game",
