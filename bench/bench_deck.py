@@ -9,7 +9,7 @@ commitments and the card-point table are set up before the clock starts (reporte
 "Bare" is what the protocol cannot avoid: 2*n*D variable-base multiplications (n shuffle
 layers and n re-key layers over D points; each also validates its input point inside
 libsodium) plus n*D fixed-base multiplications (the slot-key commitments k*B), plus the deck
-proofs (protocol.md, "Deck proofs"): each shuffle's argument proves with 5*D + 2
+proofs (protocol.md, "Deck proofs"): each shuffle's argument proves with 4*D + 1
 variable-base and 3*D + 3 fixed-base multiplications (plus one fixed-base for its key W) and
 is checked with 6*D + 7 and D + 3 by each of the n-1 other peers; each re-key proves with
 2*D and is checked with 4*D by each other peer. Each multiplication is priced at
@@ -150,7 +150,7 @@ def main() -> None:
 
     checkers = N_SEATS - 1
     n_mul_before = 2 * N_SEATS * N_CARDS
-    shuffle_mul = 5 * N_CARDS + 2 + checkers * (6 * N_CARDS + 7)
+    shuffle_mul = 4 * N_CARDS + 1 + checkers * (6 * N_CARDS + 7)
     shuffle_base = 3 * N_CARDS + 3 + checkers * (N_CARDS + 3)
     n_mul = n_mul_before + N_SEATS * (shuffle_mul + 2 * N_CARDS + 4 * checkers * N_CARDS)
     n_base = N_SEATS * N_CARDS + N_SEATS * (1 + shuffle_base)
