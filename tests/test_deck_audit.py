@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from deck_helpers import other_permutation
 
 from p2p.crypto.group import card_points, mul, mul_base, scalar_invert, scalar_mul
-from p2p.crypto.shuffle_proof import prove as prove_shuffle
 from p2p.deck.audit import audit_deck
 from p2p.deck.keys import DeckKeys
 from p2p.deck.loopback import LoopbackTable
-from p2p.deck.proving import BASE_POINT, shuffle_header
 from p2p.errors import (
     CommitmentMismatch,
     MalformedMessage,
@@ -80,35 +79,12 @@ def test_malformed_opening_is_blamed():
     assert info.value.seat == 0
 
 
-def other_permutation(keys: list[DeckKeys], game_id: str, cheater: int):
-    """A tamper hook: ``cheater``'s shuffle of batch 0 with its outputs 0 and 1 exchanged and
-    a valid shuffle argument for that other permutation (a sound shuffle, but not the one its
-    committed seed gives)."""
-    def tamper(seat: int, message: dict[str, Any]) -> dict[str, Any]:
-        if seat != cheater or message["type"] != "deck/shuffle":
-            return message
-        x = keys[seat].shuffle_key(message["batch"])
-        outputs = [bytes.fromhex(p) for p in message["points"]]
-        permutation = keys[seat].permutation(message["batch"], len(outputs))
-        inputs = [b""] * len(outputs)
-        for i, j in enumerate(permutation):
-            inputs[j] = mul(scalar_invert(x), outputs[i])
-        outputs[0], outputs[1] = outputs[1], outputs[0]
-        permutation[0], permutation[1] = permutation[1], permutation[0]
-        proof = prove_shuffle(shuffle_header(game_id, seat, message["batch"]), BASE_POINT,
-                              bytes.fromhex(message["key"]), inputs, outputs, x, permutation)
-        return message | {"points": [p.hex() for p in outputs],
-                          "proof": [p.hex() for p in proof]}
-
-    return tamper
-
-
 def test_uncommitted_permutation_caught_only_by_the_audit():
     # Seat 1 applies another permutation than its committed seed gives, and proves it: a
     # sound shuffle, which every receiver accepts. The audit, following the committed
     # permutations, proves the breach of commitment.
     keys = [DeckKeys.generate() for _ in range(3)]
-    table = LoopbackTable("audit", 3, 16, other_permutation(keys, "audit", 1), keys=keys)
+    table = LoopbackTable("audit", 3, 16, other_permutation(keys, "audit", {1: 0}), keys=keys)
     table.setup()
     cards = [table.reveal(slot).card for slot in range(16)]
     assert sorted(cards) == list(range(16))  # nothing visible during play
@@ -194,7 +170,7 @@ def test_a_player_auditing_its_own_game_follows_its_layers_to_the_same_cards(own
 @pytest.mark.parametrize("own", [0, 2])
 def test_a_player_following_its_own_layers_still_names_another_seats_bad_shuffle(own):
     keys = [DeckKeys.generate() for _ in range(3)]
-    table = LoopbackTable("audit", 3, 16, other_permutation(keys, "audit", 1), keys=keys)
+    table = LoopbackTable("audit", 3, 16, other_permutation(keys, "audit", {1: 0}), keys=keys)
     table.setup()
     with pytest.raises(StepMismatch) as info:
         audit_deck(table.game_id, 3, 16, table.decks[own].public_transcript, openings(table),
