@@ -6,8 +6,9 @@ Each game is a seeded ``LoopbackGame`` (as in bench_session.py: every peer's ses
 process, frames handed over in memory, seeded keys and choices), played twice in this run:
 
 - **with proofs**: the code as it ships;
-- **without proofs** ("today"): the same game with the proof work stubbed out (every proof is
-  a list of the scalar 1 and is not checked, the shuffle's point sums are not computed) and
+- **without proofs** ("today"): the same game with the proof work stubbed out (every DLEQ
+  proof is a list of the scalar 1, every shuffle argument a list of that length of B and 1,
+  and none is checked) and
   the end-of-game audit recomputing every layer (``recompute_proven``: without proofs it
   cannot rely on them), which is the deck as it was before the proofs, give or take the
   re-mask keys r*B (fixed-base multiplications, kept in both runs).
@@ -15,11 +16,12 @@ process, frames handed over in memory, seeded keys and choices), played twice in
 "Deck CPU" is ``time.process_time`` spent inside the deck (``Deck.receive`` and every
 producing method, ``audit_deck``, counted once when they nest) summed over every peer;
 "proving" and "checking" are the parts of it inside ``proofs.prove`` and ``proofs.verify``
-(with the statements' point sums). "Wall" is ``time.perf_counter`` around the whole game
-(signatures, state hashes, engine and deck of every peer), "game CPU" ``time.process_time``
-around it (the same work, without the waits a loaded machine adds). Ratios are with /
-without, per game, from the same run on the same load, after one unmeasured 2-peer game in
-each mode.
+(the DLEQ proofs of blinding layers and re-keys) and ``shuffle_proof.prove`` and
+``shuffle_proof.verify`` (the shuffle arguments, also given apart as "shuffle"). "Wall" is
+``time.perf_counter`` around the whole game (signatures, state hashes, engine and deck of
+every peer), "game CPU" ``time.process_time`` around it (the same work, without the waits a
+loaded machine adds). Ratios are with / without, per game, from the same run on the same
+load, after one unmeasured 2-peer game in each mode.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import p2p.crypto.proofs as proofs
+import p2p.crypto.shuffle_proof as shuffle_proof
 import p2p.deck.audit as deck_audit
 import p2p.deck.blind as blind
-import p2p.deck.proving as proving
 import p2p.deck.shuffling as shuffling
 import p2p.session.audit as session_audit
 import p2p.session.blame as session_blame
@@ -48,6 +50,7 @@ from p2p.deck.deck import Deck
 from p2p.identity import Identity
 
 proofs.CACHE_SIZE = 0  # each peer pays for its own checks, as alone in its process
+shuffle_proof.CACHE_SIZE = 0
 SPENT: dict[str, float] = {}
 _DEPTH = {"deck": 0}
 DECK_METHODS = ("receive", "commit_message", "shuffle", "rekey", "blind", "begin_batch",
@@ -81,7 +84,10 @@ for _name in DECK_METHODS:
 _AUDITS = {True: _timed(deck_audit.audit_deck, "deck", outermost=True),
            False: _timed(functools.partial(deck_audit.audit_deck, recompute_proven=True),
                          "deck", outermost=True)}
-_PROVE, _VERIFY, _SUM = proofs.prove, proofs.verify, proofs.point_sum
+_PROVE, _VERIFY = proofs.prove, proofs.verify
+_ARGUE, _CHECK_ARGUMENT = shuffle_proof.prove, shuffle_proof.verify
+_B = bytes.fromhex("58" + "66" * 31)
+_ONE = (1).to_bytes(32, "little")
 
 
 @contextmanager
@@ -90,25 +96,33 @@ def proofs_mode(enabled: bool) -> Iterator[None]:
     if enabled:
         prove = _timed(_PROVE, "proving")
         verify = _timed(_VERIFY, "checking")
-        point_sum = _timed(_SUM, "checking")
+        argue = _timed(_timed(_ARGUE, "proving"), "shuffle proving")
+        check_argument = _timed(_timed(_CHECK_ARGUMENT, "checking"), "shuffle checking")
     else:
         def prove(header: bytes, instances: Any, secrets: Any) -> list[bytes]:
-            return [(1).to_bytes(32, "little")] * (len(instances) + 1)
+            return [_ONE] * (len(instances) + 1)
 
         def verify(header: bytes, instances: Any, proof: Any) -> None:
             return None
 
-        def point_sum(points: Any) -> bytes:
-            return bytes(points[0])
-    saved = (shuffling.prove, shuffling.verify, blind.prove, proving.point_sum)
-    shuffling.prove, shuffling.verify, blind.prove, proving.point_sum = (
-        prove, verify, prove, point_sum)
+        def argue(header: bytes, base: bytes, key: bytes, inputs: Any, outputs: Any,
+                  x: bytes, permutation: Any) -> list[bytes]:
+            m = len(inputs)
+            return [_B] * shuffle_proof.points_in_proof(m) + [_ONE] * (2 * m + 5)
+
+        def check_argument(*args: Any) -> None:
+            return None
+    saved = (shuffling.prove, shuffling.verify, blind.prove, shuffling.prove_shuffle,
+             shuffling.verify_shuffle)
+    (shuffling.prove, shuffling.verify, blind.prove, shuffling.prove_shuffle,
+     shuffling.verify_shuffle) = (prove, verify, prove, argue, check_argument)
     for user in (session_audit, session_blame):
         setattr(user, "audit_deck", _AUDITS[enabled])  # noqa: B010 (a patch, on purpose)
     try:
         yield
     finally:
-        shuffling.prove, shuffling.verify, blind.prove, proving.point_sum = saved
+        (shuffling.prove, shuffling.verify, blind.prove, shuffling.prove_shuffle,
+         shuffling.verify_shuffle) = saved
 
 
 def seeded(game: int) -> random.Random:
@@ -158,6 +172,8 @@ def main() -> None:
           "proofs in this run; per game:")
     print(f"  deck CPU with proofs   {with_['deck']:7.2f} s  (proving "
           f"{with_.get('proving', 0):.2f} s, checking {with_.get('checking', 0):.2f} s)")
+    print(f"  of which shuffle args  {with_.get('shuffle proving', 0):7.2f} s proving, "
+          f"{with_.get('shuffle checking', 0):.2f} s checking")
     print(f"  deck CPU without       {without['deck']:7.2f} s")
     print(f"  deck CPU ratio         {with_['deck'] / without['deck']:7.2f}x  (goal <= 3x)")
     print(f"  game CPU with proofs   {with_['cpu']:7.2f} s")

@@ -27,6 +27,7 @@ from typing import Any
 
 from nacl import bindings as sodium
 
+from p2p.crypto.group import hash_to_point
 from p2p.crypto.sealed import box_key
 from p2p.errors import P2PError
 from p2p.identity import Identity
@@ -254,6 +255,16 @@ def _forged_proof(rng: random.Random, kind: str, deck: dict[str, Any],
         proof[i], proof[j] = proof[j], proof[i]
     elif kind == "stolen":  # the proof of another layer of this game
         proof = rng.choice(stolen)
+    elif kind == "same-sum":  # a shuffle's points changed, their sum kept (issue 42's gap)
+        points = [bytes.fromhex(p) for p in deck["points"]]
+        shift = hash_to_point(b"byzantine/same-sum\x00", deck["key"].encode())
+        points[0] = sodium.crypto_core_ed25519_add(points[0], shift)
+        points[1] = sodium.crypto_core_ed25519_sub(points[1], shift)
+        return {**deck, "points": [p.hex() for p in points]}
+    elif kind == "permute":  # two outputs exchanged: another permutation than the proven one
+        points = list(deck["points"])
+        points[0], points[-1] = points[-1], points[0]
+        return {**deck, "points": points}
     elif kind == "points":  # a proof for other points: the last output added to the first
         points = list(deck["points"])
         points[0] = sodium.crypto_core_ed25519_add(bytes.fromhex(points[0]),
@@ -268,10 +279,12 @@ class ForgeProof(Behaviour):
     """Our deck layers (blind, shuffle, re-key) sent with a forged proof, to every receiver
     alike and validly signed: a byte flipped, two responses exchanged, the proof of another
     layer of this game (ours or another peer's), points the proof is not about, or a proof a
-    scalar short. Every honest peer must name us on arrival (the signed layer is the proof)."""
+    scalar short; or, on a shuffle only, points changed with their sum kept or two of them
+    exchanged. Every honest peer must name us on arrival (the signed layer is the proof)."""
 
     name = "forge-proof"
-    KINDS = ("flip", "swap", "stolen", "points", "short")
+    KINDS = ("flip", "swap", "stolen", "points", "short", "same-sum", "permute")
+    SHUFFLE_ONLY = ("same-sum", "permute")
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
@@ -288,6 +301,8 @@ class ForgeProof(Behaviour):
             return sends
         deck = signed.msg.body.get("deck") if isinstance(signed.msg.body, dict) else None
         if not isinstance(deck, dict) or "proof" not in deck or not self.active(ctx):
+            return sends
+        if self.kind in self.SHUFFLE_ONLY and deck.get("type") != "deck/shuffle":
             return sends
         held = ctx.session.deck
         stolen = [list(m["proof"]) for _, m in (held.public_transcript if held else [])

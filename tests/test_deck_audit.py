@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from deck_helpers import other_permutation
 
 from p2p.crypto.group import card_points, mul, mul_base, scalar_invert, scalar_mul
 from p2p.deck.audit import audit_deck
+from p2p.deck.keys import DeckKeys
 from p2p.deck.loopback import LoopbackTable
 from p2p.errors import (
     CommitmentMismatch,
@@ -78,16 +80,11 @@ def test_malformed_opening_is_blamed():
 
 
 def test_uncommitted_permutation_caught_only_by_the_audit():
-    # Seat 1 swaps two points of its shuffle: a valid-looking deck, but not the permutation
-    # its committed seed gives. Live play cannot see it; the audit proves it.
-    def swap(message):
-        if message["type"] != "deck/shuffle":
-            return message
-        points = list(message["points"])
-        points[0], points[1] = points[1], points[0]
-        return message | {"points": points}
-
-    table = LoopbackTable("audit", 3, 16, lambda seat, m: swap(m) if seat == 1 else m)
+    # Seat 1 applies another permutation than its committed seed gives, and proves it: a
+    # sound shuffle, which every receiver accepts. The audit, following the committed
+    # permutations, proves the breach of commitment.
+    keys = [DeckKeys.generate() for _ in range(3)]
+    table = LoopbackTable("audit", 3, 16, other_permutation(keys, "audit", {1: 0}), keys=keys)
     table.setup()
     cards = [table.reveal(slot).card for slot in range(16)]
     assert sorted(cards) == list(range(16))  # nothing visible during play
@@ -172,14 +169,8 @@ def test_a_player_auditing_its_own_game_follows_its_layers_to_the_same_cards(own
 
 @pytest.mark.parametrize("own", [0, 2])
 def test_a_player_following_its_own_layers_still_names_another_seats_bad_shuffle(own):
-    def swap(seat, message):
-        if seat == 1 and message["type"] == "deck/shuffle":
-            points = list(message["points"])
-            points[0], points[1] = points[1], points[0]
-            return message | {"points": points}
-        return message
-
-    table = LoopbackTable("audit", 3, 16, swap)
+    keys = [DeckKeys.generate() for _ in range(3)]
+    table = LoopbackTable("audit", 3, 16, other_permutation(keys, "audit", {1: 0}), keys=keys)
     table.setup()
     with pytest.raises(StepMismatch) as info:
         audit_deck(table.game_id, 3, 16, table.decks[own].public_transcript, openings(table),

@@ -13,15 +13,14 @@ import pytest
 from nacl import bindings as sodium
 
 from p2p.crypto.group import FIELD_P, L, card_points, mul, scalar_invert, scalar_mul
+from p2p.deck.audit import audit_deck
 from p2p.deck.deck import Deck
 from p2p.deck.loopback import LoopbackTable
 from p2p.errors import (
-    DeckCorrupted,
     MalformedMessage,
     OutOfOrder,
     ProofFailed,
     SlotKeyMismatch,
-    StepMismatch,
 )
 
 ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
@@ -237,10 +236,10 @@ def test_a_rekey_that_copies_a_card_is_named_on_arrival():
     assert info.value.seat == 0
 
 
-def test_a_shuffle_substitution_that_keeps_the_sum_is_caught_at_opening_and_by_the_audit():
-    # What the shuffle's proof does not cover (it proves the key and the sum, not the
-    # permutation): seat 1 moves a point's worth D from output 0 to output 1. Both slots
-    # open to no card; the audit, which opens the seeds, names seat 1.
+def test_a_shuffle_substitution_that_keeps_the_sum_is_named_on_arrival():
+    # Once the gap of a sum-only shuffle proof: seat 1 moves a point's worth D from output 0
+    # to output 1. The shuffle argument refuses it at every receiver and in a keyless replay,
+    # naming seat 1, before any slot is opened.
     d = card_points("sum", 16)[0]
 
     def shift(message):
@@ -250,14 +249,15 @@ def test_a_shuffle_substitution_that_keeps_the_sum_is_caught_at_opening_and_by_t
         return message | {"points": [p.hex() for p in points]}
 
     table = LoopbackTable("sum", 3, 16, cheat("deck/shuffle", 1, shift))
-    table.setup()  # every proof checks
-    with pytest.raises(DeckCorrupted) as live:
-        for slot in range(16):
-            table.reveal(slot)
-    assert live.value.seat is None
-    with pytest.raises(StepMismatch) as blame:
-        table.audit()
-    assert blame.value.seat == 1
+    with pytest.raises(ProofFailed) as live:
+        table.setup()
+    assert live.value.seat == 1
+    forged = live.value.evidence["message"]
+    assert forged["type"] == "deck/shuffle" and forged["seat"] == 1
+    transcript = [*table.decks[0].public_transcript, (1, forged)]
+    with pytest.raises(ProofFailed) as offline:
+        audit_deck("sum", 3, 16, transcript, {})
+    assert offline.value.seat == 1
 
 
 # ---- order -----------------------------------------------------------------------------

@@ -226,10 +226,11 @@ def test_the_engine_vectors_cover_every_part_of_the_rules() -> None:
 
 
 def test_the_proof_vectors_check_as_stated() -> None:
-    """proofs.json: the valid DLEQ proof checks (and a prover with its secrets makes the same
-    bytes), each invalid one fails; the deck's public messages all check in order, and each
-    forged copy is refused naming the author it names."""
+    """proofs.json: the valid DLEQ proof and shuffle argument check (and a prover with their
+    secrets makes the same bytes), each invalid one fails; the deck's public messages all
+    check in order, and each forged copy is refused naming the author it names."""
     from engine.canonical import canonical_json
+    from p2p.crypto import shuffle_proof
     from p2p.crypto.group import InvalidPoint, check_point_encoding
     from p2p.crypto.proofs import Instance, ProofInvalid, prove, verify
     from p2p.deck.deck import Deck
@@ -253,6 +254,24 @@ def test_the_proof_vectors_check_as_stated() -> None:
                 for point in (instance.g, instance.h, instance.p, instance.q):
                     check_point_encoding(point)
             verify(header, instances, proof)
+    for argument in case["shuffle"]:
+        body = canonical_json(["solstice/deck/shuffle-argument/v1", argument["game"],
+                               argument["seat"], argument["kind"], argument["context"]])
+        header = len(body).to_bytes(4, "big") + body
+        assert header.hex() == argument["header"]
+        base, key = bytes.fromhex(argument["base"]), bytes.fromhex(argument["key"])
+        inputs = [bytes.fromhex(p) for p in argument["inputs"]]
+        outputs = [bytes.fromhex(p) for p in argument["outputs"]]
+        proof = [bytes.fromhex(x) for x in argument["proof"]]
+        if argument["valid"]:
+            shuffle_proof.verify(header, base, key, inputs, outputs, proof)
+            assert shuffle_proof.prove(header, base, key, inputs, outputs,
+                                       bytes.fromhex(argument["x"]),
+                                       argument["permutation"]) == proof
+            continue
+        with pytest.raises(shuffle_proof.ShuffleProofInvalid):
+            shuffle_proof.verify(header, base, key, inputs, outputs, proof)
+    assert len(case["shuffle"]) >= 10
     deck = case["deck"]
     observer = Deck(deck["game"], deck["n_seats"], deck["n_cards"], seat=None)
     forged = {}

@@ -284,35 +284,24 @@ def test_the_audit_reads_only_the_key_of_a_sealed_entry(honest, edit) -> None:
 
 # -- which layer a bad slot point found at decryption blames ------------------------------------
 
-def test_a_bad_slot_point_blames_the_first_wrong_layer_in_the_batchs_order() -> None:
-    """"Deck audit", 3: a point found bad when a slot is decrypted names nobody live; the
-    audit recomputes the batch's layers in their order (shuffles, then re-keys, each seat's
-    in seat order) and blames the first layer that differs, at its lowest differing
-    position. Re-keys and blinding layers prove themselves on arrival, so only a shuffle that
-    keeps the sum of its points gets this far: here seat 1's shuffle (wrong at positions 5
-    and 6), not seat 2's later one, although seat 2's is wrong at lower positions (2, 3)."""
-    from nacl import bindings as sodium
+def test_the_audit_blames_the_first_layer_off_its_commitment_in_the_batchs_order() -> None:
+    """"Deck audit", 3: the audit recomputes the batch's layers in their order (shuffles,
+    then re-keys, each seat's in seat order) and blames the first layer that differs from
+    its author's committed seed, at its lowest differing position. Every layer proves itself
+    on arrival, so only a shuffle that applies a valid permutation other than the committed
+    one (and argues it) gets this far: here seat 1's shuffle (exchanged at positions 5 and
+    6), not seat 2's later one, although seat 2's differs at lower positions (2, 3)."""
+    from deck_helpers import other_permutation
 
-    from p2p.crypto.group import card_points
+    from p2p.deck.keys import DeckKeys
     from p2p.deck.loopback import LoopbackTable
-    from p2p.errors import DeckCorrupted, StepMismatch
+    from p2p.errors import StepMismatch
 
-    shift = card_points("guess", 16)[0]
-
-    def scramble(seat: int, message: dict[str, Any]) -> dict[str, Any]:
-        if message["type"] == "deck/shuffle" and seat in (1, 2):
-            at = 5 if seat == 1 else 2
-            points = [bytes.fromhex(p) for p in message["points"]]
-            points[at] = sodium.crypto_core_ed25519_add(points[at], shift)
-            points[at + 1] = sodium.crypto_core_ed25519_sub(points[at + 1], shift)
-            return message | {"points": [p.hex() for p in points]}
-        return message
-
-    table = LoopbackTable("guess", 3, 16, scramble)
-    table.setup()  # the sum is kept: every proof checks
-    with pytest.raises(DeckCorrupted):
-        for slot in range(16):
-            table.reveal(slot)
+    keys = [DeckKeys.generate() for _ in range(3)]
+    table = LoopbackTable("guess", 3, 16, other_permutation(keys, "guess", {1: 5, 2: 2}),
+                          keys=keys)
+    table.setup()  # every argument checks: each is a permutation
+    assert sorted(table.reveal(slot).card for slot in range(16)) == list(range(16))
     with pytest.raises(StepMismatch) as info:
         table.audit()
     assert (info.value.seat, info.value.evidence["position"]) == (1, 5)

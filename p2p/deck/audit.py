@@ -104,7 +104,8 @@ def replay_batch(
     against the opened seed (fixed-base multiplications) their points need not be
     recomputed; ``recompute_proven`` recomputes them anyway (the audit as it was before the
     proofs, which ``bench/bench_proofs.py`` prices). Shuffles are always recomputed: their
-    proof does not cover the permutation."""
+    argument proves that some permutation was applied, and the audit must check it is the
+    committed one, which it follows to learn each slot's card."""
     if batch.sources:
         assert observer is not None and slot_cards is not None
         points = [observer.published_point(slot) for slot in batch.sources]

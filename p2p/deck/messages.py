@@ -19,6 +19,7 @@ from p2p.crypto.group import (
     check_point_encoding,
     check_scalar,
 )
+from p2p.crypto.shuffle_proof import points_in_proof, proof_length
 from p2p.errors import MalformedMessage
 from p2p.hexfields import parse_lower_hex
 
@@ -66,7 +67,8 @@ class Shuffle(_Wire):
     cards: tuple[int, ...]
     points: tuple[bytes, ...]
     key: bytes  # W = x * T (T: the author's blind key y*B in a reshuffle batch, else B)
-    proof: tuple[bytes, ...]  # DLEQ: x links (T, W) and (sum of inputs, sum of points)
+    # Shuffle argument (p2p.crypto.shuffle_proof): 2m points, then 2m + 5 scalars.
+    proof: tuple[bytes, ...]
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,28 @@ class _Reader:
             out.append(scalar)
         return tuple(out)
 
+    def shuffle_proof(self, name: str) -> tuple[bytes, ...]:
+        """A shuffle argument: 4k + 5 entries for some k >= 1, 2k points (each passing the
+        encoding checks), then 2k + 5 scalars (each canonical and non-zero). That k is the
+        layer's point count is the deck's check (after the count of points itself)."""
+        items = self.data[name]
+        if not isinstance(items, list) or len(items) < proof_length(1) or \
+                (len(items) - proof_length(0)) % 4:
+            self.fail(f"{name} must be a list of 4k + 5 entries (2k points, then scalars)")
+        n_points = points_in_proof((len(items) - proof_length(0)) // 4)
+        out = []
+        for index, item in enumerate(items):
+            value = self.raw(name, item)
+            try:
+                if index < n_points:
+                    check_point_encoding(value)
+                else:
+                    check_scalar(value)
+            except (InvalidPoint, InvalidScalar) as exc:
+                self.fail(f"{name}[{index}]: {exc}")
+            out.append(value)
+        return tuple(out)
+
     def distinct(self, name: str, points: tuple[bytes, ...]) -> None:
         # Equal or negated points cannot come from an honest layer over distinct cards.
         if not all_distinct_up_to_sign(points):
@@ -240,7 +264,7 @@ def _shuffle(r: _Reader) -> Shuffle:
     points = r.points("points")
     r.distinct("points", points)
     return Shuffle(r.sender, r.uint("batch"), tuple(cards), points, r.point("key"),
-                   r.proof("proof", 2))
+                   r.shuffle_proof("proof"))
 
 
 def _blind(r: _Reader) -> Blind:

@@ -1,4 +1,4 @@
-"""The statements the deck's proofs are about: one DLEQ statement per deck layer message.
+"""The statements the deck's proofs are about: one per deck layer message.
 
 Every ``deck/blind``, ``deck/shuffle`` and ``deck/rekey`` carries a Chaum-Pedersen proof
 (``p2p.crypto.proofs``) that its author applied its secret scalars to the previous layer's
@@ -8,10 +8,9 @@ points, checked by every receiver on arrival. The statements, with ``G`` the bas
   output Y_i: the factor f_i links (G_i, T) and (X_i, Y_i), where G_i is j's slot-key
   commitment k_s*B if s is a deck slot, j's re-mask key r_s*B if j re-masked s, else B
   (so f_i = y*k_s^-1, y*r_s^-1 or y: exactly the blinding factor);
-- shuffle (key W = x*T, T = j's blind key in a reshuffle batch, else B): x links (T, W) and
-  (sum of inputs, sum of outputs). A permutation keeps the sum, so an honest shuffle always
-  proves; this checks the key W and the scalar, **not** the permutation (a substitution that
-  keeps the sum passes; the audit still recomputes the permutation);
+- shuffle (key W = x*T, T = j's blind key in a reshuffle batch, else B): not a DLEQ but a
+  shuffle argument (``p2p.crypto.shuffle_proof``): the outputs are a permutation of the
+  inputs, each times the x of W = x*T;
 - rekey (seat j's shuffle key W of the batch): for each slot i, k_i * w^-1 links (W, K_i)
   and (X_i, Y_i), where K_i is the published k_i*B: so Y_i strips exactly the layer W
   committed to and adds exactly the key the slot will be opened with.
@@ -23,9 +22,8 @@ slot), so a proof copied from another slot, step, message or game fails.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
-from p2p.crypto import proofs
+from p2p.crypto import shuffle_proof
 from p2p.crypto.proofs import Instance, transcript_header
 
 #: The standard base point B of Ed25519.
@@ -41,18 +39,10 @@ def blind_statement(game_id: str, seat: int, batch: int, sources: Sequence[int],
                     for g, x, y in zip(bases, inputs, outputs, strict=True)]
 
 
-def shuffle_statement(game_id: str, seat: int, batch: int, base: bytes,
-                      inputs: Sequence[bytes], outputs: Sequence[bytes],
-                      key: bytes) -> tuple[bytes, list[Instance]]:
-    header = transcript_header(game_id, seat, "deck/shuffle", {"batch": batch})
-    return header, [Instance(base, point_sum(tuple(inputs)), key, point_sum(tuple(outputs)))]
-
-
-@lru_cache(maxsize=64)
-def point_sum(points: tuple[bytes, ...]) -> bytes:
-    """``proofs.point_sum``, remembered: a layer's output sum is the next layer's input sum,
-    and the peers of one process (a loopback table) sum the same layers."""
-    return proofs.point_sum(points)
+def shuffle_header(game_id: str, seat: int, batch: int) -> bytes:
+    """The header of a shuffle's argument: the game, the author, the stage and the batch (the
+    argument hashes the inputs, outputs, T and W after it)."""
+    return shuffle_proof.transcript_header(game_id, seat, "deck/shuffle", {"batch": batch})
 
 
 def rekey_statement(game_id: str, seat: int, batch: int, first_slot: int, key: bytes,

@@ -15,6 +15,9 @@ from p2p.crypto.group import (
     scalar_mul,
 )
 from p2p.crypto.proofs import Instance, ProofInvalid, prove, verify
+from p2p.crypto.shuffle_proof import ShuffleProofInvalid
+from p2p.crypto.shuffle_proof import prove as prove_shuffle
+from p2p.crypto.shuffle_proof import verify as verify_shuffle
 from p2p.deck.batches import Batch, Turn
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import (
@@ -22,7 +25,7 @@ from p2p.deck.messages import (
     Rekey,
     Shuffle,
 )
-from p2p.deck.proving import BASE_POINT, rekey_statement, shuffle_statement
+from p2p.deck.proving import BASE_POINT, rekey_statement, shuffle_header
 from p2p.errors import (
     LocalProtocolError,
     MalformedMessage,
@@ -92,9 +95,8 @@ class Shuffling:
                 mul_base(scalar_mul(x, keys.blind_key(batch.index)))
         else:
             base, key = BASE_POINT, mul_base(x)
-        header, instances = shuffle_statement(self.game_id, seat, batch.index, base, points,
-                                              out, key)
-        proof = tuple(prove(header, instances, [x]))
+        proof = tuple(prove_shuffle(shuffle_header(self.game_id, seat, batch.index), base,
+                                    key, points, out, x, permutation))
         return Shuffle(seat, batch.index, batch.cards, out, key, proof).to_dict()
 
     def rekey(self) -> dict[str, Any]:
@@ -128,8 +130,11 @@ class Shuffling:
         if sender != self.seat and self.check_proofs:
             base = self._blind_step(batch, sender).key if batch.sources else BASE_POINT
             points, author = self._batch_input(batch)
-            self._check_proof(message, author, batch, points, *shuffle_statement(
-                self.game_id, sender, batch.index, base, points, message.points, message.key))
+            try:
+                verify_shuffle(shuffle_header(self.game_id, sender, batch.index), base,
+                               message.key, points, message.points, message.proof)
+            except ShuffleProofInvalid as exc:
+                self._blame_proof(message, author, batch, points, str(exc))
         batch.steps.append(message)
         self.public_transcript.append((sender, message.to_dict()))
 
@@ -168,15 +173,21 @@ class Shuffling:
         try:
             verify(header, instances, message.proof)
         except ProofInvalid as exc:
-            bad = [position for position, p in enumerate(inputs) if not _multipliable(p)]
-            if bad:
-                if author is None and batch.sources:  # old slots: whoever published them
-                    author = self._point_author(batch.sources[bad[0]])
-                raise self._refused_point(author, batch, inputs) from None
-            if not all(_multipliable(p) for p in message.points):
-                raise self._refused_point(message.seat, batch, message.points) from None
-            raise ProofFailed(message.seat, f"batch {batch.index} {message.TYPE}: {exc}",
-                              {"message": message.to_dict()}) from None
+            self._blame_proof(message, author, batch, inputs, str(exc))
+
+    def _blame_proof(self, message: Blind | Shuffle | Rekey, author: int | None, batch: Batch,
+                     inputs: Sequence[bytes], reason: str) -> None:
+        """A layer's proof failed: blame the author of an input point off the group if there
+        is one (the layer's author could not have proven over it), else the layer's."""
+        bad = [position for position, p in enumerate(inputs) if not _multipliable(p)]
+        if bad:
+            if author is None and batch.sources:  # old slots: whoever published them
+                author = self._point_author(batch.sources[bad[0]])
+            raise self._refused_point(author, batch, inputs) from None
+        if not all(_multipliable(p) for p in message.points):
+            raise self._refused_point(message.seat, batch, message.points) from None
+        raise ProofFailed(message.seat, f"batch {batch.index} {message.TYPE}: {reason}",
+                          {"message": message.to_dict()}) from None
 
     def _need_all_commitments(self, sender: int) -> None:
         if len(self._commitments) < self.n_seats:

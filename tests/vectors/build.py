@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from nacl import bindings as sodium
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
@@ -32,6 +34,7 @@ from engine.canonical import canonical_json  # noqa: E402
 from engine.cards import CARDS, FIRST_GAME_EVENTS, STANDARD_PLANETS, events_of_kind  # noqa: E402
 from engine.randomness import RandomStream  # noqa: E402
 from engine.serialize import public_hash, state_to_dict  # noqa: E402
+from p2p.crypto import shuffle_proof  # noqa: E402
 from p2p.crypto.commitments import Opening, commitment_of  # noqa: E402
 from p2p.crypto.group import (  # noqa: E402
     L,
@@ -221,6 +224,76 @@ def dleq_cases() -> list[dict[str, Any]]:
     ]
 
 
+def shuffle_cases() -> list[dict[str, Any]]:
+    """One valid shuffle argument over 3 points (with x and the permutation, so that a prover
+    can be checked byte for byte), then one failing case per check."""
+    head = {"game": "0123456789abcdef0123456789abcdef", "seat": 1, "kind": "deck/shuffle",
+            "context": {"batch": 0}}
+
+    def to_point(label: str) -> bytes:
+        return hash_to_point(b"vector/shuffle\x00", label.encode())
+
+    x = hash_to_scalar(b"vector/shuffle\x00", b"x")
+    base = mul_base(hash_to_scalar(b"vector/shuffle\x00", b"y"))
+    key = mul(x, base)
+    inputs = [to_point(f"in{j}") for j in range(3)]
+    permutation = [2, 0, 1]
+    outputs = [mul(x, inputs[j]) for j in permutation]
+
+    def header(fields: dict[str, Any]) -> bytes:
+        return shuffle_proof.transcript_header(fields["game"], fields["seat"], fields["kind"],
+                                               fields["context"])
+
+    def case(check: str, fields: dict[str, Any], proof: list[bytes], valid: bool,
+             **changed: Any) -> dict[str, Any]:
+        statement = {"base": base, "key": key, "inputs": inputs, "outputs": outputs, **changed}
+        return {"check": check, **fields, "header": header(fields).hex(),
+                "base": statement["base"].hex(), "key": statement["key"].hex(),
+                "inputs": [p.hex() for p in statement["inputs"]],
+                "outputs": [p.hex() for p in statement["outputs"]],
+                "proof": [p.hex() for p in proof], "valid": valid}
+
+    def argue(outs: list[bytes], secret: bytes = x, perm: list[int] = permutation) -> list[bytes]:
+        return shuffle_proof.prove(header(head), base, key, inputs, outs, secret, perm)
+
+    proof = argue(outputs)
+    m = len(inputs)
+    bumped = ((int.from_bytes(proof[-1], "little") + 1) % L).to_bytes(32, "little")
+    shift = to_point("shift")
+    same_sum = [sodium.crypto_core_ed25519_add(outputs[0], shift),
+                sodium.crypto_core_ed25519_sub(outputs[1], shift), outputs[2]]
+    other_x = hash_to_scalar(b"vector/shuffle\x00", b"another x")
+    under_other_x = [mul(other_x, inputs[j]) for j in permutation]
+    swapped_c = [proof[1], proof[0], *proof[2:]]
+    off_group = [sodium.crypto_core_ed25519_add(proof[0], bytes.fromhex(ORDER_8_POINT)),
+                 *proof[1:]]
+    valid = {**case("valid", head, proof, True), "x": x.hex(), "permutation": permutation}
+    return [
+        valid,
+        case("the last response changed: the recomputed challenge differs", head,
+             [*proof[:-1], bumped], False),
+        case("one entry short", head, proof[:-1], False),
+        case("another game in the header", {**head, "game": "f" * 32}, proof, False),
+        case("another author in the header", {**head, "seat": 0}, proof, False),
+        case("another step in the header", {**head, "kind": "deck/rekey"}, proof, False),
+        case("another batch in the header", {**head, "context": {"batch": 1}}, proof, False),
+        case("outputs changed with their sum kept (argued by the prover over them)", head,
+             argue(same_sum), False, outputs=same_sum),
+        case("two outputs exchanged (another permutation than the argued one)", head, proof,
+             False, outputs=[outputs[1], outputs[0], outputs[2]]),
+        case("outputs under another scalar than the key's", head,
+             argue(under_other_x, other_x), False, outputs=under_other_x),
+        case("another input (a proof over other inputs)", head, proof, False,
+             inputs=[to_point("other"), *inputs[1:]]),
+        case("another key W", head, proof, False, key=mul_base(other_x)),
+        case("two permutation commitments exchanged", head, swapped_c, False),
+        case("a permutation commitment outside the prime-order group (plus order 8)", head,
+             off_group, False),
+        case("two chain commitments exchanged", head,
+             [*proof[:m], proof[m + 1], proof[m], *proof[m + 2:]], False),
+    ]
+
+
 def deck_proof_case() -> dict[str, Any]:
     """A 2-seat deck of 4 cards with a re-mask and a hidden reshuffle: every public deck
     message in log order (the commitments replaced by fixed bytes: the proofs do not read
@@ -245,15 +318,24 @@ def deck_proof_case() -> dict[str, Any]:
             proof = message["proof"]
             last = int(proof[-1][:2], 16) ^ 1
             copies = {"last response's first byte xor 1":
-                      [*proof[:-1], f"{last:02x}" + proof[-1][2:]],
+                      message | {"proof": [*proof[:-1], f"{last:02x}" + proof[-1][2:]]},
                       "the proof of the message before it (or its own, reversed)":
-                      transcript[index - 1][1].get("proof", proof[::-1])}
+                      message | {"proof": transcript[index - 1][1].get("proof", proof[::-1])}}
+            if message["type"] == "deck/shuffle":
+                points = [bytes.fromhex(p) for p in message["points"]]
+                shift = hash_to_point(b"vector/shuffle\x00", b"deck shift")
+                points[0] = sodium.crypto_core_ed25519_add(points[0], shift)
+                points[1] = sodium.crypto_core_ed25519_sub(points[1], shift)
+                copies["points 0 and 1 changed, their sum kept"] = \
+                    message | {"points": [p.hex() for p in points]}
+                copies["points 0 and 1 exchanged"] = message | {"points": [
+                    message["points"][1], message["points"][0], *message["points"][2:]]}
             for what, bad in copies.items():
                 try:
-                    observer.receive(sender, message | {"proof": bad})
+                    observer.receive(sender, bad)
                 except CheatDetected as exc:
                     forged.append({"index": index, "what": what,
-                                   "message": message | {"proof": bad}, "blame": exc.seat,
+                                   "message": bad, "blame": exc.seat,
                                    "refused_as": type(exc).__name__})
                 else:
                     raise AssertionError(f"forged proof accepted: {what}")
@@ -628,12 +710,14 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
             "cases": [engine_case(n, label) for n, label in ENGINE_CASES]},
         "proofs.json": lambda: {
             "name": "deck proofs",
-            "description": "Chaum-Pedersen (DLEQ) proofs as protocol.md 'Deck proofs' gives "
-                           "them: a valid proof (with its secrets, so that a prover can be "
-                           "checked byte for byte) and one invalid proof per check; then a "
+            "description": "Chaum-Pedersen (DLEQ) proofs and shuffle arguments as protocol.md "
+                           "'Deck proofs' gives them: for each, a valid proof (with its "
+                           "secrets, so that a prover can be checked byte for byte) and one "
+                           "invalid proof per check; then a "
                            "whole 2-seat deck's public messages, every proof valid, and forged "
                            "copies of its layers, each naming its author",
-            "cases": [{"dleq": dleq_cases(), "deck": deck_proof_case()}]},
+            "cases": [{"dleq": dleq_cases(), "shuffle": shuffle_cases(),
+                       "deck": deck_proof_case()}]},
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "
