@@ -76,9 +76,25 @@ def _printed_url(log: Path, server: subprocess.Popen[str]) -> str:
     raise AssertionError(f"solstice serve printed no URL:\n{log.read_text()}")
 
 
+async def _steady(browser: Chromium, quiet: float = 0.08, longest: float = 1.0) -> str:
+    """The screen once its panel stopped changing for ``quiet`` seconds (or after
+    ``longest``): a frame can reach the page in pieces, and a screen read between them is
+    neither the old state nor the new one (it took a second Enter, which unmarked a card)."""
+    last = await browser.screen()
+    give_up = time.monotonic() + longest
+    while time.monotonic() < give_up:
+        await asyncio.sleep(quiet)
+        now = await browser.screen()
+        if _answered_part(now) == _answered_part(last):
+            return now
+        last = now
+    return last
+
+
 def _answered_part(screen: str) -> str:
     """What a key that was handled changes: the round summary, or the choices panel (its
-    box, without the log pane beside it)."""
+    box, without the log pane beside it), less what changes there on its own: who has
+    committed this pick (``Picked: black ✓ you …``, which also moves the line breaks)."""
     if summary := SUMMARY.search(screen):
         return summary.group(0)
     lines = screen.split("\n")
@@ -86,7 +102,8 @@ def _answered_part(screen: str) -> str:
     if top is None:
         return screen
     width = lines[top].find("╮") + 1 or len(lines[top])
-    return "\n".join(line[:width] for line in lines[top:])
+    panel = " ".join(" ".join(line[:width] for line in lines[top:]).replace("│", " ").split())
+    return re.sub(r"Picked:( \S+ [✓…])*", "Picked:", panel)
 
 
 class Played:
@@ -132,7 +149,7 @@ async def _play(url: str, profile: Path, out: Path, server_log: Path) -> Played:
         deadline = time.monotonic() + GAME_LIMIT
         first_decision = first_summary = True
         while True:
-            screen = await browser.screen()
+            screen = await _steady(browser)  # what to answer: a whole frame, not a torn one
             if END_TITLE.search(screen) and END_KEYS in screen:
                 break
             if await browser.evaluate(SESSION_ENDED):
@@ -170,8 +187,7 @@ async def _play(url: str, profile: Path, out: Path, server_log: Path) -> Played:
                     if ONE_MARKED.search(screen) else ["enter"]
                 played.decision_keys += 1
             else:
-                await asyncio.sleep(0.05)  # the bot's turn, the lobby, a reveal
-                continue
+                continue  # the bot's turn, the lobby, a reveal (_steady waited a little)
             for key in keys:
                 await browser.press(key)
             # Look again only once the key was answered: the choices panel (or the summary)
