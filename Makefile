@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: test test-fast soak typecheck play bench lint clean fast engine test-compiled test-pure \
-	test-other-engine lan-test lan-tools
+	test-other-engine lan-test lan-tools browser-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ engine fast: $(STAMP)
 # the LAN multicast tests stay together on one worker: their xdist_group).
 XDIST := -n auto --dist loadgroup
 
-test: engine lan-tools
+test: engine lan-tools browser-tools
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -m "not soak" $(XDIST)
@@ -42,7 +42,7 @@ test: engine lan-tools
 # own, on a simulated LAN (loss, delay, partitions) or behind a NAT router on a simulated
 # internet. They need root, /dev/net/tun and nftables; elsewhere each skips with one line.
 # make test runs the short ones; this runs them all (the 50 s and 120 s partitions too).
-lan-test: engine lan-tools
+lan-test: engine lan-tools browser-tools
 	$(BIN)/python -m pytest -m lan -p no:xdist -v
 
 # nftables for the NAT routers of the lan tests, where we are root on Debian and lack it
@@ -52,6 +52,14 @@ lan-tools:
 	then { apt-get install -y -qq nftables || { apt-get update -qq && \
 		apt-get install -y -qq nftables; }; } >/dev/null 2>&1 || \
 		echo "solstice: nftables not installed: the NAT router tests will skip"; fi
+
+# Chromium for the browser test of solstice serve (tests/test_serve_browser.py), where we are
+# root on Debian and lack it (best effort: without it that test skips).
+browser-tools:
+	@if [ "$$(id -u)" = 0 ] && ! command -v chromium >/dev/null && command -v apt-get >/dev/null; \
+	then { apt-get install -y -qq chromium || { apt-get update -qq && \
+		apt-get install -y -qq chromium; }; } >/dev/null 2>&1 || \
+		echo "solstice: chromium not installed: the browser test of solstice serve will skip"; fi
 
 # The long tail of the seeded sweeps: hundreds of byzantine strategies, thousands of fuzz inputs.
 soak: $(STAMP)

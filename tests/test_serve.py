@@ -1,11 +1,10 @@
 """``solstice serve`` (issue 48 item 12): the terminal UI served to a web browser with
-textual-serve, on loopback by default, behind a per-run token anywhere else."""
+textual-serve, on loopback by default, behind a per-run token anywhere else. A whole game
+played in a headless Chromium: tests/test_serve_browser.py."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -79,19 +78,13 @@ def test_off_loopback_the_page_and_its_websocket_need_the_token(tmp_path: Path) 
     assert play_command(tmp_path).endswith(f"-m ui.cli play --home {tmp_path}")
 
 
-def test_a_headless_chromium_loads_the_served_game(tmp_path: Path) -> None:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("no chromium here: the browser test needs Debian's chromium package")
-    proc, url = _serving(tmp_path)
-    shot = Path(os.environ.get("SOLSTICE_ARTIFACTS", tmp_path)) / "serve-start-screen.png"
-    try:
-        subprocess.run([browser, "--headless=new", "--no-sandbox", "--disable-gpu",
-                        "--window-size=1000,700", "--virtual-time-budget=8000",
-                        f"--screenshot={shot}", url], check=True, timeout=60,
-                       capture_output=True)
-        assert shot.stat().st_size > 10_000  # a page drawn, not a blank one
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+def test_serve_hands_its_bot_game_to_every_tab_and_refuses_a_bad_bot_at_once(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ui.cli.commands import main
 
+    command = play_command(Path("/h"), 2, ("random",))
+    assert command.endswith("-m ui.cli play --home /h --players 2 --bot random"), command
+    assert main(["serve", "--port", "1", "--bot", "nosuch"]) == 2
+    assert "error: unknown bot 'nosuch'" in capsys.readouterr().err
+    assert main(["serve", "--port", "1", "--players", "2", "--bot", "random,greedy"]) == 2
+    assert "2 bots given for 1 opponent(s)" in capsys.readouterr().err

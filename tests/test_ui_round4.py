@@ -1011,3 +1011,44 @@ def test_the_escrow_dialog_answers_the_network_side(tmp_path: Path) -> None:
             return app.bridge.sent  # type: ignore[union-attr]
 
     assert asyncio.run(scenario()) == [EscrowAnswer(True)]
+
+
+# -- item 12: a double Enter (found by the browser test of solstice serve) -----------------------
+
+def test_a_second_enter_before_the_first_is_handled_does_not_crash_the_game(
+        tmp_path: Path) -> None:
+    """Two Enters in a row reach the choices list before the screen has handled the first:
+    the second names a card of the list the first replaced (the planets). It is dropped;
+    before, it was taken for a destination and the app died (ValueError)."""
+    from textual.widgets import OptionList
+
+    from engine import RandomStream, apply, legal_actions, random_chance, to_move
+    from ui.app.messages import AskHuman
+    from ui.app.screens.game import GameScreen
+
+    s = _state(2, b"double")
+    while not (s.phase.value == "dispatch" and to_move(s) and to_move(s)[0] >= 0):
+        movers = to_move(s)
+        s = apply(s, random_chance(s, RandomStream(b"d%d" % len(s.log))) if movers[0] < 0
+                  else legal_actions(s, movers[0])[0])
+    seat = to_move(s)[0]
+
+    async def scenario() -> None:
+        app = _app("play", tmp_path)
+        async with app.run_test(size=(100, 36)) as pilot:
+            app.deliver(AskHuman(1, view(s, seat), tuple(legal_actions(s, seat))))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, GameScreen) and screen.step == ("card",)
+            choices = screen.query_one("#choices", OptionList)
+            choices.action_select()
+            choices.action_select()  # both queued before the screen sees the first
+            await pilot.pause()
+            assert app.is_running and screen.step[0] == "dest" and not app.answers
+            assert all((o.id or "").startswith(("planet-", "capture", "discard"))
+                       for o in choices.options)
+            await pilot.press("enter")  # the first planet: on to its disclosure, or sent
+            await pilot.pause()
+            assert screen.step[0] == "claim" or app.answers
+
+    asyncio.run(scenario())

@@ -46,17 +46,23 @@ def serve_url(bind: str, port: int, token: str | None) -> str:
     return f"http://{url_host(bind)}:{port}/" + (f"?token={token}" if token else "")
 
 
-def play_command(home: Path | None) -> str:
+def play_command(home: Path | None, players: int | None = None,
+                 bots: tuple[str, ...] = ()) -> str:
     """What each browser session runs: ``solstice play`` with this interpreter."""
     argv = [sys.executable, "-m", "ui.cli", "play"]
     if home is not None:
         argv += ["--home", str(home)]
+    if players is not None:
+        argv += ["--players", str(players)]
+    for spec in bots:
+        argv += ["--bot", spec]
     return shlex.join(argv)
 
 
-def make_server(bind: str, port: int, home: Path | None, token: str | None) -> Any:
-    """A textual-serve server for ``solstice play`` that lets in only ``token``'s holders
-    (None: everyone, on loopback)."""
+def make_server(bind: str, port: int, home: Path | None, token: str | None,
+                players: int | None = None, bots: tuple[str, ...] = ()) -> Any:
+    """A textual-serve server for ``solstice play`` (against ``bots``, ``players`` at the
+    table, when given) that lets in only ``token``'s holders (None: everyone, on loopback)."""
     from aiohttp import web
     from textual_serve.server import Server
 
@@ -83,7 +89,7 @@ def make_server(bind: str, port: int, home: Path | None, token: str | None) -> A
         return response
 
     public = f"http://{url_host(bind)}:{port}"
-    return TokenServer(play_command(home), host=bind, port=port, title="Solstice",
+    return TokenServer(play_command(home, players, bots), host=bind, port=port, title="Solstice",
                        public_url=public)
 
 
@@ -93,6 +99,10 @@ def serve(
                              "machine only; any other address needs the printed URL's token)."),
     home: Path | None = typer.Option(None, "--home", help="Directory for the player's "
                                      "identity and games (default: <user data dir>/play)."),
+    players: int = typer.Option(3, "--players", "-n", min=2, max=4, help="Players (2-4) at "
+                                "the start screen's game against bots, you included."),
+    bot: list[str] = typer.Option([], "--bot", help="Opponent bot spec for that game (repeat "
+                                  "or comma-separate, one per opponent; default greedy)."),
 ) -> None:
     """Play in a web browser: serve the terminal UI over HTTP and print its URL (each browser
     tab gets its own game: bots, the learning game, or a LAN game to join)."""
@@ -102,11 +112,21 @@ def serve(
         typer.echo("error: serving to a browser needs textual-serve: pip install textual-serve",
                    err=True)
         raise typer.Exit(2) from None
+    from bots.registry import BotSpecError, make_bot
+    from ui.cli.play import bot_specs
+
+    specs = bot_specs(bot, players - 1)
+    for spec in specs:
+        try:
+            make_bot(spec)  # a bad spec is said here, not in every browser tab
+        except BotSpecError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
     token = None if is_loopback(bind) else secrets.token_urlsafe(16)
     typer.echo(f"Solstice in your browser: {serve_url(bind, port, token)}", err=False)
     typer.echo("(Ctrl-C stops the server)")
     try:
-        make_server(bind, port, home, token).serve()
+        make_server(bind, port, home, token, players, specs).serve()
     except OSError as exc:
         from ui.cli.net import error_text
 

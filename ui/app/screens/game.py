@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, RichLog, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from engine import Action
 from engine.disclosure import describe_claim
@@ -306,12 +306,21 @@ class GameScreen(Screen[None]):
             return
         key = event.option.id or ""
         index = event.option_index
+        if not self._current_option(index, key):
+            return  # a second Enter queued before the first replaced the list: a stale pick
         if self.draft is not None:
             self._choose_draft(int(key.removeprefix("slot-")), index)
         elif self.dispatch is not None:
             self._choose_dispatch(key)
         else:
             self._answer(decision_options(self.ask.legal)[index])
+
+    def _current_option(self, index: int, key: str) -> bool:
+        """The list shows ``key`` at ``index`` now (a redraw of the same choices keeps it)."""
+        try:
+            return self.query_one("#choices", OptionList).get_option_at_index(index).id == key
+        except OptionDoesNotExist:
+            return False
 
     def _choose_draft(self, slot: int, index: int) -> None:
         assert self.draft is not None
