@@ -285,6 +285,31 @@ def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
     run(scenario)
 
 
+def test_a_summary_tick_after_its_lines_are_gone_draws_nothing_and_stops() -> None:
+    """The last round's summary at a short pace, removed by the game's end while its timer
+    still ticks: the tick found no '#summary-lines' and the app died (NoMatches)."""
+    lines = [*RESOLVE[1:], Scored("white", 1, "Sentry", "Sentry")]
+
+    class Host(App[None]):
+        CSS_PATH = SolsticeApp.CSS_PATH
+
+        def on_mount(self) -> None:
+            self.push_screen(RoundSummaryScreen(1, lines, None, pace=0.3))
+
+    async def scenario() -> None:
+        app = Host()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            summary = app.screen
+            assert isinstance(summary, RoundSummaryScreen)
+            await summary.query_one("#summary-lines").remove()
+            summary._reveal_next()  # what the racing tick does
+            await pilot.pause(0.4)
+            assert app.is_running and app.screen is summary
+
+    run(scenario)
+
+
 # -- items 3, 9: network failures and the lobby -------------------------------------------------
 
 def test_a_failure_inside_a_trio_nursery_is_one_plain_line() -> None:

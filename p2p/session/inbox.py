@@ -52,6 +52,7 @@ class Inbox:
     queue_limit: int
     ghosts: Any
     aborted: Aborted | None
+    after_verdict: list[dict[int, SignedMessage]]
     _escrow_holds: Callable[[SignedMessage], bool]  # provided by Recoveries
 
     def _pump(self) -> None:  # provided by GameSession
@@ -124,12 +125,7 @@ class Inbox:
             # a file still checks every message of it.) One kind is taken still: another
             # peer's signed word that it saw the very silence we named (``concurs``), so our
             # transcript holds the unanimity that names the silent peer offline.
-            if self.concurs(signed):
-                try:
-                    self.msglog.receive(signed)
-                except P2PError:
-                    return False
-                self._record(signed)
+            self._hold_after_verdict(signed)
             return False
         msg = signed.msg
         if 0 <= msg.seat < self.n:
@@ -168,14 +164,44 @@ class Inbox:
 
     def concurs(self, signed: SignedMessage) -> bool:
         """``signed`` is another peer's abort naming the peer we named abandoned, at the same
-        stage, and the next message of its author (a gap could not be logged)."""
+        stage: its signed word that it saw the silence we saw."""
         stop, msg = self.aborted, signed.msg
         return (stop is not None and stop.kind == ABANDONED and stop.peer is not None
                 and msg.type == "abort" and msg.game == self.game_id
                 and 0 <= msg.seat < self.n and msg.seat not in (self.me, stop.peer)
-                and msg.seq == self.msglog.next_seq(msg.seat)
                 and msg.body.get("kind") == ABANDONED and msg.body.get("blame") == stop.peer
                 and msg.body.get("stage") == stop.stage)
+
+    def _hold_after_verdict(self, signed: SignedMessage) -> None:
+        """After our verdict that X abandoned the game, a message of another peer (never X's)
+        is held, and logged only as part of the unbroken run of its author's messages that
+        ends with its concurring abort (it may have played on past the stage before it
+        agreed: those messages come first in its sequence)."""
+        stop, msg = self.aborted, signed.msg
+        if stop is None or stop.kind != ABANDONED or stop.peer is None \
+                or not 0 <= msg.seat < self.n or msg.seat in (self.me, stop.peer) \
+                or msg.game != self.game_id:
+            return
+        held = self.after_verdict[msg.seat]
+        nxt = self.msglog.next_seq(msg.seat)
+        if msg.seq < nxt or len(held) >= MAX_QUEUED \
+                or not signed.verify(self.msglog.keys[msg.seat]):
+            return
+        held.setdefault(msg.seq, signed)
+        run: list[SignedMessage] = []
+        while nxt in held:
+            run.append(held[nxt])
+            nxt += 1
+        ends = [i for i, m in enumerate(run) if self.concurs(m)]
+        if not ends:
+            return
+        for m in run[:ends[0] + 1]:
+            del held[m.msg.seq]
+            try:
+                self.msglog.receive(m)
+            except P2PError:
+                return
+            self._record(m)
 
     def concurrence_missing(self) -> list[Peer]:
         """After we named a peer abandoned: the other peers whose concurring abort our log

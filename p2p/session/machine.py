@@ -96,6 +96,9 @@ class GameSession(Inbox, Deadlines, Schedule, Contributions, Completions, Lockst
         self.msglog = MessageLog(game_id, keys)
         self.queues: list[deque[SignedMessage]] = [deque() for _ in range(self.n)]
         self.future: list[dict[int, SignedMessage]] = [{} for _ in range(self.n)]
+        # After our verdict that a peer abandoned the game: the others' messages held until
+        # one of them says it saw that silence too (``Inbox.concurs``), bounded per peer.
+        self.after_verdict: list[dict[int, SignedMessage]] = [{} for _ in range(self.n)]
         self.outbox: list[bytes] = []
         # Relays of others' messages wait here until our next message (they go just before
         # it, in one bundle) or until the transport's short timer releases them.

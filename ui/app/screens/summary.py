@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
@@ -148,7 +149,14 @@ class RoundSummaryScreen(ModalScreen[None]):
 
     def _reveal_next(self) -> None:
         self.shown = min(len(self.lines), self.shown + 1)
-        self._render_lines()
+        try:
+            self._render_lines()
+        except NoMatches:
+            # A tick that raced the screen's removal (the game ended on the last round's
+            # summary at a short pace): there is nothing left to draw on.
+            timer = getattr(self, "_timer", None)
+            if timer is not None:
+                timer.stop()
 
     def _render_lines(self) -> None:
         done = self.shown >= len(self.lines)
