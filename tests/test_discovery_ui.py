@@ -137,6 +137,7 @@ def test_the_bots_entry_starts_the_local_game(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.soak  # (make test: the short-code join of test_discovery_lan, the UI pilot game)
 def test_the_ui_joins_a_game_found_on_the_lan_and_plays_it_to_the_end(tmp_path: Path) -> None:
     hosted: dict[str, GameSession] = {}
 

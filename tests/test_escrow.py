@@ -66,7 +66,7 @@ def test_a_share_s_commitment_binds_its_author_holder_and_game() -> None:
 
 
 # (stages 5 and 40 fall in round 1, so every game gets there: the deal, and the first draft)
-@pytest.mark.parametrize(("n", "start"), [(3, 40), (4, 5)])
+@pytest.mark.parametrize(("n", "start"), [pytest.param(3, 40, marks=pytest.mark.soak), (4, 5)])
 def test_a_peer_gone_for_good_is_played_on_from_the_escrow(n: int, start: int,
                                                             tmp_path: Path) -> None:
     table = play(n, start, tmp_path, shuffles=3 if start == 40 else 1)

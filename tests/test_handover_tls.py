@@ -130,7 +130,7 @@ def options_in(root: Path, net: NetConfig = CFG, **extra: Any) -> Callable[[int]
     return options
 
 
-@pytest.mark.parametrize(("n", "leaver"), [(3, 1), (4, 2)])
+@pytest.mark.parametrize(("n", "leaver"), [(3, 1), pytest.param(4, 2, marks=pytest.mark.soak)])
 def test_the_table_plays_on_after_a_handover_and_every_transcript_verifies(
         tmp_path: Path, n: int, leaver: int) -> None:
     options = options_in(tmp_path, leave_after_round=lambda i: 0 if i == leaver else None)

@@ -155,7 +155,7 @@ def test_an_opponents_face_down_card_is_never_named_in_a_local_match(n: int) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("n", [2, 3, pytest.param(4, marks=pytest.mark.soak)])
 def test_views_are_byte_identical_with_ismcts_in_every_seat(n: int) -> None:
     """ISMCTS determinizes and searches on what it is shown (iterations fixed: reproducible)."""
     assert_same_views(n, f"ismcts-diff/{n}", lambda seat: IsmctsBot(iterations=15))

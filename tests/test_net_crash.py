@@ -31,7 +31,7 @@ from p2p.storage.transcript import verify_transcript
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("victim", "phase", "delay"), [
-    (2, "audit", 0.2),        # issue #12 item 1: killed right after "Game over:"
+    pytest.param(2, "audit", 0.2, marks=pytest.mark.soak),  # issue #12 item 1: killed right after "Game over:"
     pytest.param(0, "dispatch", 0.3, marks=pytest.mark.soak),  # the host, mid-round
     (1, "lobby", 0.3),        # the first joiner, before the table is full
     # a joiner, once the host sent the roster (most often before it is stored: it comes back
@@ -122,7 +122,8 @@ def test_the_last_joiner_killed_before_storing_the_roster_rejoins_and_the_game_f
 @pytest.mark.slow
 @pytest.mark.parametrize(("phase", "delay"), [
     ("setup", 0.0), pytest.param("draft", 0.3, marks=pytest.mark.soak),
-    pytest.param("dispatch", 0.3, marks=pytest.mark.soak), ("audit", 0.0)])
+    pytest.param("dispatch", 0.3, marks=pytest.mark.soak),
+    pytest.param("audit", 0.0, marks=pytest.mark.soak)])
 def test_a_joiner_whose_game_folder_was_deleted_is_never_named(tmp_path: Path, phase: str,
                                                                delay: float) -> None:
     """Issue 33 item 2: kill -9 a joiner at a stage, delete its game folder, restart it with

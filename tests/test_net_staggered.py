@@ -169,6 +169,7 @@ async def _resume_after(peer: Peer, game_id: str, delay: float) -> None:
     await _resume(peer, game_id)
 
 
+@pytest.mark.soak  # (make test keeps the two-victims case of this class)
 def test_staggered_resumes_of_a_stopped_game_finish_it(tmp_path: Path) -> None:
     """Three players resume a stopped game at different times (0 s, 1 s, 6 s): the first two
     catch up with each other and wait, unjudged, for the third; the game finishes."""
