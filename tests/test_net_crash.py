@@ -31,7 +31,8 @@ from p2p.storage.transcript import verify_transcript
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("victim", "phase", "delay"), [
-    pytest.param(2, "audit", 0.2, marks=pytest.mark.soak),  # issue #12 item 1: killed right after "Game over:"
+    # issue #12 item 1: killed right after "Game over:"
+    pytest.param(2, "audit", 0.2, marks=pytest.mark.soak),
     pytest.param(0, "dispatch", 0.3, marks=pytest.mark.soak),  # the host, mid-round
     (1, "lobby", 0.3),        # the first joiner, before the table is full
     # a joiner, once the host sent the roster (most often before it is stored: it comes back
