@@ -259,8 +259,8 @@ def test_the_resume_lobby_offers_no_join_code_to_copy(tmp_path: Path) -> None:
     run(scenario)
 
 
-def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
-    lines = [*RESOLVE[1:], Scored("white", 1, "Sentry", "Sentry")]
+def _summary_host(lines: list[Any]) -> App[None]:
+    """An app showing one round's summary of ``lines``, revealed at 0.3 s a line."""
 
     class Host(App[None]):
         CSS_PATH = SolsticeApp.CSS_PATH
@@ -268,8 +268,14 @@ def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
         def on_mount(self) -> None:
             self.push_screen(RoundSummaryScreen(1, lines, None, pace=0.3))
 
+    return Host()
+
+
+def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
+    lines = [*RESOLVE[1:], Scored("white", 1, "Sentry", "Sentry")]
+
     async def scenario() -> None:
-        app = Host()
+        app = _summary_host(lines)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             summary = app.screen
@@ -290,14 +296,8 @@ def test_a_summary_tick_after_its_lines_are_gone_draws_nothing_and_stops() -> No
     still ticks: the tick found no '#summary-lines' and the app died (NoMatches)."""
     lines = [*RESOLVE[1:], Scored("white", 1, "Sentry", "Sentry")]
 
-    class Host(App[None]):
-        CSS_PATH = SolsticeApp.CSS_PATH
-
-        def on_mount(self) -> None:
-            self.push_screen(RoundSummaryScreen(1, lines, None, pace=0.3))
-
     async def scenario() -> None:
-        app = Host()
+        app = _summary_host(lines)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             summary = app.screen
