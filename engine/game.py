@@ -256,9 +256,8 @@ def _legal_at(s: GameState, seat: int, index: int, stream: RandomStream | None,
             options = _resolution.decision_options(s, s.decision)
             count = len(options)
             if not count_only:
-                if stream is not None:
-                    index = stream.randbelow(count)
-                if 0 <= index < count:
+                index = _chosen(count, index, stream)
+                if index >= 0:
                     return Choose(seat, options[index]), count
         return None, count
     elif s.step is not None:
@@ -273,11 +272,8 @@ def _legal_at(s: GameState, seat: int, index: int, stream: RandomStream | None,
             hand = s.hands[seat]
             n = len(hand)
             count = n if need == 1 else n * (n - 1) // 2
-            if count_only:
-                return None, count
-            if stream is not None:
-                index = stream.randbelow(count)
-            if not 0 <= index < count:
+            index = -1 if count_only else _chosen(count, index, stream)
+            if index < 0:
                 return None, count
             if need == 1:
                 return Pick(seat, (hand[index],)), count
@@ -289,6 +285,14 @@ def _legal_at(s: GameState, seat: int, index: int, stream: RandomStream | None,
                 index -= row
         count = 0
     return None, count
+
+
+def _chosen(count: int, index: int, stream: RandomStream | None) -> int:
+    """The action number asked for (drawn from ``stream`` when given), or -1 when it is not
+    one of the ``count`` legal actions."""
+    if stream is not None:
+        index = stream.randbelow(count)
+    return index if 0 <= index < count else -1
 
 
 def _dispatch_at(s: GameState, seat: int, index: int, stream: RandomStream | None,
@@ -318,11 +322,8 @@ def _dispatch_at(s: GameState, seat: int, index: int, stream: RandomStream | Non
     discards = count == 0
     if discards:
         count = len(hand)
-    if count_only:
-        return None, count
-    if stream is not None:
-        index = stream.randbelow(count)
-    if not 0 <= index < count:
+    index = -1 if count_only else _chosen(count, index, stream)
+    if index < 0:
         return None, count
     if discards:
         return Discard(seat, hand[index]), count
