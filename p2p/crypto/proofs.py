@@ -36,7 +36,8 @@ from nacl import bindings as sodium
 from nacl import exceptions as sodium_errors
 
 from engine.canonical import canonical_json
-from p2p.crypto.group import InvalidPoint, hash_to_scalar, mul, scalar_mul
+from p2p.crypto.group import InvalidPoint, hash_to_scalar, scalar_mul
+from p2p.crypto.parallel import products, sums_of_products
 
 NONCE_TAG = b"solstice/deck/dleq-nonce/v1\x00"
 CHALLENGE_TAG = b"solstice/deck/dleq-challenge/v1\x00"
@@ -90,9 +91,8 @@ def prove(header: bytes, instances: Sequence[Instance], secrets: Sequence[bytes]
     digest = hashlib.sha512(header + statement).digest()
     nonces = [hash_to_scalar(NONCE_TAG, u + index.to_bytes(4, "big") + digest)
               for index, u in enumerate(secrets)]
-    commitments: list[bytes] = []
-    for a, instance in zip(nonces, instances, strict=True):
-        commitments += [mul(a, instance.g), mul(a, instance.h)]
+    commitments = products([term for a, instance in zip(nonces, instances, strict=True)
+                            for term in ((a, instance.g), (a, instance.h))])
     e = _challenge(header, statement, commitments)
     responses = [sodium.crypto_core_ed25519_scalar_add(a, scalar_mul(e, u))
                  for a, u in zip(nonces, secrets, strict=True)]
@@ -100,13 +100,6 @@ def prove(header: bytes, instances: Sequence[Instance], secrets: Sequence[bytes]
     if not all(any(s) for s in responses):  # pragma: no cover
         raise AssertionError("a DLEQ response is zero")
     return [e, *responses]
-
-
-def _minus(a: bytes, b: bytes) -> bytes:
-    try:
-        return sodium.crypto_core_ed25519_sub(a, b)
-    except (sodium_errors.RuntimeError, sodium_errors.TypeError) as exc:  # pragma: no cover
-        raise InvalidPoint("libsodium refused a point") from exc
 
 
 def verify(header: bytes, instances: Sequence[Instance], proof: Sequence[bytes]) -> None:
@@ -127,11 +120,12 @@ def verify(header: bytes, instances: Sequence[Instance], proof: Sequence[bytes])
         _verified.move_to_end(seen)
         return
     e, responses = proof[0], proof[1:]
-    commitments: list[bytes] = []
-    try:
-        for s, instance in zip(responses, instances, strict=True):
-            commitments.append(_minus(mul(s, instance.g), mul(e, instance.p)))
-            commitments.append(_minus(mul(s, instance.h), mul(e, instance.q)))
+    minus_e = sodium.crypto_core_ed25519_scalar_negate(e)
+    try:  # A_i = s_i*G_i - e*P_i and B_i = s_i*H_i - e*Q_i
+        commitments = sums_of_products([
+            sum_ for s, instance in zip(responses, instances, strict=True)
+            for sum_ in (((s, instance.g), (minus_e, instance.p)),
+                         ((s, instance.h), (minus_e, instance.q)))])
     except InvalidPoint as exc:
         raise ProofInvalid(f"a point of the statement is not in the group: {exc}") from None
     if _challenge(header, statement, commitments) != e:

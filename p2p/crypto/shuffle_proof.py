@@ -41,7 +41,8 @@ protocol is honest-verifier zero knowledge: it reveals nothing about pi or x.
 
 Cost: to prove 3m + 3 fixed-base and 4m + 1 variable-base multiplications (t_4 from the
 outputs: the prover knows Xbar = x^-1 * sum u'_i*Y_i); to check m + 3 fixed-base and
-6m + 7 variable-base, against 1 variable-base per card for the shuffle itself.
+6m + 7 variable-base, against 1 variable-base per card for the shuffle itself. All but a
+handful of them are independent of each other and run on every core (``parallel``).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from nacl import exceptions as sodium_errors
 
 from engine.canonical import canonical_json
 from p2p.crypto.group import InvalidPoint, hash_to_point, hash_to_scalar, mul, mul_base
+from p2p.crypto.parallel import products, sums_of_products
 
 HEADER_DOMAIN = "solstice/deck/shuffle-argument/v1"
 GENERATOR_TAG = b"solstice/deck/shuffle-generator/v1\x00"
@@ -144,10 +146,6 @@ def _challenge(header: bytes, statement: bytes, commitments: Sequence[bytes],
                           + b"".join(chain) + b"".join(ts) + b"".join(t_hats))
 
 
-def _linear(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
-    return _sum([mul(s, p) for s, p in zip(scalars, points, strict=True)])
-
-
 def prove(header: bytes, base: bytes, key: bytes, inputs: Sequence[bytes],
           outputs: Sequence[bytes], x: bytes, permutation: Sequence[int]) -> list[bytes]:
     """The argument that ``outputs[i] == x * inputs[permutation[i]]`` and ``key == x * base``.
@@ -170,37 +168,40 @@ def prove(header: bytes, base: bytes, key: bytes, inputs: Sequence[bytes],
     for i, j in enumerate(permutation):
         inverse[j] = i
     r = [nonce(b"r", j) for j in range(m)]
-    commitments = [_add(mul_base(r[j]), hs[inverse[j]]) for j in range(m)]
+    commitments = [_add(point, hs[inverse[j]])
+                   for j, point in enumerate(products([(r_j, None) for r_j in r]))]
     u = _weights(header, statement, commitments)
     u_out = [u[permutation[i]] for i in range(m)]
     r_hat = [nonce(b"r^", i) for i in range(m)]
-    chain: list[bytes] = []
-    previous = h
+    # C^_i = r^_i*B + u'_i*C^_{i-1} = R_i*B + U_i*H with the scalars R_i = r^_i + u'_i*R_{i-1}
+    # and U_i = u'_0*...*u'_i: the same points, from 2m independent products instead of a
+    # chain of m multiplications each waiting for the one before.
+    r_parts: list[bytes] = []
+    h_parts: list[bytes] = []
+    r_part, h_part = bytes(32), b"\x01" + bytes(31)
     for i in range(m):
-        previous = _add(mul_base(r_hat[i]), mul(u_out[i], previous))
-        chain.append(previous)
+        r_part = _sadd(r_hat[i], _smul(u_out[i], r_part))
+        h_part = _smul(u_out[i], h_part)
+        r_parts.append(r_part)
+        h_parts.append(h_part)
+    chain = sums_of_products([[(r_parts[i], None), (h_parts[i], h)] for i in range(m)])
     w = [nonce(b"w", k) for k in range(4)]
     w_hat = [nonce(b"w^", i) for i in range(m)]
     w_out = [nonce(b"w'", i) for i in range(m)]
     # t_4 = sum w'_i*Y_i - w_4*Xbar, with Xbar = x^-1 * sum u'_i*Y_i (the prover knows x):
     # m multiplications instead of 2m + 1, and the same point.
     w4_over_x = _smul(w[3], sodium.crypto_core_ed25519_scalar_invert(x))
-    ts = [
-        mul_base(w[0]),
-        mul_base(w[1]),
-        _add(mul_base(w[2]), _linear(w_out, hs)),
-        _linear([sodium.crypto_core_ed25519_scalar_sub(w_out[i], _smul(w4_over_x, u_out[i]))
-                 for i in range(m)], outputs),
-        mul(w[3], base),
-    ]
-    t_hats = [_add(mul_base(w_hat[i]), mul(w_out[i], h if i == 0 else chain[i - 1]))
-              for i in range(m)]
+    t1, t2, t3, t4, t5, *t_hats = sums_of_products([
+        [(w[0], None)],
+        [(w[1], None)],
+        [(w[2], None), *zip(w_out, hs, strict=True)],
+        [(sodium.crypto_core_ed25519_scalar_sub(w_out[i], _smul(w4_over_x, u_out[i])),
+          outputs[i]) for i in range(m)],
+        [(w[3], base)],
+        *[[(w_hat[i], None), (w_out[i], h if i == 0 else chain[i - 1])] for i in range(m)]])
+    ts = [t1, t2, t3, t4, t5]
     e = _challenge(header, statement, commitments, chain, ts, t_hats)
-    # R^ = sum r^_i * v_i with v_i = u'_{i+1} * ... * u'_{m-1}: the B part of C^_{m-1}.
-    r_hat_total, v = bytes(32), b"\x01" + bytes(31)
-    for i in reversed(range(m)):
-        r_hat_total = _sadd(r_hat_total, _smul(r_hat[i], v))
-        v = _smul(v, u_out[i])
+    r_hat_total = r_parts[-1]  # R^: the B part of C^_{m-1}
     r_sum, r_weighted = bytes(32), bytes(32)
     for j in range(m):
         r_sum = _sadd(r_sum, r[j])
@@ -244,18 +245,24 @@ def verify(header: bytes, base: bytes, key: bytes, inputs: Sequence[bytes],
         u_product = u[0]
         for weight in u[1:]:
             u_product = _smul(u_product, weight)
-        c_weighted = _linear(u, commitments)  # also checks every c_j is in the group
-        x_bar = _linear(u, inputs)
+        # Every independent product at once (``parallel``): c_weighted checks every c_j is in
+        # the group, x_bar every input, the t_4 part every output, the t^ every chain point.
+        c_weighted, x_bar, t3_part, t4_part, h_product, t5, *t_hats = sums_of_products([
+            [(weight, c) for weight, c in zip(u, commitments, strict=True)],
+            [(weight, x) for weight, x in zip(u, inputs, strict=True)],
+            [(s[2], None), *zip(s_out, hs, strict=True)],
+            list(zip(s_out, outputs, strict=True)),
+            [(u_product, h)],
+            [(s[3], base), (minus_e, key)],
+            *[[(s_hat[i], None), (s_out[i], h if i == 0 else chain[i - 1]),
+               (minus_e, chain[i])] for i in range(m)]])
         ts = [
             _add(mul_base(s[0]), _scalar_times(minus_e, _sub(_sum(commitments), h_sum))),
-            _add(mul_base(s[1]),
-                 _scalar_times(minus_e, _sub(chain[-1], mul(u_product, h)))),
-            _sub(_add(mul_base(s[2]), _linear(s_out, hs)), mul(e, c_weighted)),
-            _sub(_linear(s_out, outputs), mul(s[3], x_bar)),
-            _sub(mul(s[3], base), mul(e, key)),
+            _add(mul_base(s[1]), _scalar_times(minus_e, _sub(chain[-1], h_product))),
+            _sub(t3_part, mul(e, c_weighted)),
+            _sub(t4_part, mul(s[3], x_bar)),
+            t5,
         ]
-        t_hats = [_sub(_add(mul_base(s_hat[i]), mul(s_out[i], h if i == 0 else chain[i - 1])),
-                       mul(e, chain[i])) for i in range(m)]
     except InvalidPoint as exc:
         raise ShuffleProofInvalid(f"a point is not in the group: {exc}") from None
     if _challenge(header, statement, commitments, chain, ts, t_hats) != e:
