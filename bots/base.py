@@ -107,13 +107,16 @@ class Bot(ABC):
     """Subclass this; implement ``choose``. ``start`` and ``end`` are optional hooks.
 
     Class attributes: ``name`` (shown in logs and tournament tables), ``description`` (one line,
-    shown by ``solstice bots``) and ``time_budget`` (seconds per decision, None for no limit;
-    an in-process bot is checked after it answers, a process bot is not waited for longer).
+    shown by ``solstice bots``), ``time_budget`` (seconds per decision, None for no limit;
+    an in-process bot is checked after it answers, a process bot is not waited for longer) and
+    ``reads_log`` (whether ``choose`` may read the game log of its view; an engine-only game
+    between bots that never do keeps no log, which costs about an eighth of a random game).
     """
 
     name: str = "bot"
     description: str = ""
     time_budget: float | None = None
+    reads_log: bool = True
 
     def start(self, info: GameInfo) -> None:
         """Called once before the game; the default keeps a random stream in ``self.rng``."""

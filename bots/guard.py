@@ -87,10 +87,20 @@ class GuardedSeat:
         the bot reads them. The plain random bot's answer is the engine's draw from its own
         stream (what its ``choose`` answers: ``engine.draw_legal``), legal by the rules, so it
         skips the guard's clock, try and check."""
-        if self.draws and not self.gone and self.bot.time_budget is None:
+        stream = self.draw_stream()
+        if stream is not None:
             self.asked += 1
-            return draw_legal(state, self.seat, self.bot.rng)
+            return draw_legal(state, self.seat, stream)
         return self.ask(Turn(state, self.seat), fallback, faults)
+
+    def draw_stream(self) -> RandomStream | None:
+        """The stream the engine draws this seat's answers from, as ``answer`` does: the plain
+        random bot's own, once started, without a time budget; None for a bot ``answer``
+        asks. It does not change during a game (only a failed start makes a random bot gone),
+        so a match loop may read it once."""
+        if self.draws and not self.gone and self.bot.time_budget is None:
+            return self.bot.rng
+        return None
 
     def ask(self, turn: Turn, fallback: RandomStream, faults: list[Fault]) -> Action:
         """The bot's action if it is legal and in time, else a random legal one (reported).

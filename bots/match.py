@@ -19,6 +19,7 @@ from engine import (
     Action,
     GameConfig,
     GameState,
+    draw_legal,
     final_scores,
     new_game,
     random_chance,
@@ -54,7 +55,7 @@ class MatchResult:
 
 
 def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
-               config: GameConfig | None = None, keep_log: bool = True,
+               config: GameConfig | None = None, keep_log: bool | None = None,
                on_state: Callable[[GameState], None] | None = None,
                game: str = "", deck: Sequence[int] | None = None,
                chance: ChanceOf | None = None, relabel_order: OrderOf | None = None
@@ -66,8 +67,12 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     network game, so each bot sees what it would see at a networked table; a pick round's
     picks are all chosen on the same state, as a network's pick commitments are. The deck
     order, the chance actions and the relabel orders come from streams of ``seed`` unless
-    given (``deck``, ``chance``, ``relabel_order``: a test replays a network game's)."""
+    given (``deck``, ``chance``, ``relabel_order``: a test replays a network game's). The game
+    keeps its log when ``keep_log`` says so, by default when a bot may read it (``reads_log``)
+    or ``on_state`` is given; the log changes nothing else in the game."""
     stream = RandomStream(seed)
+    if keep_log is None:
+        keep_log = on_state is not None or any(bot.reads_log for bot in bots)
     state = seeded_game(stream, len(bots), config, deck, keep_log)
     config = state.config
     if chance is None:
@@ -86,19 +91,21 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     decisions = [0] * len(bots)
     think = [0.0] * len(bots)
     clock = time.perf_counter
-
-    def ask(seat: int) -> Action:
-        started = clock()
-        action = seats[seat].answer(state, fallback, faults)
-        think[seat] += clock() - started
-        decisions[seat] += 1
-        return action
-
     stepper = Stepper(state, chance, relabels, on_state)
-    while (mover := stepper.next_seat()) is not None:
+    next_seat, play = stepper.next_seat, stepper.play
+    # One loop, no helper call per move: a random game's decisions are most of its work, and
+    # the plain random bot's are the engine's draws (``GuardedSeat.answer``, as one call).
+    draws = [guarded.draw_stream() for guarded in seats]
+    while (mover := next_seat()) is not None:
+        started = clock()
+        drawn_from = draws[mover]
+        action = seats[mover].answer(state, fallback, faults) if drawn_from is None else \
+            draw_legal(state, mover, drawn_from)
+        think[mover] += clock() - started
+        decisions[mover] += 1
         # The guard answers one of the very actions listed as legal, so it is not checked
         # again: the same state as apply_in_place (tests/test_engine_trusted.py).
-        stepper.play(ask(mover))
+        play(action)
     result = MatchResult(config, tuple(final_scores(state)), tuple(state.vp),
                          tuple(state.casualties), tuple(ranking(state)), state.round,
                          stepper.actions, tuple(faults), tuple(decisions), tuple(think))

@@ -9,6 +9,7 @@ from engine import Action
 class RandomBot(Bot):
     name = "random"
     description = "plays a uniformly random legal action"
+    reads_log = False
 
     def start(self, info: GameInfo) -> None:
         super().start(info)

@@ -4,8 +4,15 @@ need nobody; at the end no seat is named."""
 
 from __future__ import annotations
 
-from bots.match import Stepper, seeded_game, stream_orders
-from engine import is_over, legal_actions, random_chance
+from typing import Any
+
+import pytest
+
+from bots import match
+from bots.base import Bot, Turn
+from bots.match import Stepper, play_match, seeded_game, stream_orders
+from bots.random_bot import RandomBot
+from engine import Action, GameState, is_over, legal_actions, random_chance
 from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import RelabelSchedule
@@ -48,3 +55,51 @@ def test_a_game_is_stepped_to_its_end_where_no_seat_is_named() -> None:
         moves += 1
     assert is_over(stepper.state)
     assert stepper.actions > moves > 0  # chance actions are counted too
+
+
+
+class _LogReader(RandomBot):
+    """A random bot that reads the log of its view (as a program bot may)."""
+
+    reads_log = True
+
+    def __init__(self) -> None:
+        self.logs: list[int] = []
+
+    def choose(self, turn: Turn) -> Action:
+        self.logs.append(len(turn.state().log))
+        return super().choose(turn)
+
+
+def _keeps_log(bots: list[Bot], monkeypatch: pytest.MonkeyPatch, **options: Any) -> bool:
+    """Whether ``play_match`` makes its game with a log."""
+    kept: list[bool] = []
+
+    def seeded(*args: Any) -> GameState:
+        kept.append(args[-1])
+        return seeded_game(*args)
+
+    monkeypatch.setattr(match, "seeded_game", seeded)
+    play_match(bots, "no-log/which", **options)
+    monkeypatch.undo()
+    return kept == [True]
+
+
+def test_bots_that_never_read_the_log_play_a_game_without_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not _keeps_log([RandomBot(), RandomBot()], monkeypatch)
+    assert _keeps_log([RandomBot(), _LogReader()], monkeypatch)
+    assert _keeps_log([RandomBot(), RandomBot()], monkeypatch, keep_log=True)
+    assert _keeps_log([RandomBot(), RandomBot()], monkeypatch, on_state=lambda s: None)
+    reader = _LogReader()
+    play_match([reader, RandomBot()], "no-log/reader")
+    assert max(reader.logs) > 0  # a bot that may read the log gets one
+
+
+def test_a_game_plays_the_same_with_and_without_its_log() -> None:
+    for players in (2, 3, 4):
+        for game in range(4):
+            seed = f"no-log/{players}/{game}"
+            with_log = play_match([RandomBot() for _ in range(players)], seed, keep_log=True)
+            without = play_match([RandomBot() for _ in range(players)], seed, keep_log=False)
+            assert without == with_log, seed
