@@ -29,18 +29,34 @@ from p2p.errors import MalformedMessage, SlotKeyMismatch
 class RemaskRecord:
     """One published re-mask: fresh slots ``first``.. hold the cards of ``old``, permuted."""
 
-    seat: int
-    first: int
-    old: tuple[int, ...]
-    points: tuple[bytes, ...]
-    keys: tuple[bytes, ...]  # r_f * B of each fresh slot
+    remask: Remask  # the message as received (its proof included)
+
+    @property
+    def seat(self) -> int:
+        return self.remask.seat
+
+    @property
+    def first(self) -> int:
+        return self.remask.first
+
+    @property
+    def old(self) -> tuple[int, ...]:
+        return self.remask.old
+
+    @property
+    def points(self) -> tuple[bytes, ...]:
+        return self.remask.points
+
+    @property
+    def keys(self) -> tuple[bytes, ...]:  # r_f * B of each fresh slot
+        return self.remask.keys
 
     @property
     def slots(self) -> range:
         return range(self.first, self.first + len(self.old))
 
     def message(self) -> dict[str, object]:
-        return Remask(self.seat, self.first, self.old, self.points, self.keys).to_dict()
+        return self.remask.to_dict()
 
 
 class Remasks:
