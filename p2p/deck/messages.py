@@ -133,7 +133,8 @@ class KeyOpening(_Wire):
 @dataclass(frozen=True)
 class Remask(_Wire):
     """Public: the author moves the cards of its slots ``old`` to fresh slots ``first``,
-    ``first + 1``, ...: fresh slot i's point is r_i * (card point of old[order[i]])."""
+    ``first + 1``, ...: fresh slot i's point is r_i * (card point of old[order[i]]), proven
+    (``p2p.crypto.remask_proof``)."""
 
     TYPE = "deck/remask"
     seat: int
