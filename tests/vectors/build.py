@@ -165,6 +165,13 @@ def keys_cases() -> dict[str, Any]:
         "permutations": [{"batch": b, "size": m, "permutation": keys.permutation(b, m)}
                          for b, m in ((0, 16), (1, 5))],
         "slot_keys": [{"slot": s, "key": keys.slot_key(s).hex()} for s in (0, 1, 31, 300)],
+        # the re-mask's scalars r_f, order rho_f and proof scalar c_f (S = c_f * B, which
+        # the audit checks against the opened seed)
+        "remask_keys": [{"slot": s, "key": keys.remask_key(s).hex()} for s in (16, 17)],
+        "remask_orders": [{"first": f, "size": m, "order": keys.remask_order(f, m)}
+                          for f, m in ((16, 4), (40, 6))],
+        "remask_shuffle_keys": [{"first": f, "key": keys.remask_shuffle_key(f).hex()}
+                                for f in (16, 40)],
     }
 
 
@@ -800,6 +807,7 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "
+                           "re-mask scalars, orders and shuffle scalars, "
                            "permutations and slot keys derived from a deck seed",
             "cases": [keys_cases()]},
     }
