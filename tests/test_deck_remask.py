@@ -98,6 +98,22 @@ def test_a_received_hand_is_re_masked_again_by_its_new_holder() -> None:
     assert table.audit().slot_cards[again[0]] == table.decks[2].card_of(again[0])
 
 
+def test_every_kind_of_known_slot_is_re_masked_with_a_proof_that_checks() -> None:
+    """The proof needs each old slot's opening scalar K: a deck slot opened to the holder
+    (every seat's key), a public slot (the revealed keys), one of its own fresh slots (its
+    r), and a fresh slot opened to it by another holder (that r)."""
+    table, hand = dealt_table()
+    public = table.reveal(4).slot
+    fresh = table.remask(HOLDER, [*hand[:2], public])  # checked by seats 0 and 2
+    again = table.remask(HOLDER, [fresh[0], fresh[1], hand[2]])
+    table.open_remasked_to(again[0], 2)
+    passed = table.remask(2, [again[0]])
+    cards = table.audit().slot_cards
+    assert cards[passed[0]] == table.decks[2].card_of(passed[0]) is not None
+    assert sorted(cards[s] for s in again) == sorted(
+        table.decks[HOLDER].card_of(s) for s in again)
+
+
 def test_the_audit_gives_every_fresh_slot_its_card() -> None:
     table, hand = dealt_table()
     fresh = table.remask(HOLDER, hand)
