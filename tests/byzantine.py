@@ -298,12 +298,14 @@ class ForgeProof(Behaviour):
         self.start = rng.choice([0, 3, 60, 120])
         self.kind = rng.choice(self.KINDS)
         self.done = False
+        self.only: str | None = None  # forge only a message of this type (None: the first)
 
     def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
         if not sends or self.done:
             return sends
         signed = decode(sends[0].frame)
-        if signed is None or signed.msg.seat != ctx.me or not ctx.ready:
+        if signed is None or signed.msg.seat != ctx.me or not ctx.ready or \
+                self.only not in (None, signed.msg.type):
             return sends
         body = signed.msg.body if isinstance(signed.msg.body, dict) else {}
         where = "remask" if isinstance(body.get("remask"), dict) else "deck"

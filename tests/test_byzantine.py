@@ -122,6 +122,26 @@ def test_a_forged_deck_proof_names_the_byzantine_peer_at_once(kind: str, start: 
             assert "batch 0 " not in session.aborted.reason, session.aborted.reason
 
 
+@pytest.mark.parametrize("kind", ForgeProof.REMASK_KINDS)
+def test_a_forged_dispatch_phase_re_mask_names_the_byzantine_peer_at_once(
+        kind: str, tmp_path: Path) -> None:
+    """As above, for the re-mask of a ``remask`` stage (the one above meets a pick
+    commitment's first)."""
+    import random
+
+    from p2p.session.events import UNFAIR, DeckAudit
+    forge = ForgeProof(random.Random(kind))
+    forge.kind, forge.start, forge.share, forge.only = kind, 0, 1.0, "remask"
+    table = play_and_check(2 + ForgeProof.REMASK_KINDS.index(kind), tmp_path,
+                           behaviours=[forge])
+    assert forge.done
+    for session in table.honest:
+        assert session.aborted is not None
+        assert (session.aborted.peer, session.aborted.kind) == (table.bad, UNFAIR)
+        assert "re-mask" in session.aborted.reason, session.aborted.reason
+        assert not any(isinstance(e, DeckAudit) for e in session.events)
+
+
 @pytest.mark.parametrize("start", [5, 40])
 def test_an_instant_claim_of_silence_names_its_sender(start: int, tmp_path: Path) -> None:
     import random
