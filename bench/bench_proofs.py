@@ -8,6 +8,8 @@ process, frames handed over in memory, seeded keys and choices), played twice in
 - **with proofs**: the code as it ships;
 - **without proofs** ("today"): the same game with the proof work stubbed out (every DLEQ
   proof is a list of the scalar 1, every shuffle argument a list of that length of B and 1,
+  every re-mask proof its S = c*B, the fresh points for its shuffled points and such lists
+  for the rest,
   and none is checked) and
   the end-of-game audit recomputing every layer (``recompute_proven``: without proofs it
   cannot rely on them), which is the deck as it was before the proofs, give or take the
@@ -17,7 +19,9 @@ process, frames handed over in memory, seeded keys and choices), played twice in
 producing method, ``audit_deck``, counted once when they nest) summed over every peer;
 "proving" and "checking" are the parts of it inside ``proofs.prove`` and ``proofs.verify``
 (the DLEQ proofs of blinding layers and re-keys) and ``shuffle_proof.prove`` and
-``shuffle_proof.verify`` (the shuffle arguments, also given apart as "shuffle"). "Wall" is
+``shuffle_proof.verify`` (the shuffle arguments, also given apart as "shuffle") and
+``remask_proof.prove`` and ``remask_proof.verify`` (the re-mask proofs, given apart as
+"re-mask proofs"; their own shuffle argument counts there, not under "shuffle"). "Wall" is
 ``time.perf_counter`` around the whole game (signatures, state hashes, engine and deck of
 every peer), "game CPU" ``time.process_time`` around it (the same work, without the waits a
 loaded machine adds). Ratios are with / without, per game, from the same run on the same
@@ -39,18 +43,22 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import p2p.crypto.proofs as proofs
+import p2p.crypto.remask_proof as remask_proof
 import p2p.crypto.shuffle_proof as shuffle_proof
 import p2p.deck.audit as deck_audit
 import p2p.deck.blind as blind
+import p2p.deck.remasking as remasking
 import p2p.deck.shuffling as shuffling
 import p2p.session.audit as session_audit
 import p2p.session.blame as session_blame
 import p2p.session.loopback as loopback
+from p2p.crypto.group import mul_base
 from p2p.deck.deck import Deck
 from p2p.identity import Identity
 
 proofs.CACHE_SIZE = 0  # each peer pays for its own checks, as alone in its process
 shuffle_proof.CACHE_SIZE = 0
+remask_proof.CACHE_SIZE = 0
 SPENT: dict[str, float] = {}
 _DEPTH = {"deck": 0}
 DECK_METHODS = ("receive", "commit_message", "shuffle", "rekey", "blind", "begin_batch",
@@ -86,6 +94,7 @@ _AUDITS = {True: _timed(deck_audit.audit_deck, "deck", outermost=True),
                          "deck", outermost=True)}
 _PROVE, _VERIFY = proofs.prove, proofs.verify
 _ARGUE, _CHECK_ARGUMENT = shuffle_proof.prove, shuffle_proof.verify
+_REMASK_PROVE, _REMASK_VERIFY = remask_proof.prove, remask_proof.verify
 _B = bytes.fromhex("58" + "66" * 31)
 _ONE = (1).to_bytes(32, "little")
 
@@ -98,6 +107,8 @@ def proofs_mode(enabled: bool) -> Iterator[None]:
         verify = _timed(_VERIFY, "checking")
         argue = _timed(_timed(_ARGUE, "proving"), "shuffle proving")
         check_argument = _timed(_timed(_CHECK_ARGUMENT, "checking"), "shuffle checking")
+        prove_remask = _timed(_timed(_REMASK_PROVE, "proving"), "remask proving")
+        verify_remask = _timed(_timed(_REMASK_VERIFY, "checking"), "remask checking")
     else:
         def prove(header: bytes, instances: Any, secrets: Any) -> list[bytes]:
             return [_ONE] * (len(instances) + 1)
@@ -112,17 +123,29 @@ def proofs_mode(enabled: bool) -> Iterator[None]:
 
         def check_argument(*args: Any) -> None:
             return None
+
+        def prove_remask(header: bytes, inputs: Any, outputs: Any, keys: Any, c: bytes,
+                         order: Any, factors: Any) -> remask_proof.RemaskProof:
+            m = len(inputs)
+            return remask_proof.RemaskProof(  # S = c*B stays: the audit checks it
+                mul_base(c), tuple(outputs),  # the shuffled points must be distinct
+                tuple(_B for _ in range(shuffle_proof.points_in_proof(m)))
+                + (_ONE,) * (2 * m + 5), (_ONE,) * (m + 1))
+
+        def verify_remask(*args: Any) -> None:
+            return None
     saved = (shuffling.prove, shuffling.verify, blind.prove, shuffling.prove_shuffle,
-             shuffling.verify_shuffle)
+             shuffling.verify_shuffle, remasking.prove_remask, remasking.verify_remask)
     (shuffling.prove, shuffling.verify, blind.prove, shuffling.prove_shuffle,
-     shuffling.verify_shuffle) = (prove, verify, prove, argue, check_argument)
+     shuffling.verify_shuffle, remasking.prove_remask, remasking.verify_remask) = (
+        prove, verify, prove, argue, check_argument, prove_remask, verify_remask)
     for user in (session_audit, session_blame):
         setattr(user, "audit_deck", _AUDITS[enabled])  # noqa: B010 (a patch, on purpose)
     try:
         yield
     finally:
         (shuffling.prove, shuffling.verify, blind.prove, shuffling.prove_shuffle,
-         shuffling.verify_shuffle) = saved
+         shuffling.verify_shuffle, remasking.prove_remask, remasking.verify_remask) = saved
 
 
 def seeded(game: int) -> random.Random:
@@ -174,6 +197,8 @@ def main() -> None:
           f"{with_.get('proving', 0):.2f} s, checking {with_.get('checking', 0):.2f} s)")
     print(f"  of which shuffle args  {with_.get('shuffle proving', 0):7.2f} s proving, "
           f"{with_.get('shuffle checking', 0):.2f} s checking")
+    print(f"  of which re-mask proofs{with_.get('remask proving', 0):7.2f} s proving, "
+          f"{with_.get('remask checking', 0):.2f} s checking")
     print(f"  deck CPU without       {without['deck']:7.2f} s")
     print(f"  deck CPU ratio         {with_['deck'] / without['deck']:7.2f}x  (goal <= 3x)")
     print(f"  game CPU with proofs   {with_['cpu']:7.2f} s")

@@ -73,10 +73,11 @@ class ProofFailed(CheatDetected):
 class DeckCorrupted(CheatDetected):
     """Opening a slot gave no card of this game, or a card already live in another slot.
 
-    Every disclosed key matched its commitment, so the fault lies in some earlier shuffle or
-    re-key step; which peer did it is proven only by the deck audit. ``seat`` is therefore
-    ``None`` here: the session must stop the game, collect every peer's key opening and run
-    ``p2p.deck.audit.audit_deck``, which names the culprit (or the peer refusing to open).
+    Every disclosed key matched its commitment and every layer and re-mask proved itself on
+    arrival, so this takes a forged proof (or a bug): nobody can be named from the messages.
+    ``seat`` is therefore ``None`` here: the session stops the game as void, collects every
+    peer's key opening and runs ``p2p.deck.audit.audit_deck``, the last check of what went
+    wrong (it names a layer's author, or the peer refusing to open).
     """
 
 

@@ -25,6 +25,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from deck_helpers import forged_remask
 from nacl import bindings as sodium
 
 from p2p.crypto.group import hash_to_point
@@ -276,15 +277,20 @@ def _forged_proof(rng: random.Random, kind: str, deck: dict[str, Any],
 
 
 class ForgeProof(Behaviour):
-    """Our deck layers (blind, shuffle, re-key) sent with a forged proof, to every receiver
-    alike and validly signed: a byte flipped, two responses exchanged, the proof of another
-    layer of this game (ours or another peer's), points the proof is not about, or a proof a
-    scalar short; or, on a shuffle only, points changed with their sum kept or two of them
-    exchanged. Every honest peer must name us on arrival (the signed layer is the proof)."""
+    """Our deck layers (blind, shuffle, re-key, re-mask) sent with a forged proof, to every
+    receiver alike and validly signed: a byte flipped, two responses exchanged, the proof of
+    another layer of this game (ours or another peer's), points the proof is not about, or a
+    proof a scalar short; or, on a shuffle only, points changed with their sum kept or two of
+    them exchanged; or, on a re-mask only (``REMASK_KINDS``), a substituted or duplicated
+    card. Every honest peer must name us on arrival (the signed message is the proof)."""
 
     name = "forge-proof"
     KINDS = ("flip", "swap", "stolen", "points", "short", "same-sum", "permute")
     SHUFFLE_ONLY = ("same-sum", "permute")
+    #: Re-mask forgeries (``deck_helpers.forged_remask``), re-proven with our own secrets: a
+    #: fresh point hiding a card outside the hand, or the card of another fresh point. Not
+    #: in KINDS, so the soak seeds draw what they drew before.
+    REMASK_KINDS = ("remask-substitute", "remask-duplicate")
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
@@ -292,23 +298,33 @@ class ForgeProof(Behaviour):
         self.start = rng.choice([0, 3, 60, 120])
         self.kind = rng.choice(self.KINDS)
         self.done = False
+        self.only: str | None = None  # forge only a message of this type (None: the first)
 
     def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
         if not sends or self.done:
             return sends
         signed = decode(sends[0].frame)
-        if signed is None or signed.msg.seat != ctx.me or not ctx.ready:
+        if signed is None or signed.msg.seat != ctx.me or not ctx.ready or \
+                self.only not in (None, signed.msg.type):
             return sends
-        deck = signed.msg.body.get("deck") if isinstance(signed.msg.body, dict) else None
+        body = signed.msg.body if isinstance(signed.msg.body, dict) else {}
+        where = "remask" if isinstance(body.get("remask"), dict) else "deck"
+        deck = body.get(where)
         if not isinstance(deck, dict) or "proof" not in deck or not self.active(ctx):
             return sends
         if self.kind in self.SHUFFLE_ONLY and deck.get("type") != "deck/shuffle":
             return sends
         held = ctx.session.deck
-        stolen = [list(m["proof"]) for _, m in (held.public_transcript if held else [])
-                  if "proof" in m and m["proof"] != deck["proof"]]
-        kind = "flip" if self.kind == "stolen" and not stolen else self.kind
-        body = {**signed.msg.body, "deck": _forged_proof(ctx.rng, kind, deck, stolen)}
+        if self.kind in self.REMASK_KINDS:
+            if deck.get("type") != "deck/remask" or len(deck["old"]) < 2 or held is None:
+                return sends
+            forged = forged_remask(held, deck, self.kind.removeprefix("remask-"))
+        else:
+            stolen = [list(m["proof"]) for _, m in (held.public_transcript if held else [])
+                      if "proof" in m and m["proof"] != deck["proof"]]
+            kind = "flip" if self.kind == "stolen" and not stolen else self.kind
+            forged = _forged_proof(ctx.rng, kind, deck, stolen)
+        body = {**body, where: forged}
         self.done = True
         frame = FRAME_MESSAGE + ctx.sign(dataclasses.replace(signed.msg, body=body)).encode()
         return [dataclasses.replace(s, frame=frame) for s in sends]

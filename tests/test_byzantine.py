@@ -94,19 +94,23 @@ def test_equivocation_with_delays_is_proven_against_the_byzantine_peer(tmp_path:
         assert session.aborted is not None and session.aborted.peer == table.bad
 
 
-@pytest.mark.parametrize("kind, start", [*((kind, 0) for kind in ForgeProof.KINDS),
+FORGED_KINDS = (*ForgeProof.KINDS, *ForgeProof.REMASK_KINDS)
+
+
+@pytest.mark.parametrize("kind, start", [*((kind, 0) for kind in FORGED_KINDS),
                                          ("flip", 60)])  # 60: a reshuffle batch's layer
 def test_a_forged_deck_proof_names_the_byzantine_peer_at_once(kind: str, start: int,
                                                               tmp_path: Path) -> None:
-    """Issue 42: a deck layer sent with a forged proof (validly signed) is refused by every
-    honest peer on arrival, naming its author unfair with that message as the proof: no deck
-    seed is opened (no deck audit runs), and ``verify`` agrees on every transcript."""
+    """Issue 42: a deck layer or re-mask sent with a forged proof (validly signed; a re-mask
+    substituting or duplicating a card, re-proven as well as its author can) is refused by
+    every honest peer on arrival, naming its author unfair with that message as the proof: no
+    deck seed is opened (no deck audit runs), and ``verify`` agrees on every transcript."""
     import random
 
     from p2p.session.events import UNFAIR, DeckAudit
     forge = ForgeProof(random.Random(kind))
     forge.kind, forge.start, forge.share = kind, start, 1.0
-    seed = ForgeProof.KINDS.index(kind)
+    seed = FORGED_KINDS.index(kind)
     table = play_and_check(seed, tmp_path, behaviours=[forge])
     assert forge.done
     for session in table.honest:
@@ -116,6 +120,26 @@ def test_a_forged_deck_proof_names_the_byzantine_peer_at_once(kind: str, start: 
         assert not any(isinstance(e, DeckAudit) for e in session.events)
         if start:  # a layer of a later (reshuffle) batch
             assert "batch 0 " not in session.aborted.reason, session.aborted.reason
+
+
+@pytest.mark.parametrize("kind", ForgeProof.REMASK_KINDS)
+def test_a_forged_dispatch_phase_re_mask_names_the_byzantine_peer_at_once(
+        kind: str, tmp_path: Path) -> None:
+    """As above, for the re-mask of a ``remask`` stage (the one above meets a pick
+    commitment's first)."""
+    import random
+
+    from p2p.session.events import UNFAIR, DeckAudit
+    forge = ForgeProof(random.Random(kind))
+    forge.kind, forge.start, forge.share, forge.only = kind, 0, 1.0, "remask"
+    table = play_and_check(2 + ForgeProof.REMASK_KINDS.index(kind), tmp_path,
+                           behaviours=[forge])
+    assert forge.done
+    for session in table.honest:
+        assert session.aborted is not None
+        assert (session.aborted.peer, session.aborted.kind) == (table.bad, UNFAIR)
+        assert "re-mask" in session.aborted.reason, session.aborted.reason
+        assert not any(isinstance(e, DeckAudit) for e in session.events)
 
 
 @pytest.mark.parametrize("start", [5, 40])

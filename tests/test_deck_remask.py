@@ -1,7 +1,9 @@
 """Re-masked slots: a holder moves cards it knows to fresh slots only it can open.
 
-Honest behaviour first, then one test per dishonest re-mask, each naming its author: live
-where the opened card proves it, and always at the audit.
+Honest behaviour first, then one test per dishonest re-mask, each naming its author: on
+arrival where its proof fails (a substituted, duplicated or no card, another order than the
+proof's), when its slot opens for a false r*B, and at the audit for a valid re-mask off the
+committed seed.
 """
 
 from __future__ import annotations
@@ -10,14 +12,17 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from deck_helpers import REFUSED_REMASKS, forged_remask
+from nacl import bindings as sodium
 
-from p2p.crypto.group import card_points, mul, scalar_mul
-from p2p.deck.keys import DeckKeys
+from p2p.crypto.group import card_points, scalar_mul
+from p2p.deck.deck import Deck
 from p2p.deck.loopback import LoopbackTable
 from p2p.errors import (
     LocalProtocolError,
     MalformedMessage,
     OutOfOrder,
+    ProofFailed,
     RemaskFault,
     SlotKeyMismatch,
     StepMismatch,
@@ -93,6 +98,22 @@ def test_a_received_hand_is_re_masked_again_by_its_new_holder() -> None:
     assert table.audit().slot_cards[again[0]] == table.decks[2].card_of(again[0])
 
 
+def test_every_kind_of_known_slot_is_re_masked_with_a_proof_that_checks() -> None:
+    """The proof needs each old slot's opening scalar K: a deck slot opened to the holder
+    (every seat's key), a public slot (the revealed keys), one of its own fresh slots (its
+    r), and a fresh slot opened to it by another holder (that r)."""
+    table, hand = dealt_table()
+    public = table.reveal(4).slot
+    fresh = table.remask(HOLDER, [*hand[:2], public])  # checked by seats 0 and 2
+    again = table.remask(HOLDER, [fresh[0], fresh[1], hand[2]])
+    table.open_remasked_to(again[0], 2)
+    passed = table.remask(2, [again[0]])
+    cards = table.audit().slot_cards
+    assert cards[passed[0]] == table.decks[2].card_of(passed[0]) is not None
+    assert sorted(cards[s] for s in again) == sorted(
+        table.decks[HOLDER].card_of(s) for s in again)
+
+
 def test_the_audit_gives_every_fresh_slot_its_card() -> None:
     table, hand = dealt_table()
     fresh = table.remask(HOLDER, hand)
@@ -111,41 +132,17 @@ def test_a_publicly_opened_fresh_card_can_go_back_under_the_deck() -> None:
 # ---- dishonest re-masks ----------------------------------------------------------------------
 
 
-def rewrite_remask(build: Callable[[DeckKeys, int, list[bytes]], list[bytes]]):
-    """Tamper: the holder publishes the points ``build(keys, first, honest points)``."""
-    keys: dict[str, DeckKeys] = {}
+def forging(kind: str) -> tuple[LoopbackTable, list[int]]:
+    """A table whose holder sends its re-mask forged as ``kind`` (``forged_remask``)."""
+    holder: dict[str, Deck] = {}
 
     def tamper(sender: int, message: dict[str, Any]) -> dict[str, Any]:
         if sender == HOLDER and message["type"] == "deck/remask":
-            points = [bytes.fromhex(p) for p in message["points"]]
-            new = build(keys["holder"], message["first"], points)
-            return message | {"points": [p.hex() for p in new]}
+            return forged_remask(holder["deck"], message, kind)
         return message
 
-    return tamper, keys
-
-
-def honest_cards(table: LoopbackTable, hand: list[int]) -> list[int]:
-    return [table.decks[HOLDER].card_of(slot) for slot in hand]  # type: ignore[misc]
-
-
-def remasked_with(cards_in_order: Callable[[list[int], list[int]], list[int]],
-                  scalar: Callable[[DeckKeys, int], bytes] | None = None):
-    """Build a dishonest re-mask of the holder's hand: fresh slot i gets card
-    ``cards_in_order(hand cards, honest order)[i]`` under scalar ``scalar(keys, slot)``."""
-    table_cards: dict[str, list[int]] = {}
-
-    def build(keys: DeckKeys, first: int, points: list[bytes]) -> list[bytes]:
-        order = keys.remask_order(first, len(points))
-        cards = cards_in_order(table_cards["hand"], order)
-        table_ = card_points(GAME, CARDS)
-        key = scalar or (lambda k, slot: k.remask_key(slot))
-        return [mul(key(keys, first + i), table_[card]) for i, card in enumerate(cards)]
-
-    tamper, keys = rewrite_remask(build)
     table, hand = dealt_table(tamper)
-    keys["holder"] = table.keys[HOLDER]
-    table_cards["hand"] = honest_cards(table, hand)
+    holder["deck"] = table.decks[HOLDER]
     return table, hand
 
 
@@ -156,67 +153,90 @@ def audit_blames_holder(table: LoopbackTable) -> None:
     assert caught.value.evidence["message"]["type"] == "deck/remask"
 
 
-def test_a_substituted_card_is_proven_against_the_holder_by_the_audit() -> None:
-    def substitute(cards: list[int], order: list[int]) -> list[int]:
-        outside = next(c for c in range(CARDS) if c not in cards)
-        return [outside] + [cards[i] for i in order[1:]]
+@pytest.mark.parametrize("kind", REFUSED_REMASKS)
+def test_a_forged_re_mask_is_refused_on_arrival_naming_its_holder(kind: str) -> None:
+    """A substituted, duplicated or no card, or fresh points in another order than the
+    proof's: every other peer and a keyless replay (``solstice verify``) refuse the signed
+    re-mask at once, naming its holder; nothing is opened, no seed."""
+    table, hand = forging(kind)
+    forged = table._send(HOLDER, table.decks[HOLDER].remask(hand))
+    replay = Deck(GAME, 3, CARDS, seat=None)
+    for sender, message in table.decks[0].public_transcript:
+        replay.receive(sender, message)
+    for deck in (table.decks[0], table.decks[2], replay):
+        with pytest.raises(ProofFailed, match="re-mask") as caught:
+            deck.receive(HOLDER, forged)
+        assert caught.value.seat == HOLDER
+        assert caught.value.evidence["message"] == forged
+        assert deck.slot_count == CARDS  # nothing applied
 
-    table, hand = remasked_with(substitute)
-    table.remask(HOLDER, hand)
-    audit_blames_holder(table)
 
-
-def test_a_duplicated_card_is_caught_when_both_slots_open_and_by_the_audit() -> None:
-    def duplicate(cards: list[int], order: list[int]) -> list[int]:
-        honest = [cards[i] for i in order]
-        return [honest[0], honest[0], *honest[2:]]
-
-    table, hand = remasked_with(duplicate)
+@pytest.mark.parametrize("kind", ["other-order", "other-scalar"])
+def test_a_consistent_re_mask_off_the_committed_seed_is_named_by_the_audit(kind: str) -> None:
+    """Another order or scalar than the seed gives, proven: every card opens as the proof
+    says (nobody is harmed), but the holder broke its commitment, and the end-of-game audit
+    names it."""
+    table, hand = forging(kind)
     fresh = table.remask(HOLDER, hand)
-    audit_blames_holder(table)
-    table.open_remasked_to(fresh[0], 2)
-    with pytest.raises(RemaskFault) as caught:
-        table.open_remasked_to(fresh[1], 2)
-    assert caught.value.seat == HOLDER
-    assert caught.value.evidence["remask"]["seat"] == HOLDER
-
-
-def test_a_permutation_other_than_the_committed_one_is_proven_by_the_audit() -> None:
-    def reversed_order(cards: list[int], order: list[int]) -> list[int]:
-        honest = [cards[i] for i in order]
-        return honest[::-1]
-
-    table, hand = remasked_with(reversed_order)
-    fresh = table.remask(HOLDER, hand)
-    for slot in fresh:  # every card opens fine: only the audit can see it
-        table.open_remasked_to(slot, 2)
+    cards = sorted(table.decks[HOLDER].card_of(slot) for slot in hand)  # type: ignore
+    if kind == "other-order":  # the holder's scalars open them, to the cards it held
+        opened = [table.open_remasked_to(slot, 2).card for slot in fresh]
+        assert sorted(opened) == cards
     audit_blames_holder(table)
 
 
-def test_a_scalar_other_than_the_derived_one_is_proven_by_the_audit() -> None:
-    def same_cards(cards: list[int], order: list[int]) -> list[int]:
-        return [cards[i] for i in order]
+def test_a_false_r_b_names_the_holder_when_its_slot_opens() -> None:
+    """keys[0] = r'*B for an r' that does not open the proven point: the opener, given r',
+    decrypts no card and names the holder at once (it chose both)."""
+    r_prime: dict[str, bytes] = {}
 
-    def other_scalar(keys: DeckKeys, slot: int) -> bytes:
-        return scalar_mul(keys.remask_key(slot), keys.remask_key(slot))
+    def opened_with_r_prime(sender: int, message: dict[str, Any]) -> dict[str, Any]:
+        if sender == HOLDER and message["type"] == "deck/remask":
+            r_prime["key"] = scalar_mul(*[table.keys[HOLDER].remask_key(message["first"])] * 2)
+            return forged_remask(table.decks[HOLDER], message, "false-key")
+        if sender == HOLDER and message["type"] == "deck/remask-key":
+            return message | {"key": r_prime["key"].hex()}
+        return message
 
-    table, hand = remasked_with(same_cards, other_scalar)
-    table.remask(HOLDER, hand)
-    audit_blames_holder(table)
-
-
-def test_a_fresh_point_that_is_no_card_stops_its_opener_and_names_the_holder() -> None:
-    def garbage(keys: DeckKeys, first: int, points: list[bytes]) -> list[bytes]:
-        return [mul(keys.remask_key(first), points[0]), *points[1:]]
-
-    tamper, keys = rewrite_remask(garbage)
-    table, hand = dealt_table(tamper)
-    keys["holder"] = table.keys[HOLDER]
+    table, hand = dealt_table(opened_with_r_prime)
     fresh = table.remask(HOLDER, hand)
     with pytest.raises(RemaskFault, match="opens to no card") as caught:
         table.open_remasked_to(fresh[0], 2)
     assert caught.value.seat == HOLDER
     audit_blames_holder(table)
+
+
+def test_a_re_mask_proof_malformed_on_the_wire_names_its_holder() -> None:
+    table, hand = dealt_table()
+    message = table.decks[HOLDER].remask(hand)
+    not_reduced = (2**255 - 1).to_bytes(32, "little").hex()  # >= L
+    torsion = "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"
+    for bad, why in ((message | {"proof": message["proof"][:-1]}, "scalars"),
+                     (message | {"proof": [not_reduced, *message["proof"][1:]]}, "reduced"),
+                     (message | {"shuffled": message["shuffled"][:-1]}, "shuffled point"),
+                     (message | {"shuffled": [message["shuffled"][0]] * 4}, "equal"),
+                     (message | {"shuffle_key": torsion}, "small-order"),
+                     (message | {"argument": message["argument"][:-1]}, "4k \\+ 5"),
+                     ({k: v for k, v in message.items() if k != "proof"}, "fields")):
+        with pytest.raises(MalformedMessage, match=why) as caught:
+            table.decks[0].receive(HOLDER, bad)
+        assert caught.value.seat == HOLDER
+    short = message | {"argument": message["argument"][:-4]}  # read as over 3 points
+    with pytest.raises(MalformedMessage, match="argument") as caught:
+        table.decks[0].receive(HOLDER, short)
+    assert caught.value.seat == HOLDER
+
+
+def test_an_off_group_shuffled_point_names_the_holder() -> None:
+    table, hand = dealt_table()
+    message = table.decks[HOLDER].remask(hand)
+    mixed = sodium.crypto_core_ed25519_add(  # a canonical encoding off the subgroup
+        bytes.fromhex(message["shuffled"][0]),
+        bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"))
+    with pytest.raises(MalformedMessage, match="prime-order") as caught:
+        table.decks[0].receive(HOLDER, message | {"shuffled": [mixed.hex(),
+                                                               *message["shuffled"][1:]]})
+    assert caught.value.seat == HOLDER
 
 
 def test_a_false_scalar_sent_to_the_recipient_names_the_holder_at_once() -> None:

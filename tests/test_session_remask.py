@@ -3,6 +3,13 @@ re-mask does to the game (the author is named)."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
+import p2p.deck.remasking as remasking
+from p2p.crypto import remask_proof
+from p2p.deck.deck import Deck
 from p2p.session.events import GameAborted
 from p2p.session.loopback import LoopbackGame
 from p2p.session.stages import PickReveal, PickRound
@@ -155,3 +162,37 @@ def test_a_re_mask_nobody_asked_for_stops_the_game() -> None:
     run(game, tamper=tamper)
     assert tamper.done  # type: ignore[attr-defined]
     assert_stopped(game, cheater, "nobody else could link")
+
+
+@pytest.mark.parametrize("n, seed", [(2, 11), (3, 12), (4, 13)])
+def test_every_re_mask_of_seeded_honest_games_proves_and_each_peer_checks_it(
+        n: int, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42, a property: in honest games of 2-4 players every re-mask carries a proof
+    that checks, every other peer checks it on arrival, and a keyless replay of the public
+    deck transcript (what ``solstice verify`` runs) checks each again from scratch."""
+    checked: dict[str, int] = {}
+    verify = remasking.verify_remask
+
+    def counting(head: bytes, *args: object) -> None:
+        verify(head, *args)  # type: ignore[arg-type]
+        checked[head.hex()] = checked.get(head.hex(), 0) + 1
+
+    monkeypatch.setattr(remasking, "verify_remask", counting)
+    choices = random.Random(seed)
+    game = LoopbackGame(n)
+    game.play(lambda view: choices.choice(view.legal))
+    assert all(s.result is not None for s in game.sessions)
+    deck = game.sessions[0].deck
+    assert deck is not None
+    remasks = [(sender, m) for sender, m in deck.public_transcript
+               if m["type"] == "deck/remask"]
+    assert remasks
+    for sender, message in remasks:  # each checked by every peer but its author
+        head = remask_proof.header(game.game_id, sender, message["first"], message["old"])
+        assert checked.get(head.hex()) == n - 1, message["first"]
+    remask_proof._verified.clear()
+    checked.clear()
+    replay = Deck(game.game_id, n, deck.n_cards, seat=None)
+    for sender, message in deck.public_transcript:
+        replay.receive(sender, message)
+    assert sorted(checked.values()) == [1] * len(remasks)

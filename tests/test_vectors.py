@@ -226,13 +226,15 @@ def test_the_engine_vectors_cover_every_part_of_the_rules() -> None:
 
 
 def test_the_proof_vectors_check_as_stated() -> None:
-    """proofs.json: the valid DLEQ proof and shuffle argument check (and a prover with their
-    secrets makes the same bytes), each invalid one fails; the deck's public messages all
-    check in order, and each forged copy is refused naming the author it names."""
+    """proofs.json: the valid DLEQ proof, shuffle argument and re-mask proof check (and a
+    prover with their secrets makes the same bytes), each invalid one fails; the deck's public
+    messages all check in order, and each forged copy is refused naming the author it
+    names."""
     from engine.canonical import canonical_json
-    from p2p.crypto import shuffle_proof
+    from p2p.crypto import remask_proof, shuffle_proof
     from p2p.crypto.group import InvalidPoint, check_point_encoding
     from p2p.crypto.proofs import Instance, ProofInvalid, prove, verify
+    from p2p.crypto.remask_proof import RemaskProof
     from p2p.deck.deck import Deck
     from p2p.errors import CheatDetected
 
@@ -272,6 +274,26 @@ def test_the_proof_vectors_check_as_stated() -> None:
         with pytest.raises(shuffle_proof.ShuffleProofInvalid):
             shuffle_proof.verify(header, base, key, inputs, outputs, proof)
     assert len(case["shuffle"]) >= 10
+    for remask in case["remask"]:
+        body = canonical_json(["solstice/deck/shuffle-argument/v1", remask["game"],
+                               remask["seat"], "deck/remask",
+                               {"first": remask["first"], "old": remask["old"]}])
+        header = len(body).to_bytes(4, "big") + body
+        assert header.hex() == remask["header"]
+        inputs, outputs, keys = ([bytes.fromhex(p) for p in remask[name]]
+                                 for name in ("inputs", "outputs", "keys"))
+        proof = RemaskProof(bytes.fromhex(remask["shuffle_key"]),
+                            *(tuple(bytes.fromhex(p) for p in remask[name])
+                              for name in ("shuffled", "argument", "proof")))
+        if remask["valid"]:
+            remask_proof.verify(header, inputs, outputs, keys, proof)
+            assert remask_proof.prove(header, inputs, outputs, keys, bytes.fromhex(remask["c"]),
+                                      remask["order"],
+                                      [bytes.fromhex(a) for a in remask["factors"]]) == proof
+            continue
+        with pytest.raises(remask_proof.RemaskProofInvalid):
+            remask_proof.verify(header, inputs, outputs, keys, proof)
+    assert len(case["remask"]) >= 12
     deck = case["deck"]
     observer = Deck(deck["game"], deck["n_seats"], deck["n_cards"], seat=None)
     forged = {}

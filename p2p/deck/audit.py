@@ -189,6 +189,12 @@ def replay_remask(record: RemaskRecord, table: tuple[bytes, ...], keys: DeckKeys
             slot_cards[slot] = cards[source]
         return
     order, points = remask_points(keys, record.first, [table[card] for card in cards])
+    shuffle_key = mul_base(keys.remask_shuffle_key(record.first))
+    if record.remask.shuffle_key != shuffle_key:  # its proof's c, committed like the rest
+        raise StepMismatch(record.seat, f"re-mask shuffle key (slot {record.first}) is not "
+                                        "c*B for its opened keys' c",
+                           {**evidence, "published": record.remask.shuffle_key.hex(),
+                            "expected": shuffle_key.hex()})
     for what, published_list, expected_list, why in (
             ("key", record.keys, remask_keys(keys, record.first, len(cards)),
              "is not r*B for its opened keys' r"),

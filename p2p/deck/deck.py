@@ -97,6 +97,9 @@ class Deck(Shuffling, SlotOpening, Blinding, Remasking):
         self._slot_batch.extend([0] * n_cards)
         self._retired: set[int] = set()
         self._known: dict[int, int] = {}  # slot -> card, for slots this peer has seen
+        # slot -> K with (last point of the slot) = K * (its card point), for the slots in
+        # _known: what this peer's re-mask of the slot proves its fresh point with.
+        self._opening_scalars: dict[int, bytes] = {}
         self._public: set[int] = set()
         self._live_slot_of_card: dict[int, int] = {}
         self._private_keys: dict[int, dict[int, bytes]] = {}

@@ -13,6 +13,7 @@ Derivations (batch and slot numbers as 4-byte big-endian):
   re-mask scalar r_s = hash_to_scalar(REMASK_KEY_TAG, seed || s), s the fresh slot
   re-mask order      = RandomStream(SHA-256(REMASK_ORDER_TAG || seed || first fresh slot))
                        .permutation(m)
+  re-mask shuffle c  = hash_to_scalar(REMASK_SHUFFLE_TAG, seed || first fresh slot)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ SLOT_KEY_TAG = b"solstice/deck/slot-key/v1\x00"
 REMASK_KEY_TAG = b"solstice/deck/remask-key/v1\x00"
 BLIND_KEY_TAG = b"solstice/deck/blind-key/v1\x00"
 REMASK_ORDER_TAG = b"solstice/deck/remask-order/v1\x00"
+REMASK_SHUFFLE_TAG = b"solstice/deck/remask-shuffle/v1\x00"
 SEED_BYTES = 32
 
 
@@ -86,3 +88,8 @@ class DeckKeys:
             REMASK_ORDER_TAG + self.seed + first_slot.to_bytes(4, "big")
         ).digest()
         return RandomStream(stream_seed).permutation(size)
+
+    def remask_shuffle_key(self, first_slot: int) -> bytes:
+        """The common scalar c of the proof of the re-mask whose fresh slots start at
+        ``first_slot``: its intermediate points are c * (old points), S = c * B."""
+        return hash_to_scalar(REMASK_SHUFFLE_TAG, self.seed + first_slot.to_bytes(4, "big"))

@@ -19,6 +19,7 @@ from p2p.crypto.group import (
     check_point_encoding,
     check_scalar,
 )
+from p2p.crypto.remask_proof import RemaskProof
 from p2p.crypto.shuffle_proof import points_in_proof, proof_length
 from p2p.errors import MalformedMessage
 from p2p.hexfields import parse_lower_hex
@@ -132,7 +133,8 @@ class KeyOpening(_Wire):
 @dataclass(frozen=True)
 class Remask(_Wire):
     """Public: the author moves the cards of its slots ``old`` to fresh slots ``first``,
-    ``first + 1``, ...: fresh slot i's point is r_i * (card point of old[order[i]])."""
+    ``first + 1``, ...: fresh slot i's point is r_i * (card point of old[order[i]]), proven
+    (``p2p.crypto.remask_proof``)."""
 
     TYPE = "deck/remask"
     seat: int
@@ -140,6 +142,16 @@ class Remask(_Wire):
     old: tuple[int, ...]
     points: tuple[bytes, ...]
     keys: tuple[bytes, ...]  # r_f * B for every fresh slot: its opening scalar is checked
+    # Its proof (p2p.crypto.remask_proof): S = c * B, the old points times c in the order
+    # of ``points``, the shuffle argument of that (2m points, then 2m + 5 scalars), and the
+    # m + 1 scalars proving each fresh point a known multiple of its shuffled point.
+    shuffle_key: bytes
+    shuffled: tuple[bytes, ...]
+    argument: tuple[bytes, ...]
+    proof: tuple[bytes, ...]
+
+    def remask_proof(self) -> RemaskProof:
+        return RemaskProof(self.shuffle_key, self.shuffled, self.argument, self.proof)
 
 
 class RemaskKey(SlotKey):
@@ -317,7 +329,12 @@ def _remask(r: _Reader) -> Remask:
     keys = r.points("keys")
     if len(keys) != len(old):
         r.fail("a re-mask carries one key r*B per old slot")
-    return Remask(r.sender, r.uint("first"), tuple(old), points, keys)
+    shuffled = r.points("shuffled")
+    if len(shuffled) != len(old):
+        r.fail("a re-mask carries one shuffled point per old slot")
+    r.distinct("shuffled", shuffled)
+    return Remask(r.sender, r.uint("first"), tuple(old), points, keys, r.point("shuffle_key"),
+                  shuffled, r.shuffle_proof("argument"), r.proof("proof", len(old) + 1))
 
 
 def _remask_key(r: _Reader) -> RemaskKey:

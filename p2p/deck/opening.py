@@ -41,6 +41,7 @@ class SlotOpening:
     _batches: list[Batch]
     _slot_batch: list[int]
     _known: dict[int, int]
+    _opening_scalars: dict[int, bytes]
     _public: set[int]
     _live_slot_of_card: dict[int, int]
     _point_card: dict[bytes, int]
@@ -125,8 +126,9 @@ class SlotOpening:
         last = batch.steps[-1]
         point = last.points[position]
         ordered = [keys[seat] for seat in range(self.n_seats)]
+        opening = scalar_product(ordered)
         try:
-            plain = mul(scalar_invert(scalar_product(ordered)), point)
+            plain = mul(scalar_invert(opening), point)
         except InvalidPoint:
             raise MalformedMessage(
                 last.seat,
@@ -148,6 +150,7 @@ class SlotOpening:
                 None, f"slot {slot} holds card {card}, seen in slot {other}", evidence
             )
         self._known[slot] = card
+        self._opening_scalars[slot] = opening  # what a re-mask of this slot proves with
         self._live_slot_of_card[card] = slot
         if public:
             self._public.add(slot)

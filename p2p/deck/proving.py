@@ -15,6 +15,8 @@ points, checked by every receiver on arrival. The statements, with ``G`` the bas
   and (X_i, Y_i), where K_i is the published k_i*B: so Y_i strips exactly the layer W
   committed to and adds exactly the key the slot will be opened with.
 
+A ``deck/remask`` proves its cards with ``p2p.crypto.remask_proof`` (its header there).
+
 The header binds the game, the author, the message type and its batch (and sources, or first
 slot), so a proof copied from another slot, step, message or game fails.
 """

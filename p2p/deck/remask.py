@@ -7,11 +7,16 @@ from h's committed deck seed (``DeckKeys.remask_key`` / ``remask_order``). Under
 r * P with r unknown says nothing about P, and the fresh slot numbers say nothing about the old
 ones, so no other peer can link a fresh slot to any card it saw before.
 
+Every re-mask carries a proof (``p2p.crypto.remask_proof``) that its fresh points hide exactly
+the cards of its old slots, in some order; every other peer checks it on arrival, so a
+substituted or duplicated card is refused at once, naming h, without opening anything.
+
 Only h can open a fresh slot: it reveals r_f (publicly, or sealed to one seat), and the opener
 checks that r_f^-1 * C_f is a card point of the game. Anything else is h's fault alone, since h
-chose both C_f and r_f. A re-mask that maps to a wrong card (substituted, duplicated, another
-order, another scalar) is caught when an opened card is no card or a card live elsewhere, and
-always by the audit, which recomputes every fresh point from h's opened seed.
+chose both C_f and r_f (with the proof, only a published r_f * B that is not the scalar the
+proof ties C_f to gets there). A proven re-mask in another order or under other scalars than
+h's seed gives harms nobody; the audit, which recomputes every fresh point from h's opened
+seed, names it.
 """
 
 from __future__ import annotations
@@ -29,18 +34,34 @@ from p2p.errors import MalformedMessage, SlotKeyMismatch
 class RemaskRecord:
     """One published re-mask: fresh slots ``first``.. hold the cards of ``old``, permuted."""
 
-    seat: int
-    first: int
-    old: tuple[int, ...]
-    points: tuple[bytes, ...]
-    keys: tuple[bytes, ...]  # r_f * B of each fresh slot
+    remask: Remask  # the message as received (its proof included)
+
+    @property
+    def seat(self) -> int:
+        return self.remask.seat
+
+    @property
+    def first(self) -> int:
+        return self.remask.first
+
+    @property
+    def old(self) -> tuple[int, ...]:
+        return self.remask.old
+
+    @property
+    def points(self) -> tuple[bytes, ...]:
+        return self.remask.points
+
+    @property
+    def keys(self) -> tuple[bytes, ...]:  # r_f * B of each fresh slot
+        return self.remask.keys
 
     @property
     def slots(self) -> range:
         return range(self.first, self.first + len(self.old))
 
     def message(self) -> dict[str, object]:
-        return Remask(self.seat, self.first, self.old, self.points, self.keys).to_dict()
+        return self.remask.to_dict()
 
 
 class Remasks:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from p2p.crypto import remask_proof
+from p2p.crypto.group import InvalidPoint, mul, scalar_invert, scalar_mul
 from p2p.deck.batches import Batch, CardSeen
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import Remask, RemaskKey, Unmask
@@ -18,20 +20,34 @@ from p2p.deck.remask import (
     remask_points,
     unmask_point,
 )
-from p2p.errors import DeckCorrupted, LocalProtocolError, OutOfOrder, RemaskFault
+from p2p.errors import (
+    DeckCorrupted,
+    LocalProtocolError,
+    MalformedMessage,
+    OutOfOrder,
+    ProofFailed,
+    RemaskFault,
+)
+
+# Module attributes, so that bench/bench_proofs.py can price the deck without them.
+prove_remask = remask_proof.prove
+verify_remask = remask_proof.verify
 
 
 class Remasking:
     """Re-masked slots of a deck (mixed into ``Deck``)."""
 
     # provided by Deck
+    game_id: str
     seat: int | None
+    check_proofs: bool
     remasks: Remasks
     public_transcript: list[tuple[int, dict[str, Any]]]
     _batches: list[Batch]
     _slot_batch: list[int]
     _retired: set[int]
     _known: dict[int, int]
+    _opening_scalars: dict[int, bytes]
     _public: set[int]
     _live_slot_of_card: dict[int, int]
     _card_points: tuple[bytes, ...]
@@ -44,6 +60,10 @@ class Remasking:
     _need_keys: Callable[[], tuple[DeckKeys, int]]
     _need_all_commitments: Callable[[int], None]
     _live: Callable[[int | None, int], None]  # refuses a missing, retired or unready slot
+    _point_author: Callable[[int], int]
+
+    def published_point(self, slot: int) -> bytes:  # provided by Deck
+        raise NotImplementedError
 
     def remask_owner(self, slot: int) -> int | None:
         """The seat that re-masked ``slot`` (only it can open it), or None for a deck slot."""
@@ -57,20 +77,31 @@ class Remasking:
         keys, seat = self._need_keys()
         if not self._batches[-1].complete:
             raise LocalProtocolError("cannot re-mask while a batch is being shuffled")
-        cards = []
+        cards, openings = [], []
         for slot in old:
             self._live(None, slot)
             card = self._known.get(slot)
             if card is None:
                 raise LocalProtocolError(f"cannot re-mask slot {slot}: its card is unknown here")
             cards.append(card)
+            openings.append(self._opening_scalars[slot])
         first = self.slot_count if first is None else first
         if first < self.slot_count:
             raise LocalProtocolError(f"fresh slots cannot start at {first}: slots up to "
                                      f"{self.slot_count - 1} exist")
-        _, points = remask_points(keys, first, [self._card_points[card] for card in cards])
-        return Remask(seat, first, tuple(old), points,
-                      remask_keys(keys, first, len(points))).to_dict()
+        order, points = remask_points(keys, first, [self._card_points[card] for card in cards])
+        fresh_keys = remask_keys(keys, first, len(points))
+        # a_i = r_i * (c * K_{order[i]})^-1, so a_i * (c * X_{order[i]}) = r_i * P: the
+        # fresh point as above, now with a proof that it hides the card of its old slot.
+        c = keys.remask_shuffle_key(first)
+        factors = [scalar_mul(keys.remask_key(first + i),
+                              scalar_invert(scalar_mul(c, openings[source])))
+                   for i, source in enumerate(order)]
+        proof = prove_remask(remask_proof.header(self.game_id, seat, first, old),
+                             [self.published_point(slot) for slot in old], points, fresh_keys,
+                             c, order, factors)
+        return Remask(seat, first, tuple(old), points, fresh_keys, proof.key, proof.shuffled,
+                      proof.argument, proof.proof).to_dict()
 
     def own_remask_order(self, first: int, size: int) -> tuple[int, ...]:
         """The secret order of this seat's re-mask with fresh slots from ``first``."""
@@ -101,9 +132,10 @@ class Remasking:
                                      f"not {self.slot_count}")
         for slot in message.old:
             self._live(sender, slot)
-        record = RemaskRecord(sender, message.first, message.old, message.points,
-                              message.keys)
         own = sender == self.seat
+        if not own and self.check_proofs:
+            self._check_remask_proof(message)
+        record = RemaskRecord(message)
         cards = [self._known.get(slot) for slot in message.old]
         for slot, card in zip(message.old, cards, strict=True):
             self._retired.add(slot)
@@ -118,8 +150,29 @@ class Remasking:
                 card = cards[source]
                 assert card is not None  # ``remask`` refused unknown cards
                 self._known[slot] = card
+                self._opening_scalars[slot] = keys.remask_key(slot)
                 self._live_slot_of_card[card] = slot
         self.public_transcript.append((sender, message.to_dict()))
+
+    def _check_remask_proof(self, message: Remask) -> None:
+        """Refuse a re-mask whose proof fails, naming its author (the signed message proves
+        it), unless an old slot's point is off the group (naming whoever published it)."""
+        inputs = [self.published_point(slot) for slot in message.old]
+        try:
+            verify_remask(remask_proof.header(self.game_id, message.seat, message.first,
+                                              message.old),
+                          inputs, message.points, message.keys, message.remask_proof())
+        except remask_proof.RemaskProofInvalid as exc:
+            for slot, point in zip(message.old, inputs, strict=True):
+                if not _multipliable(point):
+                    raise MalformedMessage(self._point_author(slot), f"slot {slot}: point "
+                                           "outside the prime-order group",
+                                           {"slot": slot, "point": point.hex()}) from None
+            if not all(_multipliable(p) for p in (*message.points, *message.shuffled)):
+                raise MalformedMessage(message.seat, "re-mask: point outside the prime-order "
+                                       "group", message.to_dict()) from None
+            raise ProofFailed(message.seat, f"re-mask of slots {list(message.old)}: {exc}",
+                              {"message": message.to_dict()}) from None
 
     def _on_remask_key(self, message: RemaskKey) -> CardSeen | None:
         sender = message.seat
@@ -159,6 +212,7 @@ class Remasking:
             raise DeckCorrupted(None, f"slot {slot} holds card {card}, seen in slot {other}",
                                 proof)
         self._known[slot] = card
+        self._opening_scalars[slot] = key
         self._live_slot_of_card[card] = slot
         if public:
             self._public.add(slot)
@@ -173,3 +227,11 @@ class Remasking:
         self._live(None, slot)
         if self.remasks.owner(slot) != seat:
             raise LocalProtocolError(f"slot {slot} is not a slot this seat re-masked")
+
+
+def _multipliable(point: bytes) -> bool:
+    try:
+        mul(b"\x01" + bytes(31), point)
+    except InvalidPoint:
+        return False
+    return True

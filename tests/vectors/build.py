@@ -12,6 +12,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from engine.canonical import canonical_json  # noqa: E402
 from engine.cards import CARDS, FIRST_GAME_EVENTS, STANDARD_PLANETS, events_of_kind  # noqa: E402
 from engine.randomness import RandomStream  # noqa: E402
 from engine.serialize import public_hash, state_to_dict  # noqa: E402
-from p2p.crypto import shuffle_proof  # noqa: E402
+from p2p.crypto import remask_proof, shuffle_proof  # noqa: E402
 from p2p.crypto.commitments import Opening, commitment_of  # noqa: E402
 from p2p.crypto.group import (  # noqa: E402
     L,
@@ -44,6 +45,7 @@ from p2p.crypto.group import (  # noqa: E402
     mul,
     mul_base,
     scalar_invert,
+    scalar_mul,
 )
 from p2p.crypto.proofs import Instance, prove, transcript_header  # noqa: E402
 from p2p.crypto.sealed import box_key  # noqa: E402
@@ -163,6 +165,13 @@ def keys_cases() -> dict[str, Any]:
         "permutations": [{"batch": b, "size": m, "permutation": keys.permutation(b, m)}
                          for b, m in ((0, 16), (1, 5))],
         "slot_keys": [{"slot": s, "key": keys.slot_key(s).hex()} for s in (0, 1, 31, 300)],
+        # the re-mask's scalars r_f, order rho_f and proof scalar c_f (S = c_f * B, which
+        # the audit checks against the opened seed)
+        "remask_keys": [{"slot": s, "key": keys.remask_key(s).hex()} for s in (16, 17)],
+        "remask_orders": [{"first": f, "size": m, "order": keys.remask_order(f, m)}
+                          for f, m in ((16, 4), (40, 6))],
+        "remask_shuffle_keys": [{"first": f, "key": keys.remask_shuffle_key(f).hex()}
+                                for f in (16, 40)],
     }
 
 
@@ -291,6 +300,83 @@ def shuffle_cases() -> list[dict[str, Any]]:
              off_group, False),
         case("two chain commitments exchanged", head,
              [*proof[:m], proof[m + 1], proof[m], *proof[m + 2:]], False),
+    ]
+
+
+def remask_cases() -> list[dict[str, Any]]:
+    """One valid re-mask proof over 3 old slots (with c, the order and the factors a_i, so
+    that a prover can be checked byte for byte), then one failing case per check."""
+    head = {"game": "0123456789abcdef0123456789abcdef", "seat": 1, "first": 16,
+            "old": [4, 7, 9]}
+
+    def to_scalar(label: str) -> bytes:
+        return hash_to_scalar(b"vector/remask\x00", label.encode())
+
+    cards = [hash_to_point(b"vector/remask\x00", f"card{j}".encode()) for j in range(4)]
+    opening = [to_scalar(f"K{j}") for j in range(3)]  # the holder's K of each old slot
+    inputs = [mul(k, p) for k, p in zip(opening, cards[:3], strict=True)]
+    c, order = to_scalar("c"), [1, 2, 0]
+    r = [to_scalar(f"r{i}") for i in range(3)]
+    outputs = [mul(r[i], cards[j]) for i, j in enumerate(order)]
+    keys = [mul_base(x) for x in r]
+
+    def factor(i: int, j: int) -> bytes:
+        return scalar_mul(r[i], scalar_invert(scalar_mul(c, opening[j])))
+
+    factors = [factor(i, j) for i, j in enumerate(order)]
+
+    def header(fields: dict[str, Any]) -> bytes:
+        return remask_proof.header(fields["game"], fields["seat"], fields["first"],
+                                   fields["old"])
+
+    def prove_it(outs: list[bytes], facts: list[bytes]) -> remask_proof.RemaskProof:
+        return remask_proof.prove(header(head), inputs, outs, keys, c, order, facts)
+
+    def case(check: str, fields: dict[str, Any], proof: remask_proof.RemaskProof,
+             valid: bool, **changed: Any) -> dict[str, Any]:
+        statement = {"inputs": inputs, "outputs": outputs, "keys": keys, **changed}
+        return {"check": check, **fields, "header": header(fields).hex(),
+                **{name: [p.hex() for p in points] for name, points in statement.items()},
+                "shuffle_key": proof.key.hex(), "shuffled": [p.hex() for p in proof.shuffled],
+                "argument": [p.hex() for p in proof.argument],
+                "proof": [x.hex() for x in proof.proof], "valid": valid}
+
+    proof = prove_it(outputs, factors)
+    bumped = ((int.from_bytes(proof.proof[-1], "little") + 1) % L).to_bytes(32, "little")
+    substituted = [mul(r[0], cards[3]), *outputs[1:]]
+    duplicated = [outputs[0], mul(r[1], cards[order[0]]), outputs[2]]
+    exchanged = [outputs[1], outputs[0], outputs[2]]
+    off_group = sodium.crypto_core_ed25519_add(proof.shuffled[0], bytes.fromhex(ORDER_8_POINT))
+    valid = {**case("valid", head, proof, True), "c": c.hex(), "order": order,
+             "factors": [a.hex() for a in factors]}
+    return [
+        valid,
+        case("the last response changed: the recomputed challenge differs", head,
+             replace(proof, proof=(*proof.proof[:-1], bumped)), False),
+        case("one scalar short", head, replace(proof, proof=proof.proof[:-1]), False),
+        case("another game in the header", {**head, "game": "f" * 32}, proof, False),
+        case("another author in the header", {**head, "seat": 0}, proof, False),
+        case("another first slot in the header", {**head, "first": 17}, proof, False),
+        case("other old slots in the header", {**head, "old": [4, 7, 8]}, proof, False),
+        case("a substituted card (fresh point 0 hides a card of no old slot), re-proven",
+             head, prove_it(substituted, factors), False, outputs=substituted),
+        case("a duplicated card (fresh point 1 hides the card of fresh point 0), re-proven "
+             "with that card's factor", head,
+             prove_it(duplicated, [factors[0], factor(1, order[0]), factors[2]]), False,
+             outputs=duplicated),
+        case("fresh points 0 and 1 exchanged (another order than the argument's)", head,
+             proof, False, outputs=exchanged),
+        case("another input (a proof over other old points)", head, proof, False,
+             inputs=[mul(opening[0], cards[3]), *inputs[1:]]),
+        case("another shuffle key S", head, replace(proof, key=mul_base(to_scalar("c'"))),
+             False),
+        case("another key r*B (the keys are bound)", head, proof, False,
+             keys=[mul_base(to_scalar("r'")), *keys[1:]]),
+        case("shuffled points 0 and 1 exchanged", head,
+             replace(proof, shuffled=(proof.shuffled[1], proof.shuffled[0],
+                                      proof.shuffled[2])), False),
+        case("a shuffled point outside the prime-order group (plus order 8)", head,
+             replace(proof, shuffled=(off_group, *proof.shuffled[1:])), False),
     ]
 
 
@@ -710,17 +796,18 @@ def vector_files() -> dict[str, Callable[[], dict[str, Any]]]:
             "cases": [engine_case(n, label) for n, label in ENGINE_CASES]},
         "proofs.json": lambda: {
             "name": "deck proofs",
-            "description": "Chaum-Pedersen (DLEQ) proofs and shuffle arguments as protocol.md "
-                           "'Deck proofs' gives them: for each, a valid proof (with its "
-                           "secrets, so that a prover can be checked byte for byte) and one "
-                           "invalid proof per check; then a "
+            "description": "Chaum-Pedersen (DLEQ) proofs, shuffle arguments and re-mask "
+                           "proofs as protocol.md 'Deck proofs' gives them: for each, a valid "
+                           "proof (with its secrets, so that a prover can be checked byte for "
+                           "byte) and one invalid proof per check; then a "
                            "whole 2-seat deck's public messages, every proof valid, and forged "
-                           "copies of its layers, each naming its author",
+                           "copies of its layers and re-mask, each naming its author",
             "cases": [{"dleq": dleq_cases(), "shuffle": shuffle_cases(),
-                       "deck": deck_proof_case()}]},
+                       "remask": remask_cases(), "deck": deck_proof_case()}]},
         "keys.json": lambda: {
             "name": "key derivations",
             "description": "secrets derived from a master secret; deck shuffle keys, "
+                           "re-mask scalars, orders and shuffle scalars, "
                            "permutations and slot keys derived from a deck seed",
             "cases": [keys_cases()]},
     }

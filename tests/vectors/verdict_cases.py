@@ -166,6 +166,7 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
     action25 = find(m, 1, "action", 25)      # peer 1's first action
     keys8 = find(m, 0, "keys", 8)            # the deal: peer 0's keys sealed to seat 0
     commit9 = find(m, 0, "pick/commit", 9)
+    remask23 = find(m, 0, "remask", 23)       # peer 0's first dispatch-phase re-mask
 
     # -- fair ----------------------------------------------------------------------------------
     case("fair", "the honest game as peer 0 wrote it: fair, exit 0")
@@ -241,6 +242,15 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
          "and the next layers were computed from the true one, so no opening shows it: the "
          "end-of-game audit recomputes the layer and names peer 1",
          rethreaded([*m[:shuffle4], layer, *m[shuffle4 + 1:]]))
+    def swap_fresh_points(body: dict[str, Any]) -> None:
+        points = body["deck"]["points"]
+        points[0], points[1] = points[1], points[0]
+    remask = with_body(m[remask23], swap_fresh_points)
+    case("unfair-remask-proof-fails", "peer 0's re-mask of its hand at stage 23 has its fresh "
+         "points 0 and 1 exchanged (each still hides one of its cards): its proof ties each "
+         "fresh point to one shuffled point, so it fails and every verifier names peer 0 at "
+         "that message, without any opening",
+         rethreaded([*m[:remask23], remask, *m[remask23 + 1:]]))
     case("unfair-audit-box-secret", "peer 0's audit opens a box secret that is not the one "
          "whose public key it announced in setup/commit",
          [*m[:audit0], with_body(m[audit0], lambda b: b.update(box=box_secret(1, game))),
