@@ -145,8 +145,7 @@ class IsmctsBot(Bot):
                  c: float = 0.25, policy: str = "greedy", horizon: str = "round",
                  win: float = WIN_WEIGHT, claims: str = "merge", draft: str = "auto",
                  prune: int = 0, lead: float = LEAD_WEIGHT, memory: str = "draft",
-                 model: str = "value", beta: float = PICK_BETA, clock: str = "wall",
-                 depth: int = 0) -> None:
+                 model: str = "value", beta: float = PICK_BETA, clock: str = "wall") -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:
@@ -173,11 +172,6 @@ class IsmctsBot(Bot):
         # searches (the same search on a loaded machine as on an idle one, for measurements;
         # a decision then takes longer than the cap in wall time)
         self.cpu_clock = clock == "cpu"
-        if int(depth) < 0:
-            raise ValueError("depth must be 0 (no limit) or a number of tree levels")
-        # how many moves deep the tree goes (0: no limit); below it the rollout policy plays,
-        # so depth=1 is flat Monte Carlo over the root moves with the policy as every seat
-        self.depth = int(depth)
         self.model = model
         self.beta = float(beta)
         self._memory: DraftMemory | None = None
@@ -339,7 +333,7 @@ class IsmctsBot(Bot):
             if movers[0] == CHANCE:
                 apply_in_place(d, random_chance(d, rng))
                 continue
-            if expanded or (self.depth and len(path) > self.depth):
+            if expanded:
                 break
             seat = root_seat if root_seat in movers else movers[0]
             legal = legal_actions(d, seat)
