@@ -401,7 +401,7 @@ class SolsticeState(pyspiel.State):
                 if entry[0] == player:
                     recall.act(entry[1])
             else:
-                recall.see(Turn(entry, player, []).view)
+                recall.see_state(entry)
         g.taken[player] = len(g.trail)
         return recall
 

@@ -25,7 +25,10 @@ from typing import Any
 import numpy as np
 
 from bots.rl import encoding as enc
+from bots.rl.state_encoding import encode_state
+from engine import sight
 from engine.cards import CARDS
+from engine.state import GameState
 
 _DROP = ("log", "legal")  # the log names slots; the legal actions follow from the rest
 _ID = {card.label: card.id for card in CARDS}
@@ -73,6 +76,15 @@ RECALL_FEATURES: tuple[str, ...] = (
     "i_captured", "i_discarded")
 _RF = {name: i for i, name in enumerate(RECALL_FEATURES)}
 _PLACE_AT = {place: _RF[f"last_seen_{place}"] for place in _PLACES}
+_SEEN, _GONE = _RF["seen"], _RF["gone"]
+_FIRST, _LAST = _RF["first_seen_round"], _RF["last_seen_round"]
+# engine.sight's place codes -> the memory's column
+_COLUMN_OF_PLACE: tuple[int, ...] = (
+    _PLACE_AT["my_hand"], _PLACE_AT["my_drafted"], _PLACE_AT["my_prisoner"],
+    _PLACE_AT["discarded"], _PLACE_AT["elsewhere"],
+    *(_PLACE_AT[f"planet{p}_{side}"] for p in range(enc.MAX_PLANETS)
+      for side in ("face_up", "face_down")))
+_DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 RECALL_SIZE = enc.N_CARDS * len(RECALL_FEATURES)
 INFO_STATE_SIZE = enc.OBS_SIZE + RECALL_SIZE
 
@@ -108,19 +120,44 @@ def _places(view: dict[str, Any]) -> dict[int, str]:
 
 
 class Recall:
-    """One seat's record: ``see`` every view it is shown, ``act`` each of its own actions."""
+    """One seat's record: ``see_state`` every state it is shown (or ``see`` its view of it),
+    ``act`` each of its own actions."""
 
-    __slots__ = ("_last", "_memory", "_mine", "_now", "_now_view", "_text", "entries", "seat")
+    __slots__ = ("_last", "_memory", "_mine", "_now", "_now_state", "_now_view", "_text",
+                 "entries", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.entries: list[str] = []
         self._last: dict[str, Any] = {}        # the last canonical view (flat: one key a planet)
-        self._memory: dict[int, list[Any]] = {}  # card id -> [first round, last round, place]
+        # card id -> [first round, last round, the memory's column of the place last seen]
+        self._memory: dict[int, list[int]] = {}
         self._now: set[int] = set()            # the cards the current view shows
         self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
+        # what the seat is shown now: a state (``see_state``) or its view (``see``)
+        self._now_state: GameState | None = None
         self._now_view: dict[str, Any] | None = None
         self._text: str | None = None  # string(), kept until the record grows
+
+    def see_state(self, s: GameState) -> None:
+        """The seat is shown its view of ``s``: what ``see(view(s, seat))`` records, read from
+        the state (``engine.sight``). ``s`` must not change afterwards (a trail's copy)."""
+        flat, places = sight.sighting(s, self.seat)
+        self._take(flat)
+        rnd = s.round
+        memory = self._memory
+        columns = _COLUMN_OF_PLACE
+        for i in range(0, len(places), 2):
+            cid = places[i]
+            known = memory.get(cid)
+            if known is None:
+                memory[cid] = [rnd, rnd, columns[places[i + 1]]]
+            else:
+                known[1] = rnd
+                known[2] = columns[places[i + 1]]
+        self._now = set(places[0::2])
+        self._now_state = s
+        self._now_view = None
 
     def see(self, view: dict[str, Any]) -> None:
         """The seat is shown ``view`` (its own view, as every bot gets it)."""
@@ -128,25 +165,30 @@ class Recall:
         # one key per planet, so that an entry holds the planet that changed, not all five
         for p, planet in enumerate(flat.pop("planets")):
             flat[f"planet{p}"] = planet
-        last = self._last
-        # compared as values (cheap) and written as JSON only where they changed
-        changed = [key for key, value in flat.items() if key not in last or last[key] != value]
-        if changed:
-            self.entries.append("see {" + ",".join(
-                f'"{key}":' + json.dumps(flat[key], sort_keys=True, separators=(",", ":"))
-                for key in sorted(changed)) + "}")
-            self._last = flat
-            self._text = None
+        self._take(flat)
         rnd = view["round"]
         places = _places(view)
         for cid, place in places.items():
             memory = self._memory.get(cid)
             if memory is None:
-                self._memory[cid] = [rnd, rnd, place]
+                self._memory[cid] = [rnd, rnd, _PLACE_AT[place]]
             else:
-                memory[1], memory[2] = rnd, place
+                memory[1], memory[2] = rnd, _PLACE_AT[place]
         self._now = set(places)
         self._now_view = view
+        self._now_state = None
+
+    def _take(self, flat: dict[str, Any]) -> None:
+        """Record the keys of ``flat`` (a canonical view) that changed since the last."""
+        last = self._last
+        # compared as values (cheap) and written as JSON only where they changed (one JSON
+        # object of them, its keys sorted: what writing each key's JSON in turn gives)
+        changed = {key: value for key, value in flat.items()
+                   if key not in last or last[key] != value}
+        if changed:
+            self.entries.append("see " + _DUMPS(changed))
+            self._last = flat
+            self._text = None
 
     def act(self, index: int) -> None:
         """The seat played the action of this index (``bots.rl.encoding``)."""
@@ -177,22 +219,30 @@ class Recall:
         block = self._mine.copy() if out is None else out
         if out is not None:
             block[:] = self._mine
-        for cid, (first, last, place) in self._memory.items():
-            row = block[cid]
-            row[_RF["seen"]] = 1.0
-            row[_RF["gone"]] = 0.0 if cid in self._now else 1.0
-            row[_RF["first_seen_round"]] = min(first / 10.0, 1.0)
-            row[_RF["last_seen_round"]] = min(last / 10.0, 1.0)
-            row[_PLACE_AT[place]] = 1.0
+        memory = self._memory
+        if memory:
+            # every card seen at once (item assignment on a numpy array costs a call each)
+            count = len(memory)
+            cids = np.fromiter(memory, np.intp, count)
+            rows = np.array(list(memory.values()), np.float64).reshape(count, 3)
+            now = self._now
+            block[cids, _SEEN] = 1.0
+            block[cids, _GONE] = [0.0 if cid in now else 1.0 for cid in memory]
+            block[cids, _FIRST] = np.minimum(rows[:, 0] / 10.0, 1.0)
+            block[cids, _LAST] = np.minimum(rows[:, 1] / 10.0, 1.0)
+            block[cids, rows[:, 2].astype(np.intp)] = 1.0
         return block.reshape(RECALL_SIZE)
 
     def tensor(self, out: np.ndarray | None = None) -> np.ndarray:
         """The current observation, then the memory (``INFO_STATE_SIZE`` values)."""
         vec = np.zeros(INFO_STATE_SIZE, np.float32) if out is None else out
-        if self._now_view is None:
+        if self._now_state is not None:
+            encode_state(self._now_state, self.seat, out=vec[:enc.OBS_SIZE])
+        elif self._now_view is not None:
+            enc.encode_view(self._now_view, out=vec[:enc.OBS_SIZE])
+        else:
             vec[:] = 0.0
             return vec
-        enc.encode_view(self._now_view, out=vec[:enc.OBS_SIZE])
         self.memory(out=vec[enc.OBS_SIZE:].reshape(enc.N_CARDS, len(RECALL_FEATURES)))
         return vec
 
@@ -204,6 +254,7 @@ class Recall:
         new._memory = {cid: memory[:] for cid, memory in self._memory.items()}
         new._now = self._now
         new._mine = self._mine.copy()
+        new._now_state = self._now_state  # never changed once shown
         new._now_view = self._now_view
         new._text = self._text
         return new
