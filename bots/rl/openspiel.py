@@ -68,6 +68,7 @@ MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,
 _PLANET_ID = {name: i for i, name in enumerate(enc.PLANET_NAMES)}
 _EVENT_ID = {card.name: card.id for card in CARDS if card.faction is None}
 _PLANS: dict[int, list[tuple[str, tuple[str, ...], int]]] = {}
+_OBSERVERS: dict[bool, SolsticeObserver] = {}  # the tensors' observers (SolsticeState._tensor)
 _CHANCE_ID, _TERMINAL_ID = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
 
 _GAME_TYPE = pyspiel.GameType(
@@ -438,6 +439,26 @@ class SolsticeState(pyspiel.State):
     def observation_string(self, player: int | None = None) -> str:
         player = self.current_player() if player is None else player
         return _view_string(self, player)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's ``information_state_tensor``, answered here: pyspiel's own builds a new
+        initial state at every call (to learn the tensor's size) and copies the tensor twice;
+        the values are the same (the same observer writes them)."""
+        return self._tensor(True, player)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's ``observation_tensor``, answered here (as ``information_state_tensor``)."""
+        return self._tensor(False, player)
+
+    def _tensor(self, perfect_recall: bool, player: int | None) -> list[float]:
+        player = self.current_player() if player is None else player
+        if not 0 <= player < self._n:  # as pyspiel checks it
+            raise pyspiel.SpielError(f"player = {player}, num_players_ = {self._n}")
+        observer = _OBSERVERS.get(perfect_recall)
+        if observer is None:  # one per kind: an observer keeps nothing but its array
+            observer = _OBSERVERS[perfect_recall] = SolsticeObserver(perfect_recall)
+        observer.set_from(self, player)
+        return cast(list[float], observer.tensor.tolist())
 
     def information_state_string(self, player: int | None = None) -> str:
         """Perfect recall: every view the player was shown, in order, without slot numbers,
