@@ -12,6 +12,7 @@ compares the two over random games, value for value.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from engine.cards import CARDS, PLANET_LIMIT, PLANETS
@@ -176,3 +177,310 @@ def _decision(s: GameState, seat: int, card_of: list[int]) -> dict[str, Any]:
             "prompt": decision.prompt,
             "planet": planet,
             "card": None if slot is None else _label(card_of, slot) or "?"}
+
+
+# --- the record, kept incrementally ---------------------------------------------------------
+
+_DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+
+
+class Sight:
+    """One state of a game's trail as every seat is shown it: what no seat's knowledge changes
+    (the public keys, each planet without its labels) is read once and shared by every seat's
+    ``Record``, and so is what changed since the state before (``prev``). ``state`` must not
+    change afterwards (a trail's copy)."""
+
+    def __init__(self, state: GameState, prev: Sight | None) -> None:
+        self.state = state
+        self.prev = prev
+        self._live: list[int] | None = None
+        self._public: dict[str, Any] | None = None
+        self._public_changed: list[str] | None = None
+        self._skeletons: list[dict[str, Any]] | None = None
+        self._planet_same: list[bool] | None = None
+        self._json: dict[str, str] = {}             # public key -> its JSON
+        self._planets: dict[tuple[int, tuple[int, ...]], dict[str, Any]] = {}
+        self._planet_json: dict[tuple[int, tuple[int, ...]], str] = {}
+
+    def live(self) -> list[int]:
+        if self._live is None:
+            self._live = self.state.live_slots()
+        return self._live
+
+    def public(self) -> dict[str, Any]:
+        """The keys of a view that are the same for every seat."""
+        if self._public is None:
+            self._public = _public(self.state)
+        return self._public
+
+    def public_changed(self) -> list[str]:
+        """The public keys whose value differs from ``prev``'s (every key without one)."""
+        if self._public_changed is None:
+            now = self.public()
+            prev = self.prev
+            if prev is None:
+                self._public_changed = list(now)
+            else:
+                before = prev.public()
+                self._public_changed = [key for key, value in now.items()
+                                        if before[key] != value]
+        return self._public_changed
+
+    def public_json(self, key: str) -> str:
+        text = self._json.get(key)
+        if text is None:
+            text = self._json[key] = _DUMPS(self.public()[key])
+        return text
+
+    def skeletons(self) -> list[dict[str, Any]]:
+        """Each planet as a view shows it, but with no card's label and its limit as if known."""
+        if self._skeletons is None:
+            self._skeletons = _skeletons(self.state)
+        return self._skeletons
+
+    def planet_same(self) -> list[bool]:
+        """Per planet: whether its skeleton equals ``prev``'s (False without one)."""
+        if self._planet_same is None:
+            now = self.skeletons()
+            prev = self.prev
+            if prev is None:
+                self._planet_same = [False] * len(now)
+            else:
+                before = prev.skeletons()
+                self._planet_same = [before[p] == now[p] for p in range(len(now))]
+        return self._planet_same
+
+    def planet(self, p: int, cids: tuple[int, ...]) -> dict[str, Any]:
+        """Planet ``p`` as a seat that knows the cards ``cids`` (its cards' ids, -1 where
+        unknown, then its discards') is shown it."""
+        key = (p, cids)
+        value = self._planets.get(key)
+        if value is None:
+            value = self._planets[key] = _dress(self.skeletons()[p], cids)
+        return value
+
+    def planet_json(self, p: int, cids: tuple[int, ...]) -> str:
+        key = (p, cids)
+        text = self._planet_json.get(key)
+        if text is None:
+            text = self._planet_json[key] = _DUMPS(self.planet(p, cids))
+        return text
+
+
+def _public(s: GameState) -> dict[str, Any]:
+    n = s.n
+    config = s.config
+    phase = s.phase
+    decision = s.decision
+    return {
+        "players": n,
+        "factions": list(config.factions),
+        "events_in_play": list(config.events),
+        "round": s.round,
+        "phase": phase.value,
+        "direction": "left" if s.direction == 1 else "right",
+        "first_player": s.first_player,
+        "to_move": to_move(s),
+        "picked": [p is not None for p in s.picks] if phase is _DRAFT else [False] * n,
+        "has_prisoner": [x >= 0 for x in s.prisoner],
+        "captured": list(s.captured),
+        "claims": [{"event": CARDS[s.card_of[slot]].name, "seat": who, "round": rnd,
+                    "active": rnd == s.round - 1} for slot, who, rnd in s.claims],
+        "scores": [{"vp": vp, "casualties": lost} for vp, lost in zip(s.vp, s.casualties,
+                                                                     strict=True)],
+        "deck_size": len(s.deck),
+        "turn": s.turn if phase is _DISPATCH else None,
+        "waiting_for_decision": decision.seat if decision is not None else None,
+        "messenger": active_claim(s, "Messenger"),
+        "poison": active_claim(s, "Poison"),
+    }
+
+
+def _skeletons(s: GameState) -> list[dict[str, Any]]:
+    face_up, dispatcher, claim = s.face_up, s.dispatcher, s.claim
+    controller, resolved = s.controller, s.resolved
+    vision, discarded, started = s.vision_up, s.planet_discarded, s.planet_started
+    resolving, sentry = s.phase is _RESOLVE, s.sentry_planet
+    config = s.config
+    blockade = "Blockade" in config.events
+    out: list[dict[str, Any]] = []
+    for p, (name, here) in enumerate(zip(config.planets, s.planets, strict=True)):
+        cards: list[dict[str, Any]] = []
+        for slot in here:
+            up = face_up[slot]
+            cards.append({"label": None, "face_up": up, "dispatcher": dispatcher[slot],
+                          "claim": claim[slot] or None,
+                          "controller": controller[slot] if up else None,
+                          "resolved": resolved[slot]})
+        planet: dict[str, Any] = {
+            "name": name, "vp": _VP[name], "rule": _RULE_TEXT[name],
+            "limit": planet_limit(s, p) if blockade else PLANET_LIMIT,
+            "vision_face_up": vision[p], "cards": cards, "strongest": None,
+            "favored": None, "sentry": sentry == p,
+            "discarded": [None] * len(discarded[p]),
+        }
+        if resolving and started[p]:
+            st, fv = strongest_and_favored(s, p)
+            planet["strongest"] = st if st >= 0 else None
+            planet["favored"] = fv if fv >= 0 else None
+        out.append(planet)
+    return out
+
+
+def _dress(skeleton: dict[str, Any], cids: tuple[int, ...]) -> dict[str, Any]:
+    """``skeleton`` with the labels of ``cids`` (``Sight.planet``), and no limit unless every
+    face-up card is known, as ``view`` shows a planet."""
+    planet = dict(skeleton)
+    limit_known = True
+    cards: list[dict[str, Any]] = []
+    i = 0
+    for card in skeleton["cards"]:
+        cid = cids[i]
+        i += 1
+        if cid < 0:
+            if card["face_up"]:
+                limit_known = False
+            cards.append(card)
+        else:
+            dressed = dict(card)
+            dressed["label"] = LABELS[cid]
+            cards.append(dressed)
+    planet["cards"] = cards
+    planet["discarded"] = [LABELS[cid] if cid >= 0 else None for cid in cids[i:]]
+    if not limit_known:
+        planet["limit"] = None
+    return planet
+
+
+class Record:
+    """What one seat's record has been shown: its last values (``sighting``'s keys), where
+    it last saw each card and when, for ``see`` to tell what a new state changes."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.values: dict[str, Any] = {}  # replaced, never changed in place (copies share it)
+        self.last: Sight | None = None
+        self.cids: list[tuple[int, ...]] = []   # per planet: the card ids it was shown there
+        # per card id: the round it was first and last seen (-1: never), the place last seen
+        self.first = [-1] * len(CARDS)
+        self.latest = [-1] * len(CARDS)
+        self.place = [-1] * len(CARDS)
+        self.now: list[int] = []  # the card ids the last state shows
+
+    def copy(self) -> Record:
+        new = Record(self.seat)
+        new.values, new.last, new.cids = self.values, self.last, self.cids
+        new.first, new.latest, new.place = self.first[:], self.latest[:], self.place[:]
+        new.now = self.now
+        return new
+
+    def see(self, sight: Sight) -> str | None:
+        """Take in the seat's view of ``sight``'s state: the entry ``Recall.see`` writes for it
+        (``see {...}``: the keys that changed, as JSON), or None when nothing changed."""
+        s = sight.state
+        seat = self.seat
+        live = sight.live()
+        card_of = s.card_of[:]
+        known = s.known
+        bit = 1 << seat
+        for x in live:
+            if not known[x] & bit:
+                card_of[x] = -1
+        # where each card is, as ``sighting`` places it
+        rnd = s.round
+        first, latest, place_of = self.first, self.latest, self.place
+        taken = [False] * len(CARDS)
+        now: list[int] = []
+
+        def place(cid: int, where: int) -> None:
+            if cid >= 0 and not taken[cid]:
+                taken[cid] = True
+                now.append(cid)
+                if first[cid] < 0:
+                    first[cid] = rnd
+                latest[cid] = rnd
+                place_of[cid] = where
+
+        hand, drafted, mine = s.hands[seat], s.drafted[seat], s.prisoner[seat]
+        for x in hand:
+            place(card_of[x], PLACE_HAND)
+        for x in drafted:
+            place(card_of[x], PLACE_DRAFTED)
+        if mine >= 0:
+            place(card_of[mine], PLACE_PRISONER)
+        face_up, discarded = s.face_up, s.planet_discarded
+        planets = s.planets
+        cids_now: list[tuple[int, ...]] = []
+        for p in range(len(planets)):
+            up_at, down_at = PLACE_UP + 2 * p, PLACE_DOWN + 2 * p
+            ids: list[int] = []
+            for slot in planets[p]:
+                cid = card_of[slot]
+                ids.append(cid)
+                place(cid, up_at if face_up[slot] else down_at)
+            for x in discarded[p]:
+                cid = card_of[x]
+                ids.append(cid)
+                place(cid, PLACE_DISCARDED)
+            cids_now.append(tuple(ids))
+        labels: list[str] = []
+        for x in live:
+            cid = card_of[x]
+            if cid >= 0:
+                labels.append(LABELS[cid])
+                place(cid, PLACE_ELSEWHERE)
+        labels.sort()
+        self.now = now
+        # the seat's own keys
+        pending = [len(made) // 2 if made is not None and other != seat else 0
+                   for other, made in enumerate(s.picks)]
+        decision = s.decision
+        own: dict[str, Any] = {
+            "seat": seat,
+            "hand": _sorted_labels(card_of, hand),
+            "drafted": _sorted_labels(card_of, drafted),
+            "hand_sizes": [len(h) + pending[i] for i, h in enumerate(s.hands)],
+            "drafted_counts": [len(d) - pending[i] for i, d in enumerate(s.drafted)],
+            "pick_count": must_pick(s, seat),
+            "prisoner": None if mine < 0 else _label(card_of, mine) or "?",
+            "decision": None if decision is None or decision.seat != seat
+            else _decision(s, seat, card_of),
+            "known": labels,
+        }
+        values = self.values
+        changed: dict[str, str] = {}  # key -> its JSON
+        fresh: dict[str, Any] = {}    # key -> its new value
+        for key, value in own.items():
+            if key not in values or values[key] != value:
+                changed[key] = _DUMPS(value)
+                fresh[key] = value
+        following = self.last is not None and self.last is sight.prev
+        public = sight.public()
+        if following:  # what changed since the state before is what changed since the last
+            for key in sight.public_changed():
+                changed[key] = sight.public_json(key)
+                fresh[key] = public[key]
+        else:
+            for key, value in public.items():
+                if key not in values or values[key] != value:
+                    changed[key] = sight.public_json(key)
+                    fresh[key] = value
+        same = sight.planet_same() if following else []
+        last_cids = self.cids
+        for p in range(len(cids_now)):
+            cids = cids_now[p]
+            if following and same[p] and cids == last_cids[p]:
+                continue
+            key = _PLANET_KEYS[p]
+            value = sight.planet(p, cids)
+            if key not in values or values[key] != value:
+                changed[key] = sight.planet_json(p, cids)
+                fresh[key] = value
+        self.cids = cids_now
+        self.last = sight
+        if not changed:
+            return None
+        merged = dict(values)
+        merged.update(fresh)
+        self.values = merged
+        return "see {" + ",".join(f'"{key}":{changed[key]}' for key in sorted(changed)) + "}"

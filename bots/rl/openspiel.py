@@ -61,6 +61,7 @@ from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
 from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
+from engine.sight import Sight
 from engine.view import redact
 
 MAX_CHANCE_OUTCOMES = len(CARDS)
@@ -153,10 +154,12 @@ class _Game:
         self.picks: list[Pick] = []           # its picks so far, in seat order, not applied
         self.recall: list[Recall] = []        # each seat's record of its views and actions
         # What each record has yet to take in, in order: a copy of the state after each step
-        # (every seat is shown its view of it) or a seat's own action (seat, index). Records
-        # take it in only when an information state is asked for: a search's rollouts, which
-        # never ask, pay one state copy a step, not a view per seat.
-        self.trail: list[GameState | tuple[int, int]] = []
+        # (every seat is shown its view of it; a Sight shares what the seats' records read
+        # of it) or a seat's own action (seat, index). Records take it in only when an
+        # information state is asked for: a search's rollouts, which never ask, pay one state
+        # copy a step, not a view per seat.
+        self.trail: list[Sight | tuple[int, int]] = []
+        self.last_sight: Sight | None = None  # the trail's last state
         self.taken: list[int] = []            # per seat: how much of the trail its record holds
         # per seat: what it remembers of the round's draft (bots.memory), for resampling
         self.memory: list[DraftMemory] = []
@@ -181,6 +184,7 @@ class _Game:
         new.picks = self.picks[:]
         new.recall = [r.copy() for r in self.recall]
         new.trail = self.trail[:]  # its states are never changed once there
+        new.last_sight = self.last_sight
         new.taken = self.taken[:]
         new.memory = [_copy_memory(m) for m in self.memory]
         new.remembered = self.remembered[:]
@@ -380,7 +384,8 @@ class SolsticeState(pyspiel.State):
         nothing to its record): noted on the trail, taken in by ``_recall``."""
         g = self._g
         if g.state is not None:
-            g.trail.append(g.state.clone())
+            g.last_sight = Sight(g.state.clone(), g.last_sight)
+            g.trail.append(g.last_sight)
 
     def _draft_memory(self, player: int) -> DraftMemory:
         """What the player remembers of the round's draft, with all the trail seen (each
@@ -389,7 +394,7 @@ class SolsticeState(pyspiel.State):
         memory = g.memory[player]
         for entry in g.trail[g.remembered[player]:]:
             if not isinstance(entry, tuple):
-                memory.observe(redact(entry, player))
+                memory.observe(redact(entry.state, player))
         g.remembered[player] = len(g.trail)
         return memory
 
@@ -402,7 +407,7 @@ class SolsticeState(pyspiel.State):
                 if entry[0] == player:
                     recall.act(entry[1])
             else:
-                recall.see_state(entry)
+                recall.see_sight(entry)
         g.taken[player] = len(g.trail)
         return recall
 
@@ -498,7 +503,7 @@ class SolsticeState(pyspiel.State):
         for seat in range(self._n):
             if seat != player:
                 clone._g.recall[seat] = Recall(seat)
-                clone._g.recall[seat].see(Turn(world, seat, []).view)
+                clone._g.recall[seat].see_state(world.clone())  # the world plays on
                 clone._g.taken[seat] = len(clone._g.trail)
         for i, pick in enumerate(clone._g.picks):
             if pick.seat != player:

@@ -84,6 +84,11 @@ _COLUMN_OF_PLACE: tuple[int, ...] = (
     _PLACE_AT["discarded"], _PLACE_AT["elsewhere"],
     *(_PLACE_AT[f"planet{p}_{side}"] for p in range(enc.MAX_PLANETS)
       for side in ("face_up", "face_down")))
+_PLACE_CODE = {place: code for code, place in enumerate(
+    ("my_hand", "my_drafted", "my_prisoner", "discarded", "elsewhere",
+     *(f"planet{p}_{side}" for p in range(enc.MAX_PLANETS)
+       for side in ("face_up", "face_down"))))}
+_COLUMNS = np.array(_COLUMN_OF_PLACE, np.intp)
 _DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 RECALL_SIZE = enc.N_CARDS * len(RECALL_FEATURES)
 INFO_STATE_SIZE = enc.OBS_SIZE + RECALL_SIZE
@@ -120,75 +125,65 @@ def _places(view: dict[str, Any]) -> dict[int, str]:
 
 
 class Recall:
-    """One seat's record: ``see_state`` every state it is shown (or ``see`` its view of it),
-    ``act`` each of its own actions."""
+    """One seat's record: ``see_sight`` every state of a trail it is shown (or ``see`` its
+    view of a state), ``act`` each of its own actions."""
 
-    __slots__ = ("_last", "_memory", "_mine", "_now", "_now_state", "_now_view", "_text",
-                 "entries", "seat")
+    __slots__ = ("_mine", "_now_state", "_now_view", "_record", "_text", "entries", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.entries: list[str] = []
-        self._last: dict[str, Any] = {}        # the last canonical view (flat: one key a planet)
-        # card id -> [first round, last round, the memory's column of the place last seen]
-        self._memory: dict[int, list[int]] = {}
-        self._now: set[int] = set()            # the cards the current view shows
+        # the last values shown, and where and when each card was seen (engine.sight)
+        self._record = sight.Record(seat)
         self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
-        # what the seat is shown now: a state (``see_state``) or its view (``see``)
+        # what the seat is shown now: a state (``see_sight``) or its view (``see``)
         self._now_state: GameState | None = None
         self._now_view: dict[str, Any] | None = None
         self._text: str | None = None  # string(), kept until the record grows
 
-    def see_state(self, s: GameState) -> None:
-        """The seat is shown its view of ``s``: what ``see(view(s, seat))`` records, read from
-        the state (``engine.sight``). ``s`` must not change afterwards (a trail's copy)."""
-        flat, places = sight.sighting(s, self.seat)
-        self._take(flat)
-        rnd = s.round
-        memory = self._memory
-        columns = _COLUMN_OF_PLACE
-        for i in range(0, len(places), 2):
-            cid = places[i]
-            known = memory.get(cid)
-            if known is None:
-                memory[cid] = [rnd, rnd, columns[places[i + 1]]]
-            else:
-                known[1] = rnd
-                known[2] = columns[places[i + 1]]
-        self._now = set(places[0::2])
-        self._now_state = s
+    def see_sight(self, shown: sight.Sight) -> None:
+        """The seat is shown its view of ``shown.state``: what ``see(view(state, seat))``
+        records, read from the state and from what the trail's states share
+        (``engine.sight``)."""
+        entry = self._record.see(shown)
+        if entry is not None:
+            self.entries.append(entry)
+            self._text = None
+        self._now_state = shown.state
         self._now_view = None
 
+    def see_state(self, s: GameState) -> None:
+        """``see_sight`` of a state alone (``s`` must not change afterwards)."""
+        self.see_sight(sight.Sight(s, None))
+
     def see(self, view: dict[str, Any]) -> None:
-        """The seat is shown ``view`` (its own view, as every bot gets it)."""
+        """The seat is shown ``view`` (its own view, as every bot gets it): the reference
+        ``see_sight`` is checked against (``tests/test_rl_recall_fast.py``)."""
         flat = canonical_view(view)
         # one key per planet, so that an entry holds the planet that changed, not all five
         for p, planet in enumerate(flat.pop("planets")):
             flat[f"planet{p}"] = planet
-        self._take(flat)
-        rnd = view["round"]
-        places = _places(view)
-        for cid, place in places.items():
-            memory = self._memory.get(cid)
-            if memory is None:
-                self._memory[cid] = [rnd, rnd, _PLACE_AT[place]]
-            else:
-                memory[1], memory[2] = rnd, _PLACE_AT[place]
-        self._now = set(places)
-        self._now_view = view
-        self._now_state = None
-
-    def _take(self, flat: dict[str, Any]) -> None:
-        """Record the keys of ``flat`` (a canonical view) that changed since the last."""
-        last = self._last
+        record = self._record
+        last = record.values
         # compared as values (cheap) and written as JSON only where they changed (one JSON
         # object of them, its keys sorted: what writing each key's JSON in turn gives)
         changed = {key: value for key, value in flat.items()
                    if key not in last or last[key] != value}
         if changed:
             self.entries.append("see " + _DUMPS(changed))
-            self._last = flat
+            record.values = flat
             self._text = None
+        record.last = None  # the next sight compares every key
+        rnd = view["round"]
+        places = _places(view)
+        for cid, place in places.items():
+            if record.first[cid] < 0:
+                record.first[cid] = rnd
+            record.latest[cid] = rnd
+            record.place[cid] = _PLACE_CODE[place]
+        record.now = list(places)
+        self._now_view = view
+        self._now_state = None
 
     def act(self, index: int) -> None:
         """The seat played the action of this index (``bots.rl.encoding``)."""
@@ -219,18 +214,19 @@ class Recall:
         block = self._mine.copy() if out is None else out
         if out is not None:
             block[:] = self._mine
-        memory = self._memory
-        if memory:
-            # every card seen at once (item assignment on a numpy array costs a call each)
-            count = len(memory)
-            cids = np.fromiter(memory, np.intp, count)
-            rows = np.array(list(memory.values()), np.float64).reshape(count, 3)
-            now = self._now
-            block[cids, _SEEN] = 1.0
-            block[cids, _GONE] = [0.0 if cid in now else 1.0 for cid in memory]
-            block[cids, _FIRST] = np.minimum(rows[:, 0] / 10.0, 1.0)
-            block[cids, _LAST] = np.minimum(rows[:, 1] / 10.0, 1.0)
-            block[cids, rows[:, 2].astype(np.intp)] = 1.0
+        record = self._record
+        # every card seen at once (item assignment on a numpy array costs a call each)
+        first = np.array(record.first, np.float64)
+        seen = np.flatnonzero(first >= 0)
+        if len(seen):
+            block[seen, _SEEN] = 1.0
+            block[seen, _GONE] = 1.0
+            if record.now:
+                block[record.now, _GONE] = 0.0
+            block[seen, _FIRST] = np.minimum(first[seen] / 10.0, 1.0)
+            latest = np.array(record.latest, np.float64)
+            block[seen, _LAST] = np.minimum(latest[seen] / 10.0, 1.0)
+            block[seen, _COLUMNS[np.array(record.place, np.intp)[seen]]] = 1.0
         return block.reshape(RECALL_SIZE)
 
     def tensor(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -250,9 +246,7 @@ class Recall:
         new = Recall.__new__(Recall)
         new.seat = self.seat
         new.entries = self.entries[:]
-        new._last = self._last  # replaced, never changed in place
-        new._memory = {cid: memory[:] for cid, memory in self._memory.items()}
-        new._now = self._now
+        new._record = self._record.copy()
         new._mine = self._mine.copy()
         new._now_state = self._now_state  # never changed once shown
         new._now_view = self._now_view
