@@ -2,12 +2,16 @@
 
 A perfect-recall information state (``bots.rl.recall``) records every view its seat is shown,
 after every step of the game, without the slot numbers (bookkeeping a secret relabel order
-decides). Building the whole view (``engine.view.view``: every card as a dict with its slot,
-the legal actions' texts, the log) and then taking the slots back out cost most of a learning
-step. ``sighting`` reads the same facts straight from the state, the way ``view`` derives them,
-into the record's form at once (``bots.rl.recall.canonical_view`` of the view, its planets as
-one key each), and says where each card the seat knows is. ``tests/test_rl_recall_fast.py``
-compares the two over random games, value for value.
+decides), each as the keys that changed since the one before. Building the whole view of
+every state for every seat (``engine.view.view``: every card as a dict with its slot, the
+legal actions' texts, the log), taking the slots back out and comparing every key cost most of
+a learning step. Here a ``Sight`` of each state of the game's trail reads once, for every
+seat, what is the same for all (the public keys, each planet without its labels) and what
+changed since the state before; a seat's ``Record`` then reads only its own knowledge (its
+cards, the labels it knows) and takes the rest from the sight, in the record's form
+(``bots.rl.recall.canonical_view`` of the view, each planet under its own key).
+``tests/test_rl_recall_fast.py`` compares the records with ones made from the views over
+random games, entry for entry.
 """
 
 from __future__ import annotations
@@ -29,9 +33,10 @@ _RULE_TEXT: dict[str, str] = {name: planet.rule_text() for name, planet in PLANE
 _VP: dict[str, int] = {name: planet.vp for name, planet in PLANETS.items()}
 _PLANET_KEYS: tuple[str, ...] = tuple(f"planet{p}" for p in range(64))
 
-# Where ``sighting`` says a card is (the first of these that shows it, in this order): the
-# seat's hand, its drafted cards, its prisoner, a planet (face up: ``PLACE_UP + 2 * p``, face
-# down: ``PLACE_DOWN + 2 * p``) or its discards, or known elsewhere (a hand it passed, ...).
+# Where a ``Record`` notes a card was last seen (the first of these that shows it, in this
+# order): the seat's hand, its drafted cards, its prisoner, a planet (face up:
+# ``PLACE_UP + 2 * p``, face down: ``PLACE_DOWN + 2 * p``) or its discards, or known elsewhere
+# (a hand it passed, ...).
 PLACE_HAND, PLACE_DRAFTED, PLACE_PRISONER, PLACE_DISCARDED, PLACE_ELSEWHERE = 0, 1, 2, 3, 4
 PLACE_UP, PLACE_DOWN = 5, 6
 
@@ -48,116 +53,6 @@ def _sorted_labels(card_of: list[int], slots: list[int]) -> list[str]:
         out.append(LABELS[cid] if cid >= 0 else "?")
     out.sort()
     return out
-
-
-def sighting(s: GameState, seat: int) -> tuple[dict[str, Any], list[int]]:
-    """``seat``'s view of ``s`` without its slot numbers, as ``canonical_view`` writes it, with
-    each planet under its own key (``planet0``, ...), and without the log and the legal
-    actions; then where the view shows each card: card id, place (``PLACE_*``), card id, ..."""
-    live = s.live_slots()
-    card_of = s.card_of[:]  # the cards the seat may know; -1 elsewhere (as ``view`` hides)
-    known = s.known
-    bit = 1 << seat
-    for x in live:
-        if not known[x] & bit:
-            card_of[x] = -1
-    places: list[int] = []
-    seen = [False] * len(CARDS)
-
-    def place(cid: int, where: int) -> None:
-        if cid >= 0 and not seen[cid]:
-            seen[cid] = True
-            places.append(cid)
-            places.append(where)
-
-    n = s.n
-    config = s.config
-    hand, drafted, mine = s.hands[seat], s.drafted[seat], s.prisoner[seat]
-    for x in hand:
-        place(card_of[x], PLACE_HAND)
-    for x in drafted:
-        place(card_of[x], PLACE_DRAFTED)
-    if mine >= 0:
-        place(card_of[mine], PLACE_PRISONER)
-    phase = s.phase
-    pending = [len(made) // 2 if made is not None and other != seat else 0
-               for other, made in enumerate(s.picks)]
-    decision = s.decision
-    out: dict[str, Any] = {
-        "seat": seat,
-        "players": n,
-        "factions": list(config.factions),
-        "events_in_play": list(config.events),
-        "round": s.round,
-        "phase": phase.value,
-        "direction": "left" if s.direction == 1 else "right",
-        "first_player": s.first_player,
-        "to_move": to_move(s),
-        "hand": _sorted_labels(card_of, hand),
-        "drafted": _sorted_labels(card_of, drafted),
-        "hand_sizes": [len(h) + pending[i] for i, h in enumerate(s.hands)],
-        "drafted_counts": [len(d) - pending[i] for i, d in enumerate(s.drafted)],
-        "pick_count": must_pick(s, seat),
-        "picked": [p is not None for p in s.picks] if phase is _DRAFT else [False] * n,
-        "prisoner": None if mine < 0 else _label(card_of, mine) or "?",
-        "has_prisoner": [x >= 0 for x in s.prisoner],
-        "captured": list(s.captured),
-        "claims": [{"event": CARDS[s.card_of[slot]].name, "seat": who, "round": rnd,
-                    "active": rnd == s.round - 1} for slot, who, rnd in s.claims],
-        "scores": [{"vp": vp, "casualties": lost} for vp, lost in zip(s.vp, s.casualties,
-                                                                     strict=True)],
-        "deck_size": len(s.deck),
-        "turn": s.turn if phase is _DISPATCH else None,
-        "decision": None if decision is None or decision.seat != seat
-        else _decision(s, seat, card_of),
-        "waiting_for_decision": decision.seat if decision is not None else None,
-        "messenger": active_claim(s, "Messenger"),
-        "poison": active_claim(s, "Poison"),
-    }
-    face_up, dispatcher, claim = s.face_up, s.dispatcher, s.claim
-    controller, resolved = s.controller, s.resolved
-    vision, discarded, started = s.vision_up, s.planet_discarded, s.planet_started
-    resolving, sentry = phase is _RESOLVE, s.sentry_planet
-    blockade = "Blockade" in config.events
-    for p, (name, here) in enumerate(zip(config.planets, s.planets, strict=True)):
-        cards: list[dict[str, Any]] = []
-        limit_known = True
-        up_at, down_at = PLACE_UP + 2 * p, PLACE_DOWN + 2 * p
-        for slot in here:
-            up = face_up[slot]
-            cid = card_of[slot]
-            if cid < 0 and up:
-                limit_known = False
-            place(cid, up_at if up else down_at)
-            cards.append({"label": LABELS[cid] if cid >= 0 else None,
-                          "face_up": up, "dispatcher": dispatcher[slot],
-                          "claim": claim[slot] or None,
-                          "controller": controller[slot] if up else None,
-                          "resolved": resolved[slot]})
-        gone = [_label(card_of, x) for x in discarded[p]]
-        for x in discarded[p]:
-            place(card_of[x], PLACE_DISCARDED)
-        planet: dict[str, Any] = {
-            "name": name, "vp": _VP[name], "rule": _RULE_TEXT[name],
-            "limit": (planet_limit(s, p) if blockade else PLANET_LIMIT) if limit_known
-            else None,
-            "vision_face_up": vision[p], "cards": cards, "strongest": None,
-            "favored": None, "sentry": sentry == p, "discarded": gone,
-        }
-        if resolving and started[p]:
-            st, fv = strongest_and_favored(s, p)
-            planet["strongest"] = st if st >= 0 else None
-            planet["favored"] = fv if fv >= 0 else None
-        out[_PLANET_KEYS[p]] = planet
-    labels: list[str] = []
-    for x in live:
-        cid = card_of[x]
-        if cid >= 0:
-            labels.append(LABELS[cid])
-            place(cid, PLACE_ELSEWHERE)
-    labels.sort()
-    out["known"] = labels
-    return out, places
 
 
 def _decision(s: GameState, seat: int, card_of: list[int]) -> dict[str, Any]:
@@ -196,7 +91,7 @@ class Sight:
         self._live: list[int] | None = None
         self._public: dict[str, Any] | None = None
         self._public_changed: list[str] | None = None
-        self._skeletons: list[dict[str, Any]] | None = None
+        self._skeletons: list[dict[str, Any] | None] | None = None
         self._planet_same: list[bool] | None = None
         self._json: dict[str, str] = {}             # public key -> its JSON
         self._planets: dict[tuple[int, tuple[int, ...]], dict[str, Any]] = {}
@@ -232,22 +127,25 @@ class Sight:
             text = self._json[key] = _DUMPS(self.public()[key])
         return text
 
-    def skeletons(self) -> list[dict[str, Any]]:
-        """Each planet as a view shows it, but with no card's label and its limit as if known."""
+    def skeleton(self, p: int) -> dict[str, Any]:
+        """Planet ``p`` as a view shows it, but with no card's label and its limit as if
+        known (made when a seat's record first needs it)."""
         if self._skeletons is None:
-            self._skeletons = _skeletons(self.state)
-        return self._skeletons
+            self._skeletons = [None] * len(self.state.planets)
+        made = self._skeletons[p]
+        if made is None:
+            made = self._skeletons[p] = _skeleton(self.state, p)
+        return made
 
     def planet_same(self) -> list[bool]:
-        """Per planet: whether its skeleton equals ``prev``'s (False without one)."""
+        """Per planet: whether every fact its skeleton is made of is as in ``prev``'s state
+        (False without one, or where a resolution's strongest seat would need working out),
+        read from the two states without making the skeletons."""
         if self._planet_same is None:
-            now = self.skeletons()
             prev = self.prev
-            if prev is None:
-                self._planet_same = [False] * len(now)
-            else:
-                before = prev.skeletons()
-                self._planet_same = [before[p] == now[p] for p in range(len(now))]
+            count = len(self.state.planets)
+            self._planet_same = [False] * count if prev is None \
+                else [_planet_same(prev.state, self.state, p) for p in range(count)]
         return self._planet_same
 
     def planet(self, p: int, cids: tuple[int, ...]) -> dict[str, Any]:
@@ -256,7 +154,7 @@ class Sight:
         key = (p, cids)
         value = self._planets.get(key)
         if value is None:
-            value = self._planets[key] = _dress(self.skeletons()[p], cids)
+            value = self._planets[key] = _dress(self.skeleton(p), cids)
         return value
 
     def planet_json(self, p: int, cids: tuple[int, ...]) -> str:
@@ -296,35 +194,56 @@ def _public(s: GameState) -> dict[str, Any]:
     }
 
 
-def _skeletons(s: GameState) -> list[dict[str, Any]]:
+def _skeleton(s: GameState, p: int) -> dict[str, Any]:
     face_up, dispatcher, claim = s.face_up, s.dispatcher, s.claim
     controller, resolved = s.controller, s.resolved
-    vision, discarded, started = s.vision_up, s.planet_discarded, s.planet_started
-    resolving, sentry = s.phase is _RESOLVE, s.sentry_planet
     config = s.config
-    blockade = "Blockade" in config.events
-    out: list[dict[str, Any]] = []
-    for p, (name, here) in enumerate(zip(config.planets, s.planets, strict=True)):
-        cards: list[dict[str, Any]] = []
-        for slot in here:
-            up = face_up[slot]
-            cards.append({"label": None, "face_up": up, "dispatcher": dispatcher[slot],
-                          "claim": claim[slot] or None,
-                          "controller": controller[slot] if up else None,
-                          "resolved": resolved[slot]})
-        planet: dict[str, Any] = {
-            "name": name, "vp": _VP[name], "rule": _RULE_TEXT[name],
-            "limit": planet_limit(s, p) if blockade else PLANET_LIMIT,
-            "vision_face_up": vision[p], "cards": cards, "strongest": None,
-            "favored": None, "sentry": sentry == p,
-            "discarded": [None] * len(discarded[p]),
-        }
-        if resolving and started[p]:
-            st, fv = strongest_and_favored(s, p)
-            planet["strongest"] = st if st >= 0 else None
-            planet["favored"] = fv if fv >= 0 else None
-        out.append(planet)
-    return out
+    name = config.planets[p]
+    cards: list[dict[str, Any]] = []
+    for slot in s.planets[p]:
+        up = face_up[slot]
+        cards.append({"label": None, "face_up": up, "dispatcher": dispatcher[slot],
+                      "claim": claim[slot] or None,
+                      "controller": controller[slot] if up else None,
+                      "resolved": resolved[slot]})
+    planet: dict[str, Any] = {
+        "name": name, "vp": _VP[name], "rule": _RULE_TEXT[name],
+        "limit": planet_limit(s, p) if "Blockade" in config.events else PLANET_LIMIT,
+        "vision_face_up": s.vision_up[p], "cards": cards, "strongest": None,
+        "favored": None, "sentry": s.sentry_planet == p,
+        "discarded": [None] * len(s.planet_discarded[p]),
+    }
+    if s.phase is _RESOLVE and s.planet_started[p]:
+        st, fv = strongest_and_favored(s, p)
+        planet["strongest"] = st if st >= 0 else None
+        planet["favored"] = fv if fv >= 0 else None
+    return planet
+
+
+def _planet_same(a: GameState, b: GameState, p: int) -> bool:
+    """Whether ``_skeleton(a, p)`` and ``_skeleton(b, p)`` are sure to be equal: every fact
+    they are made of is (a resolving planet's strongest seat is not worked out: not sure)."""
+    if (a.phase is _RESOLVE and a.planet_started[p]) or \
+            (b.phase is _RESOLVE and b.planet_started[p]):
+        return False
+    here_a, here_b = a.planets[p], b.planets[p]
+    if len(here_a) != len(here_b) or a.vision_up[p] != b.vision_up[p] or \
+            (a.sentry_planet == p) != (b.sentry_planet == p) or \
+            len(a.planet_discarded[p]) != len(b.planet_discarded[p]):
+        return False
+    if a.config is not b.config and a.config.planets[p] != b.config.planets[p]:
+        return False
+    up_a, up_b = a.face_up, b.face_up
+    for i in range(len(here_a)):
+        x, y = here_a[i], here_b[i]
+        up = up_a[x]
+        if up != up_b[y] or a.dispatcher[x] != b.dispatcher[y] or \
+                a.claim[x] != b.claim[y] or a.resolved[x] != b.resolved[y] or \
+                (up and a.controller[x] != b.controller[y]):
+            return False
+    if "Blockade" in b.config.events or "Blockade" in a.config.events:
+        return planet_limit(a, p) == planet_limit(b, p)
+    return True
 
 
 def _dress(skeleton: dict[str, Any], cids: tuple[int, ...]) -> dict[str, Any]:

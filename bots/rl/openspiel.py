@@ -463,7 +463,14 @@ class SolsticeState(pyspiel.State):
         if observer is None:  # one per kind: an observer keeps nothing but its array
             observer = _OBSERVERS[perfect_recall] = SolsticeObserver(perfect_recall)
         observer.set_from(self, player)
-        return cast(list[float], observer.tensor.tolist())
+        # A list of its few non-zero values over zeros: ``tolist`` makes a float object for
+        # each of the thousands of entries, most of them zero (a tenth of a step).
+        tensor = observer.tensor
+        out = [0.0] * len(tensor)
+        where = np.flatnonzero(tensor)
+        for i, value in zip(where.tolist(), tensor[where].tolist(), strict=True):
+            out[i] = value
+        return out
 
     def information_state_string(self, player: int | None = None) -> str:
         """Perfect recall: every view the player was shown, in order, without slot numbers,
