@@ -77,6 +77,9 @@ def _decision(s: GameState, seat: int, card_of: list[int]) -> dict[str, Any]:
 # --- the record, kept incrementally ---------------------------------------------------------
 
 _DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+# a planet's dicts are made with their keys in sorted order, so its JSON is _DUMPS's without
+# sorting every card's keys again
+_PLANET_DUMPS = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class Sight:
@@ -161,7 +164,7 @@ class Sight:
         key = (p, cids)
         text = self._planet_json.get(key)
         if text is None:
-            text = self._planet_json[key] = _DUMPS(self.planet(p, cids))
+            text = self._planet_json[key] = _PLANET_DUMPS(self.planet(p, cids))
         return text
 
 
@@ -202,16 +205,16 @@ def _skeleton(s: GameState, p: int) -> dict[str, Any]:
     cards: list[dict[str, Any]] = []
     for slot in s.planets[p]:
         up = face_up[slot]
-        cards.append({"label": None, "face_up": up, "dispatcher": dispatcher[slot],
-                      "claim": claim[slot] or None,
+        # the keys in sorted order: a planet's JSON is written without sorting (_PLANET_DUMPS)
+        cards.append({"claim": claim[slot] or None,
                       "controller": controller[slot] if up else None,
+                      "dispatcher": dispatcher[slot], "face_up": up, "label": None,
                       "resolved": resolved[slot]})
     planet: dict[str, Any] = {
-        "name": name, "vp": _VP[name], "rule": _RULE_TEXT[name],
+        "cards": cards, "discarded": [None] * len(s.planet_discarded[p]), "favored": None,
         "limit": planet_limit(s, p) if "Blockade" in config.events else PLANET_LIMIT,
-        "vision_face_up": s.vision_up[p], "cards": cards, "strongest": None,
-        "favored": None, "sentry": s.sentry_planet == p,
-        "discarded": [None] * len(s.planet_discarded[p]),
+        "name": name, "rule": _RULE_TEXT[name], "sentry": s.sentry_planet == p,
+        "strongest": None, "vision_face_up": s.vision_up[p], "vp": _VP[name],
     }
     if s.phase is _RESOLVE and s.planet_started[p]:
         st, fv = strongest_and_favored(s, p)
@@ -271,6 +274,19 @@ def _dress(skeleton: dict[str, Any], cids: tuple[int, ...]) -> dict[str, Any]:
     return planet
 
 
+def _place(cid: int, where: int, rnd: int, taken: list[bool], now: list[int],
+           first: list[int], latest: list[int], place_of: list[int]) -> None:
+    """Note card ``cid`` (-1: none) seen at ``where`` in round ``rnd``, unless this state
+    already showed it in a place that comes first."""
+    if cid >= 0 and not taken[cid]:
+        taken[cid] = True
+        now.append(cid)
+        if first[cid] < 0:
+            first[cid] = rnd
+        latest[cid] = rnd
+        place_of[cid] = where
+
+
 class Record:
     """What one seat's record has been shown: its last values (``sighting``'s keys), where
     it last saw each card and when, for ``see`` to tell what a new state changes."""
@@ -293,6 +309,36 @@ class Record:
         new.now = self.now
         return new
 
+    def memory_entries(self, width: int, columns: list[int], seen: int, gone: int,
+                       first_at: int, last_at: int) -> tuple[list[int], list[float]]:
+        """The non-zero entries of a memory of every card seen (``bots.rl.recall``): their
+        positions in a block of ``width`` columns per card id, and their values. A seen card
+        has ``seen`` 1, ``gone`` 1 unless the last state shows it, the rounds it was first and
+        last seen over 10 (at most 1) and 1 in the column ``columns`` gives its last place."""
+        at: list[int] = []
+        values: list[float] = []
+        showing = [False] * len(CARDS)
+        for cid in self.now:
+            showing[cid] = True
+        first, latest, place_of = self.first, self.latest, self.place
+        for cid in range(len(CARDS)):
+            rnd = first[cid]
+            if rnd < 0:
+                continue
+            row = cid * width
+            at.append(row + seen)
+            values.append(1.0)
+            if not showing[cid]:
+                at.append(row + gone)
+                values.append(1.0)
+            at.append(row + first_at)
+            values.append(min(rnd / 10.0, 1.0))
+            at.append(row + last_at)
+            values.append(min(latest[cid] / 10.0, 1.0))
+            at.append(row + columns[place_of[cid]])
+            values.append(1.0)
+        return at, values
+
     def see(self, sight: Sight) -> str | None:
         """Take in the seat's view of ``sight``'s state: the entry ``Recall.see`` writes for it
         (``see {...}``: the keys that changed, as JSON), or None when nothing changed."""
@@ -310,23 +356,14 @@ class Record:
         first, latest, place_of = self.first, self.latest, self.place
         taken = [False] * len(CARDS)
         now: list[int] = []
-
-        def place(cid: int, where: int) -> None:
-            if cid >= 0 and not taken[cid]:
-                taken[cid] = True
-                now.append(cid)
-                if first[cid] < 0:
-                    first[cid] = rnd
-                latest[cid] = rnd
-                place_of[cid] = where
-
+        # (a module function, not a closure: a closure is called through Python's protocol)
         hand, drafted, mine = s.hands[seat], s.drafted[seat], s.prisoner[seat]
         for x in hand:
-            place(card_of[x], PLACE_HAND)
+            _place(card_of[x], PLACE_HAND, rnd, taken, now, first, latest, place_of)
         for x in drafted:
-            place(card_of[x], PLACE_DRAFTED)
+            _place(card_of[x], PLACE_DRAFTED, rnd, taken, now, first, latest, place_of)
         if mine >= 0:
-            place(card_of[mine], PLACE_PRISONER)
+            _place(card_of[mine], PLACE_PRISONER, rnd, taken, now, first, latest, place_of)
         face_up, discarded = s.face_up, s.planet_discarded
         planets = s.planets
         cids_now: list[tuple[int, ...]] = []
@@ -336,18 +373,19 @@ class Record:
             for slot in planets[p]:
                 cid = card_of[slot]
                 ids.append(cid)
-                place(cid, up_at if face_up[slot] else down_at)
+                _place(cid, up_at if face_up[slot] else down_at, rnd, taken, now, first, latest,
+                       place_of)
             for x in discarded[p]:
                 cid = card_of[x]
                 ids.append(cid)
-                place(cid, PLACE_DISCARDED)
+                _place(cid, PLACE_DISCARDED, rnd, taken, now, first, latest, place_of)
             cids_now.append(tuple(ids))
         labels: list[str] = []
         for x in live:
             cid = card_of[x]
             if cid >= 0:
                 labels.append(LABELS[cid])
-                place(cid, PLACE_ELSEWHERE)
+                _place(cid, PLACE_ELSEWHERE, rnd, taken, now, first, latest, place_of)
         labels.sort()
         self.now = now
         # the seat's own keys

@@ -467,7 +467,7 @@ class SolsticeState(pyspiel.State):
         # each of the thousands of entries, most of them zero (a tenth of a step).
         tensor = observer.tensor
         out = [0.0] * len(tensor)
-        where = np.flatnonzero(tensor)
+        where = tensor.view(np.uint32).nonzero()[0]  # the bits: quicker than the floats
         for i, value in zip(where.tolist(), tensor[where].tolist(), strict=True):
             out[i] = value
         return out

@@ -88,7 +88,7 @@ _PLACE_CODE = {place: code for code, place in enumerate(
     ("my_hand", "my_drafted", "my_prisoner", "discarded", "elsewhere",
      *(f"planet{p}_{side}" for p in range(enc.MAX_PLANETS)
        for side in ("face_up", "face_down"))))}
-_COLUMNS = np.array(_COLUMN_OF_PLACE, np.intp)
+_COLUMN_LIST = list(_COLUMN_OF_PLACE)
 _DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 RECALL_SIZE = enc.N_CARDS * len(RECALL_FEATURES)
 INFO_STATE_SIZE = enc.OBS_SIZE + RECALL_SIZE
@@ -214,19 +214,11 @@ class Recall:
         block = self._mine.copy() if out is None else out
         if out is not None:
             block[:] = self._mine
-        record = self._record
-        # every card seen at once (item assignment on a numpy array costs a call each)
-        first = np.array(record.first, np.float64)
-        seen = np.flatnonzero(first >= 0)
-        if len(seen):
-            block[seen, _SEEN] = 1.0
-            block[seen, _GONE] = 1.0
-            if record.now:
-                block[record.now, _GONE] = 0.0
-            block[seen, _FIRST] = np.minimum(first[seen] / 10.0, 1.0)
-            latest = np.array(record.latest, np.float64)
-            block[seen, _LAST] = np.minimum(latest[seen] / 10.0, 1.0)
-            block[seen, _COLUMNS[np.array(record.place, np.intp)[seen]]] = 1.0
+        at, values = self._record.memory_entries(len(RECALL_FEATURES), _COLUMN_LIST, _SEEN,
+                                                  _GONE, _FIRST, _LAST)
+        # at once (item assignment on a numpy array costs a call each)
+        block.reshape(RECALL_SIZE)[np.fromiter(at, np.intp, len(at))] = \
+            np.fromiter(values, np.float64, len(values))
         return block.reshape(RECALL_SIZE)
 
     def tensor(self, out: np.ndarray | None = None) -> np.ndarray:
