@@ -26,7 +26,6 @@ from bots.rl.recall import (  # noqa: E402
     _places,
     canonical_view,
 )
-from engine.state import GameState  # noqa: E402
 from engine.view import view  # noqa: E402
 
 _RF = {name: i for i, name in enumerate(RECALL_FEATURES)}
@@ -89,26 +88,26 @@ class _Reference:
 
 
 def _check_game(players: int, seed: int) -> int:
-    """Play one random game; compare every seat at every decision. Returns the checks made."""
+    """Play one random game; compare every seat at every decision. Returns the checks made.
+    The reference is shown the state after every step (chance outcomes included: a state
+    that did not change adds nothing), as the record was first made, not the game's trail."""
     game = pyspiel.load_game("python_solstice", {"players": players})
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
     refs = [_Reference(seat) for seat in range(players)]
-    taken = checks = 0
+    checks = 0
+
+    def show_all() -> None:
+        s = state._g.state
+        if s is not None:
+            for seat, ref in enumerate(refs):
+                ref.see(view(s, seat))
+
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply_action(int(rng.choice([o for o, _ in state.chance_outcomes()])))
+            show_all()
             continue
-        trail = state._g.trail
-        for entry in trail[taken:]:
-            for seat, ref in enumerate(refs):
-                if isinstance(entry, tuple):
-                    if entry[0] == seat:
-                        ref.act(entry[1])
-                else:
-                    assert isinstance(entry.state, GameState)
-                    ref.see(view(entry.state, seat))
-        taken = len(trail)
         # the seats read in turn, some not at every decision: records catch up on the trail
         for seat in rng.permutation(players).tolist():
             if rng.random() < 0.3 and seat != state.current_player():
@@ -120,7 +119,11 @@ def _check_game(players: int, seed: int) -> int:
             # OpenSpiel's own path (pyspiel's method, through the observer) gives the same
             assert pyspiel.State.information_state_tensor(state, seat) == tensor
             checks += 1
-        state.apply_action(int(rng.choice(state.legal_actions())))
+        seat = state.current_player()
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        refs[seat].act(action)
+        show_all()
     return checks
 
 

@@ -374,6 +374,10 @@ class SolsticeState(pyspiel.State):
         if g.pickers:
             assert isinstance(chosen, Pick)
             g.picks.append(chosen)  # taken with the round's other picks
+            if len(g.picks) < len(g.pickers):
+                # Held, the round's other picks to come: the state is as it was, and every
+                # seat was shown it already (its view again would add nothing to a record).
+                return
         else:
             apply_trusted(g.state, chosen)
         self._advance()
