@@ -44,6 +44,7 @@ from bots.rl.state_encoding import encode_state, state_indices
 from bots.rl.table import game_rewards
 from engine import (
     CHANCE,
+    Action,
     GameConfig,
     GameState,
     Pick,
@@ -164,6 +165,9 @@ class _Game:
         # per seat: what it remembers of the round's draft (bots.memory), for resampling
         self.memory: list[DraftMemory] = []
         self.remembered: list[int] = []       # per seat: how much of the trail it has seen
+        # the legal actions (and their indices) last listed for a player on the state as it is
+        # now: OpenSpiel lists them, then applies one (cleared whenever the state moves on)
+        self.listed: tuple[int, list[Action], list[int]] | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -188,6 +192,7 @@ class _Game:
         new.taken = self.taken[:]
         new.memory = [_copy_memory(m) for m in self.memory]
         new.remembered = self.remembered[:]
+        new.listed = None  # a resampled clone gets another state
         return new
 
 
@@ -237,6 +242,7 @@ class SolsticeState(pyspiel.State):
 
     def _apply_chance(self, outcome: int) -> None:
         g = self._g
+        g.listed = None
         if g.first_player < 0:
             g.first_player = outcome
             return
@@ -352,7 +358,10 @@ class SolsticeState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
-        return sorted(state_indices(s, player, legal_actions(s, player)))
+        legal = legal_actions(s, player)
+        indices = state_indices(s, player, legal)
+        self._g.listed = (player, legal, indices)  # for the action applied next
+        return sorted(indices)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes = self._chance_outcomes_list()
@@ -366,8 +375,12 @@ class SolsticeState(pyspiel.State):
         g = self._g
         assert g.state is not None
         seat = self.current_player()
-        legal = legal_actions(g.state, seat)
-        indices = state_indices(g.state, seat, legal)
+        listed, g.listed = g.listed, None
+        if listed is not None and listed[0] == seat:  # listed on this very state
+            _, legal, indices = listed
+        else:
+            legal = legal_actions(g.state, seat)
+            indices = state_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
         g.trail.append((seat, action))
