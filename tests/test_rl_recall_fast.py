@@ -26,6 +26,7 @@ from bots.rl.recall import (  # noqa: E402
     _places,
     canonical_view,
 )
+from engine.state import GameState  # noqa: E402
 from engine.view import view  # noqa: E402
 
 _RF = {name: i for i, name in enumerate(RECALL_FEATURES)}
@@ -190,3 +191,33 @@ def test_see_state_and_see_make_the_same_record() -> None:
         fast[table.seat].act(index)
         slow[table.seat].act(index)
         table.step(index)
+
+
+def test_a_tables_records_are_the_ones_made_from_the_views() -> None:
+    """``Table(recall=True)`` (the PettingZoo environment's ``info_state``) shows every state
+    to the records through one ``Sight``; the records equal ones made from the views of the
+    very states it shows."""
+    from bots.rl.table import Table
+
+    class Checked(Table):
+        def _show_all(self, state: GameState) -> None:
+            super()._show_all(state)
+            for seat, ref in enumerate(self.refs):
+                ref.see(view(state, seat))
+
+    Checked.refs = [_Reference(seat) for seat in range(3)]  # before the first state shows
+    table = Checked(3, "fast-table", recall=True)
+    refs = Checked.refs
+    rng = np.random.default_rng(5)
+    steps = 0
+    while not table.over:
+        assert table.recall is not None
+        for seat in range(3):
+            assert table.recall[seat].string() == refs[seat].string()
+            assert np.array_equal(table.recall[seat].tensor(), refs[seat].tensor())
+        legal = table.legal_indices()
+        index = legal[int(rng.integers(len(legal)))]
+        refs[table.seat].act(index)
+        table.step(index)
+        steps += 1
+    assert steps > 50
