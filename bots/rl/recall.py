@@ -15,6 +15,11 @@ slot options. Whatever the seat cannot tell apart gives one record.
 the one before, as JSON, and ``act N`` for the seat's own actions); ``Recall.tensor()`` is
 the current observation followed by a fixed-size memory per card id (``RECALL_FEATURES``):
 whether, when and where the seat last saw it, and what the seat itself did with it.
+
+The record is kept from the states themselves (``see_sight``: ``engine.sight`` reads each
+state once for every seat and each seat's own knowledge from it, and writes only what
+changed); ``see`` takes a view dict, made canonical here (``canonical_view``), for the same
+record (``tests/test_rl_recall_fast.py`` checks them against records made from the views).
 """
 
 from __future__ import annotations
