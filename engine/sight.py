@@ -17,6 +17,7 @@ random games, entry for entry.
 from __future__ import annotations
 
 import json
+import json.encoder
 from typing import Any
 
 from engine.cards import CARDS, PLANET_LIMIT, PLANETS
@@ -76,10 +77,33 @@ def _decision(s: GameState, seat: int, card_of: list[int]) -> dict[str, Any]:
 
 # --- the record, kept incrementally ---------------------------------------------------------
 
-_DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
-# a planet's dicts are made with their keys in sorted order, so its JSON is _DUMPS's without
-# sorting every card's keys again
-_PLANET_DUMPS = json.JSONEncoder(separators=(",", ":")).encode
+# ``json.dumps(value, sort_keys=True, separators=(",", ":"))``, straight from the C encoder
+# it uses: ``dumps`` makes an encoder object and a new C encoder at every call, which cost as
+# much as the encoding of a small value. A planet's dicts are made with their keys in sorted
+# order, so its JSON is the same without sorting every card's keys again.
+_SORTED: Any = None
+_UNSORTED: Any = None
+_MAKE: Any = getattr(json.encoder, "c_make_encoder", None)
+if _MAKE is not None:  # CPython's accelerator (else the Python encoder)
+    _SORTED = _MAKE(
+        None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii, None, ":", ",",
+        True, False, True)
+    _UNSORTED = _MAKE(
+        None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii, None, ":", ",",
+        False, False, True)
+_SLOW = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+
+
+def _dumps(value: Any) -> str:
+    if _SORTED is None:
+        return _SLOW(value)
+    return "".join(_SORTED(value, 0))
+
+
+def _planet_dumps(value: Any) -> str:
+    if _UNSORTED is None:
+        return _SLOW(value)
+    return "".join(_UNSORTED(value, 0))
 
 
 class Sight:
@@ -127,7 +151,7 @@ class Sight:
     def public_json(self, key: str) -> str:
         text = self._json.get(key)
         if text is None:
-            text = self._json[key] = _DUMPS(self.public()[key])
+            text = self._json[key] = _dumps(self.public()[key])
         return text
 
     def skeleton(self, p: int) -> dict[str, Any]:
@@ -164,7 +188,7 @@ class Sight:
         key = (p, cids)
         text = self._planet_json.get(key)
         if text is None:
-            text = self._planet_json[key] = _PLANET_DUMPS(self.planet(p, cids))
+            text = self._planet_json[key] = _planet_dumps(self.planet(p, cids))
         return text
 
 
@@ -205,7 +229,7 @@ def _skeleton(s: GameState, p: int) -> dict[str, Any]:
     cards: list[dict[str, Any]] = []
     for slot in s.planets[p]:
         up = face_up[slot]
-        # the keys in sorted order: a planet's JSON is written without sorting (_PLANET_DUMPS)
+        # the keys in sorted order: a planet's JSON is written without sorting (_planet_dumps)
         cards.append({"claim": claim[slot] or None,
                       "controller": controller[slot] if up else None,
                       "dispatcher": dispatcher[slot], "face_up": up, "label": None,
@@ -409,7 +433,7 @@ class Record:
         fresh: dict[str, Any] = {}    # key -> its new value
         for key, value in own.items():
             if key not in values or values[key] != value:
-                changed[key] = _DUMPS(value)
+                changed[key] = _dumps(value)
                 fresh[key] = value
         following = self.last is not None and self.last is sight.prev
         public = sight.public()
