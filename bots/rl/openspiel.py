@@ -44,6 +44,7 @@ from bots.rl.state_encoding import encode_state, state_indices
 from bots.rl.table import game_rewards
 from engine import (
     CHANCE,
+    Action,
     GameConfig,
     GameState,
     Pick,
@@ -61,6 +62,7 @@ from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
 from engine.draft import waiting_pickers
 from engine.randomness import RandomStream
 from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
+from engine.sight import Sight
 from engine.view import redact
 
 MAX_CHANCE_OUTCOMES = len(CARDS)
@@ -68,6 +70,7 @@ MAX_GAME_LENGTH = 4000  # chance nodes included; random games take well under 1,
 _PLANET_ID = {name: i for i, name in enumerate(enc.PLANET_NAMES)}
 _EVENT_ID = {card.name: card.id for card in CARDS if card.faction is None}
 _PLANS: dict[int, list[tuple[str, tuple[str, ...], int]]] = {}
+_OBSERVERS: dict[bool, SolsticeObserver] = {}  # the tensors' observers (SolsticeState._tensor)
 _CHANCE_ID, _TERMINAL_ID = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
 
 _GAME_TYPE = pyspiel.GameType(
@@ -152,14 +155,19 @@ class _Game:
         self.picks: list[Pick] = []           # its picks so far, in seat order, not applied
         self.recall: list[Recall] = []        # each seat's record of its views and actions
         # What each record has yet to take in, in order: a copy of the state after each step
-        # (every seat is shown its view of it) or a seat's own action (seat, index). Records
-        # take it in only when an information state is asked for: a search's rollouts, which
-        # never ask, pay one state copy a step, not a view per seat.
-        self.trail: list[GameState | tuple[int, int]] = []
+        # (every seat is shown its view of it; a Sight shares what the seats' records read
+        # of it) or a seat's own action (seat, index). Records take it in only when an
+        # information state is asked for: a search's rollouts, which never ask, pay one state
+        # copy a step, not a view per seat.
+        self.trail: list[Sight | tuple[int, int]] = []
+        self.last_sight: Sight | None = None  # the trail's last state
         self.taken: list[int] = []            # per seat: how much of the trail its record holds
         # per seat: what it remembers of the round's draft (bots.memory), for resampling
         self.memory: list[DraftMemory] = []
         self.remembered: list[int] = []       # per seat: how much of the trail it has seen
+        # the legal actions (and their indices) last listed for a player on the state as it is
+        # now: OpenSpiel lists them, then applies one (cleared whenever the state moves on)
+        self.listed: tuple[int, list[Action], list[int]] | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -180,9 +188,11 @@ class _Game:
         new.picks = self.picks[:]
         new.recall = [r.copy() for r in self.recall]
         new.trail = self.trail[:]  # its states are never changed once there
+        new.last_sight = self.last_sight
         new.taken = self.taken[:]
         new.memory = [_copy_memory(m) for m in self.memory]
         new.remembered = self.remembered[:]
+        new.listed = None  # a resampled clone gets another state
         return new
 
 
@@ -232,6 +242,7 @@ class SolsticeState(pyspiel.State):
 
     def _apply_chance(self, outcome: int) -> None:
         g = self._g
+        g.listed = None
         if g.first_player < 0:
             g.first_player = outcome
             return
@@ -347,7 +358,10 @@ class SolsticeState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
-        return sorted(state_indices(s, player, legal_actions(s, player)))
+        legal = legal_actions(s, player)
+        indices = state_indices(s, player, legal)
+        self._g.listed = (player, legal, indices)  # for the action applied next
+        return sorted(indices)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes = self._chance_outcomes_list()
@@ -361,14 +375,22 @@ class SolsticeState(pyspiel.State):
         g = self._g
         assert g.state is not None
         seat = self.current_player()
-        legal = legal_actions(g.state, seat)
-        indices = state_indices(g.state, seat, legal)
+        listed, g.listed = g.listed, None
+        if listed is not None and listed[0] == seat:  # listed on this very state
+            _, legal, indices = listed
+        else:
+            legal = legal_actions(g.state, seat)
+            indices = state_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
         g.trail.append((seat, action))
         if g.pickers:
             assert isinstance(chosen, Pick)
             g.picks.append(chosen)  # taken with the round's other picks
+            if len(g.picks) < len(g.pickers):
+                # Held, the round's other picks to come: the state is as it was, and every
+                # seat was shown it already (its view again would add nothing to a record).
+                return
         else:
             apply_trusted(g.state, chosen)
         self._advance()
@@ -379,7 +401,8 @@ class SolsticeState(pyspiel.State):
         nothing to its record): noted on the trail, taken in by ``_recall``."""
         g = self._g
         if g.state is not None:
-            g.trail.append(g.state.clone())
+            g.last_sight = Sight(g.state.clone(), g.last_sight)
+            g.trail.append(g.last_sight)
 
     def _draft_memory(self, player: int) -> DraftMemory:
         """What the player remembers of the round's draft, with all the trail seen (each
@@ -388,7 +411,7 @@ class SolsticeState(pyspiel.State):
         memory = g.memory[player]
         for entry in g.trail[g.remembered[player]:]:
             if not isinstance(entry, tuple):
-                memory.observe(redact(entry, player))
+                memory.observe(redact(entry.state, player))
         g.remembered[player] = len(g.trail)
         return memory
 
@@ -401,7 +424,7 @@ class SolsticeState(pyspiel.State):
                 if entry[0] == player:
                     recall.act(entry[1])
             else:
-                recall.see(Turn(entry, player, []).view)
+                recall.see_sight(entry)
         g.taken[player] = len(g.trail)
         return recall
 
@@ -438,6 +461,33 @@ class SolsticeState(pyspiel.State):
     def observation_string(self, player: int | None = None) -> str:
         player = self.current_player() if player is None else player
         return _view_string(self, player)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's ``information_state_tensor``, answered here: pyspiel's own builds a new
+        initial state at every call (to learn the tensor's size) and copies the tensor twice;
+        the values are the same (the same observer writes them)."""
+        return self._tensor(True, player)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's ``observation_tensor``, answered here (as ``information_state_tensor``)."""
+        return self._tensor(False, player)
+
+    def _tensor(self, perfect_recall: bool, player: int | None) -> list[float]:
+        player = self.current_player() if player is None else player
+        if not 0 <= player < self._n:  # as pyspiel checks it
+            raise pyspiel.SpielError(f"player = {player}, num_players_ = {self._n}")
+        observer = _OBSERVERS.get(perfect_recall)
+        if observer is None:  # one per kind: an observer keeps nothing but its array
+            observer = _OBSERVERS[perfect_recall] = SolsticeObserver(perfect_recall)
+        observer.set_from(self, player)
+        # A list of its few non-zero values over zeros: ``tolist`` makes a float object for
+        # each of the thousands of entries, most of them zero (a tenth of a step).
+        tensor = observer.tensor
+        out = [0.0] * len(tensor)
+        where = tensor.view(np.uint32).nonzero()[0]  # the bits: quicker than the floats
+        for i, value in zip(where.tolist(), tensor[where].tolist(), strict=True):
+            out[i] = value
+        return out
 
     def information_state_string(self, player: int | None = None) -> str:
         """Perfect recall: every view the player was shown, in order, without slot numbers,
@@ -477,7 +527,7 @@ class SolsticeState(pyspiel.State):
         for seat in range(self._n):
             if seat != player:
                 clone._g.recall[seat] = Recall(seat)
-                clone._g.recall[seat].see(Turn(world, seat, []).view)
+                clone._g.recall[seat].see_state(world.clone())  # the world plays on
                 clone._g.taken[seat] = len(clone._g.trail)
         for i, pick in enumerate(clone._g.picks):
             if pick.seat != player:

@@ -15,6 +15,11 @@ slot options. Whatever the seat cannot tell apart gives one record.
 the one before, as JSON, and ``act N`` for the seat's own actions); ``Recall.tensor()`` is
 the current observation followed by a fixed-size memory per card id (``RECALL_FEATURES``):
 whether, when and where the seat last saw it, and what the seat itself did with it.
+
+The record is kept from the states themselves (``see_sight``: ``engine.sight`` reads each
+state once for every seat and each seat's own knowledge from it, and writes only what
+changed); ``see`` takes a view dict, made canonical here (``canonical_view``), for the same
+record (``tests/test_rl_recall_fast.py`` checks them against records made from the views).
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ from typing import Any
 import numpy as np
 
 from bots.rl import encoding as enc
+from bots.rl.state_encoding import encode_state
+from engine import sight
 from engine.cards import CARDS
+from engine.state import GameState
 
 _DROP = ("log", "legal")  # the log names slots; the legal actions follow from the rest
 _ID = {card.label: card.id for card in CARDS}
@@ -73,6 +81,20 @@ RECALL_FEATURES: tuple[str, ...] = (
     "i_captured", "i_discarded")
 _RF = {name: i for i, name in enumerate(RECALL_FEATURES)}
 _PLACE_AT = {place: _RF[f"last_seen_{place}"] for place in _PLACES}
+_SEEN, _GONE = _RF["seen"], _RF["gone"]
+_FIRST, _LAST = _RF["first_seen_round"], _RF["last_seen_round"]
+# engine.sight's place codes -> the memory's column
+_COLUMN_OF_PLACE: tuple[int, ...] = (
+    _PLACE_AT["my_hand"], _PLACE_AT["my_drafted"], _PLACE_AT["my_prisoner"],
+    _PLACE_AT["discarded"], _PLACE_AT["elsewhere"],
+    *(_PLACE_AT[f"planet{p}_{side}"] for p in range(enc.MAX_PLANETS)
+      for side in ("face_up", "face_down")))
+_PLACE_CODE = {place: code for code, place in enumerate(
+    ("my_hand", "my_drafted", "my_prisoner", "discarded", "elsewhere",
+     *(f"planet{p}_{side}" for p in range(enc.MAX_PLANETS)
+       for side in ("face_up", "face_down"))))}
+_COLUMN_LIST = list(_COLUMN_OF_PLACE)
+_DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 RECALL_SIZE = enc.N_CARDS * len(RECALL_FEATURES)
 INFO_STATE_SIZE = enc.OBS_SIZE + RECALL_SIZE
 
@@ -108,45 +130,65 @@ def _places(view: dict[str, Any]) -> dict[int, str]:
 
 
 class Recall:
-    """One seat's record: ``see`` every view it is shown, ``act`` each of its own actions."""
+    """One seat's record: ``see_sight`` every state of a trail it is shown (or ``see`` its
+    view of a state), ``act`` each of its own actions."""
 
-    __slots__ = ("_last", "_memory", "_mine", "_now", "_now_view", "_text", "entries", "seat")
+    __slots__ = ("_mine", "_now_state", "_now_view", "_record", "_text", "entries", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.entries: list[str] = []
-        self._last: dict[str, Any] = {}        # the last canonical view (flat: one key a planet)
-        self._memory: dict[int, list[Any]] = {}  # card id -> [first round, last round, place]
-        self._now: set[int] = set()            # the cards the current view shows
+        # the last values shown, and where and when each card was seen (engine.sight)
+        self._record = sight.Record(seat)
         self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
+        # what the seat is shown now: a state (``see_sight``) or its view (``see``)
+        self._now_state: GameState | None = None
         self._now_view: dict[str, Any] | None = None
         self._text: str | None = None  # string(), kept until the record grows
 
+    def see_sight(self, shown: sight.Sight) -> None:
+        """The seat is shown its view of ``shown.state``: what ``see(view(state, seat))``
+        records, read from the state and from what the trail's states share
+        (``engine.sight``)."""
+        entry = self._record.see(shown)
+        if entry is not None:
+            self.entries.append(entry)
+            self._text = None
+        self._now_state = shown.state
+        self._now_view = None
+
+    def see_state(self, s: GameState) -> None:
+        """``see_sight`` of a state alone (``s`` must not change afterwards)."""
+        self.see_sight(sight.Sight(s, None))
+
     def see(self, view: dict[str, Any]) -> None:
-        """The seat is shown ``view`` (its own view, as every bot gets it)."""
+        """The seat is shown ``view`` (its own view, as every bot gets it): the reference
+        ``see_sight`` is checked against (``tests/test_rl_recall_fast.py``)."""
         flat = canonical_view(view)
         # one key per planet, so that an entry holds the planet that changed, not all five
         for p, planet in enumerate(flat.pop("planets")):
             flat[f"planet{p}"] = planet
-        last = self._last
-        # compared as values (cheap) and written as JSON only where they changed
-        changed = [key for key, value in flat.items() if key not in last or last[key] != value]
+        record = self._record
+        last = record.values
+        # compared as values (cheap) and written as JSON only where they changed (one JSON
+        # object of them, its keys sorted: what writing each key's JSON in turn gives)
+        changed = {key: value for key, value in flat.items()
+                   if key not in last or last[key] != value}
         if changed:
-            self.entries.append("see {" + ",".join(
-                f'"{key}":' + json.dumps(flat[key], sort_keys=True, separators=(",", ":"))
-                for key in sorted(changed)) + "}")
-            self._last = flat
+            self.entries.append("see " + _DUMPS(changed))
+            record.values = flat
             self._text = None
+        record.last = None  # the next sight compares every key
         rnd = view["round"]
         places = _places(view)
         for cid, place in places.items():
-            memory = self._memory.get(cid)
-            if memory is None:
-                self._memory[cid] = [rnd, rnd, place]
-            else:
-                memory[1], memory[2] = rnd, place
-        self._now = set(places)
+            if record.first[cid] < 0:
+                record.first[cid] = rnd
+            record.latest[cid] = rnd
+            record.place[cid] = _PLACE_CODE[place]
+        record.now = list(places)
         self._now_view = view
+        self._now_state = None
 
     def act(self, index: int) -> None:
         """The seat played the action of this index (``bots.rl.encoding``)."""
@@ -177,22 +219,23 @@ class Recall:
         block = self._mine.copy() if out is None else out
         if out is not None:
             block[:] = self._mine
-        for cid, (first, last, place) in self._memory.items():
-            row = block[cid]
-            row[_RF["seen"]] = 1.0
-            row[_RF["gone"]] = 0.0 if cid in self._now else 1.0
-            row[_RF["first_seen_round"]] = min(first / 10.0, 1.0)
-            row[_RF["last_seen_round"]] = min(last / 10.0, 1.0)
-            row[_PLACE_AT[place]] = 1.0
+        at, values = self._record.memory_entries(len(RECALL_FEATURES), _COLUMN_LIST, _SEEN,
+                                                  _GONE, _FIRST, _LAST)
+        # at once (item assignment on a numpy array costs a call each)
+        block.reshape(RECALL_SIZE)[np.fromiter(at, np.intp, len(at))] = \
+            np.fromiter(values, np.float64, len(values))
         return block.reshape(RECALL_SIZE)
 
     def tensor(self, out: np.ndarray | None = None) -> np.ndarray:
         """The current observation, then the memory (``INFO_STATE_SIZE`` values)."""
         vec = np.zeros(INFO_STATE_SIZE, np.float32) if out is None else out
-        if self._now_view is None:
+        if self._now_state is not None:
+            encode_state(self._now_state, self.seat, out=vec[:enc.OBS_SIZE])
+        elif self._now_view is not None:
+            enc.encode_view(self._now_view, out=vec[:enc.OBS_SIZE])
+        else:
             vec[:] = 0.0
             return vec
-        enc.encode_view(self._now_view, out=vec[:enc.OBS_SIZE])
         self.memory(out=vec[enc.OBS_SIZE:].reshape(enc.N_CARDS, len(RECALL_FEATURES)))
         return vec
 
@@ -200,10 +243,9 @@ class Recall:
         new = Recall.__new__(Recall)
         new.seat = self.seat
         new.entries = self.entries[:]
-        new._last = self._last  # replaced, never changed in place
-        new._memory = {cid: memory[:] for cid, memory in self._memory.items()}
-        new._now = self._now
+        new._record = self._record.copy()
         new._mine = self._mine.copy()
+        new._now_state = self._now_state  # never changed once shown
         new._now_view = self._now_view
         new._text = self._text
         return new

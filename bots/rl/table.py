@@ -34,6 +34,7 @@ from engine import (
 )
 from engine.randomness import RandomStream
 from engine.relabel import RelabelSchedule
+from engine.sight import Sight
 
 REWARDS = ("win", "margin")
 
@@ -89,6 +90,7 @@ class Table:
             else tuple(recall or ())
         self.recall: list[Recall] | None = [Recall(seat) for seat in range(players)] \
             if self._recalled else None
+        self._sight: Sight | None = None  # the last state the records were shown
         self._stepper = Stepper(self.state, lambda s: random_chance(s, chance),
                                 RelabelSchedule(stream_orders(stream.fork("relabel"), players)),
                                 on_state=self._show_all if self._recalled else None)
@@ -101,10 +103,13 @@ class Table:
         self._show_all(self.state)
 
     def _show_all(self, state: GameState) -> None:
-        """Each seat is shown its view (after every step, chance and relabels included)."""
+        """Each seat is shown its view (after every step, chance and relabels included): a
+        copy of the state, read once for all the seats' records (``engine.sight.Sight``)."""
         if self.recall is not None:
+            shown = self._sight = Sight(state.clone(), self._sight)
             for seat in self._recalled:
-                self.recall[seat].see(Turn(state, seat, []).view)
+                self.recall[seat].see_sight(shown)
+            shown.prev = None  # every record has compared it with the state before
 
     def snapshot(self) -> TableSnapshot:
         """What restores this table: its seed, its options and the actions played."""
