@@ -134,6 +134,14 @@ def test_the_incremental_information_state_is_the_one_made_from_the_views(
     assert _check_game(players, seed) > 50
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 124))
+def test_the_incremental_information_state_holds_over_many_random_games(seed: int) -> None:
+    """The class, not four cases: a change a few games never make (a Blockade limit, a
+    controller changing hands) shows in some of two dozen more, of every table size."""
+    assert _check_game(2 + seed % 3, seed) > 50
+
+
 def test_a_clone_goes_on_from_where_its_original_stood() -> None:
     """A clone shares the trail's sights with its original; each then takes in its own
     future, and both still equal records made from their views."""
