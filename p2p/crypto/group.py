@@ -64,6 +64,16 @@ def check_point(point: bytes) -> None:
         raise InvalidPoint("not a point of the prime-order subgroup")
 
 
+def multipliable(point: bytes) -> bool:
+    """Whether libsodium multiplies ``point`` (in the prime-order group, not small order):
+    what tells, after a proof failed, whether a point was at fault rather than the proof."""
+    try:
+        mul(b"\x01" + bytes(31), point)
+    except InvalidPoint:
+        return False
+    return True
+
+
 def check_scalar(scalar: bytes) -> None:
     """A secret-key scalar must be canonical and non-zero: 0 < s < L.
 

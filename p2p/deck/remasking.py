@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from p2p.crypto import remask_proof
-from p2p.crypto.group import InvalidPoint, mul, scalar_invert, scalar_mul
+from p2p.crypto.group import multipliable, scalar_invert, scalar_mul
 from p2p.deck.batches import Batch, CardSeen
 from p2p.deck.keys import DeckKeys
 from p2p.deck.messages import Remask, RemaskKey, Unmask
@@ -164,11 +164,11 @@ class Remasking:
                           inputs, message.points, message.keys, message.remask_proof())
         except remask_proof.RemaskProofInvalid as exc:
             for slot, point in zip(message.old, inputs, strict=True):
-                if not _multipliable(point):
+                if not multipliable(point):
                     raise MalformedMessage(self._point_author(slot), f"slot {slot}: point "
                                            "outside the prime-order group",
                                            {"slot": slot, "point": point.hex()}) from None
-            if not all(_multipliable(p) for p in (*message.points, *message.shuffled)):
+            if not all(multipliable(p) for p in (*message.points, *message.shuffled)):
                 raise MalformedMessage(message.seat, "re-mask: point outside the prime-order "
                                        "group", message.to_dict()) from None
             raise ProofFailed(message.seat, f"re-mask of slots {list(message.old)}: {exc}",
@@ -228,10 +228,3 @@ class Remasking:
         if self.remasks.owner(slot) != seat:
             raise LocalProtocolError(f"slot {slot} is not a slot this seat re-masked")
 
-
-def _multipliable(point: bytes) -> bool:
-    try:
-        mul(b"\x01" + bytes(31), point)
-    except InvalidPoint:
-        return False
-    return True

@@ -11,6 +11,7 @@ from p2p.crypto.group import (
     InvalidPoint,
     mul,
     mul_base,
+    multipliable,
     scalar_invert,
     scalar_mul,
 )
@@ -179,12 +180,12 @@ class Shuffling:
                      inputs: Sequence[bytes], reason: str) -> None:
         """A layer's proof failed: blame the author of an input point off the group if there
         is one (the layer's author could not have proven over it), else the layer's."""
-        bad = [position for position, p in enumerate(inputs) if not _multipliable(p)]
+        bad = [position for position, p in enumerate(inputs) if not multipliable(p)]
         if bad:
             if author is None and batch.sources:  # old slots: whoever published them
                 author = self._point_author(batch.sources[bad[0]])
             raise self._refused_point(author, batch, inputs) from None
-        if not all(_multipliable(p) for p in message.points):
+        if not all(multipliable(p) for p in message.points):
             raise self._refused_point(message.seat, batch, message.points) from None
         raise ProofFailed(message.seat, f"batch {batch.index} {message.TYPE}: {reason}",
                           {"message": message.to_dict()}) from None
@@ -247,17 +248,10 @@ class Shuffling:
     def _refused_point(
         self, author: int | None, batch: Batch, points: Iterable[bytes]
     ) -> MalformedMessage:
-        bad = [p.hex() for p in points if not _multipliable(p)]
+        bad = [p.hex() for p in points if not multipliable(p)]
         return MalformedMessage(
             author,
             f"batch {batch.index}: point outside the prime-order group",
             {"batch": batch.index, "bad_points": bad},
         )
 
-
-def _multipliable(point: bytes) -> bool:
-    try:
-        mul(b"\x01" + bytes(31), point)
-    except InvalidPoint:
-        return False
-    return True
