@@ -237,15 +237,12 @@ def cases(base: Transcript, state_of_stage: dict[int, str | None]) -> list[dict[
         points = body["deck"]["points"]
         points[0], points[1] = points[1], points[0]
     layer = with_body(m[shuffle4], swap_first_two)
-    case("unfair-layer-caught-by-the-audit", "peer 1's shuffle layer of batch 0 (stage 4) has "
-         "points 0 and 1 swapped: its proof (its key and the sum of its points) still checks, "
-         "and the next layers were computed from the true one, so no opening shows it: the "
-         "end-of-game audit recomputes the layer and names peer 1",
+    case("unfair-shuffle-argument-fails", "peer 1's shuffle layer of batch 0 (stage 4) has "
+         "points 0 and 1 swapped (still a permutation of the cards, and the sum of its "
+         "points unchanged): its shuffle argument was made for the true points, so it fails "
+         "and every verifier names peer 1 at that message, without any opening",
          rethreaded([*m[:shuffle4], layer, *m[shuffle4 + 1:]]))
-    def swap_fresh_points(body: dict[str, Any]) -> None:
-        points = body["deck"]["points"]
-        points[0], points[1] = points[1], points[0]
-    remask = with_body(m[remask23], swap_fresh_points)
+    remask = with_body(m[remask23], swap_first_two)
     case("unfair-remask-proof-fails", "peer 0's re-mask of its hand at stage 23 has its fresh "
          "points 0 and 1 exchanged (each still hides one of its cards): its proof ties each "
          "fresh point to one shuffled point, so it fails and every verifier names peer 0 at "
