@@ -83,17 +83,13 @@ _RF = {name: i for i, name in enumerate(RECALL_FEATURES)}
 _PLACE_AT = {place: _RF[f"last_seen_{place}"] for place in _PLACES}
 _SEEN, _GONE = _RF["seen"], _RF["gone"]
 _FIRST, _LAST = _RF["first_seen_round"], _RF["last_seen_round"]
-# engine.sight's place codes -> the memory's column
-_COLUMN_OF_PLACE: tuple[int, ...] = (
-    _PLACE_AT["my_hand"], _PLACE_AT["my_drafted"], _PLACE_AT["my_prisoner"],
-    _PLACE_AT["discarded"], _PLACE_AT["elsewhere"],
-    *(_PLACE_AT[f"planet{p}_{side}"] for p in range(enc.MAX_PLANETS)
-      for side in ("face_up", "face_down")))
-_PLACE_CODE = {place: code for code, place in enumerate(
-    ("my_hand", "my_drafted", "my_prisoner", "discarded", "elsewhere",
-     *(f"planet{p}_{side}" for p in range(enc.MAX_PLANETS)
-       for side in ("face_up", "face_down"))))}
-_COLUMN_LIST = list(_COLUMN_OF_PLACE)
+# the places in the order of engine.sight's place codes (PLACE_HAND .. PLACE_ELSEWHERE, then
+# planet p face up at PLACE_UP + 2p and face down at PLACE_DOWN + 2p)
+_PLACE_OF_CODE: tuple[str, ...] = (
+    "my_hand", "my_drafted", "my_prisoner", "discarded", "elsewhere",
+    *(f"planet{p}_{side}" for p in range(enc.MAX_PLANETS) for side in ("face_up", "face_down")))
+_PLACE_CODE = {place: code for code, place in enumerate(_PLACE_OF_CODE)}
+_COLUMN_LIST = [_PLACE_AT[place] for place in _PLACE_OF_CODE]  # place code -> memory column
 _DUMPS = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 RECALL_SIZE = enc.N_CARDS * len(RECALL_FEATURES)
 INFO_STATE_SIZE = enc.OBS_SIZE + RECALL_SIZE
