@@ -640,12 +640,16 @@ class Table:
             moved = True
         return moved
 
-    def play(self) -> None:
-        """Until every honest peer has finished (and the wires are empty), within bounds."""
+    def play(self, until: Callable[[], bool] | None = None) -> None:
+        """Until every honest peer has finished (and the wires are empty), within bounds; or,
+        given ``until``, as soon as it holds after a round or a peer's tick (what the peers
+        sent since stays in their outboxes)."""
         for session in self.sessions:
             session.tick(0.0)
             session.start()
         for self.rounds in range(MAX_ROUNDS):
+            if until is not None and until():
+                return
             moved = self._flush()
             if self.faults is not None:
                 moved = self.faults.drive() or moved
@@ -665,6 +669,8 @@ class Table:
                 for i, session in enumerate(self.sessions):
                     if self.faults is None or self.faults.up(i):
                         self._call(i, lambda s=session: s.tick(self.now))
+                    if until is not None and until():
+                        return
         raise AssertionError("the table did not settle within the round bound")
 
     def _give_up(self, peer: int, lost: list[int]) -> bool:

@@ -154,6 +154,40 @@ def test_a_claimant_restarted_with_its_claim_stored_goes_on_waiting_with_it(
     assert 2 in back.ghosts and not back.finished
 
 
+class SeesPeerTwoGone(GameSession):
+    """Finds peer 2 silent where the others find peer 3 (two players died at once, and
+    peer 2's last message reached the others but not this peer)."""
+
+    def _escrow_claim(self, peer: Any, reason: str, evidence: Any, stage: int) -> bool:
+        return super()._escrow_claim(2 if peer == 3 else peer, reason, evidence, stage)
+
+
+@pytest.mark.parametrize("ours_first", [True, False])
+def test_two_claims_of_two_seats_stop_the_table_for_now_naming_nobody(
+        ours_first: bool) -> None:
+    """Issue 41 item 5, both orders of the two claims: two players of four are gone, and the
+    two left claim different seats. No recovery can be made (each needs the other's share of
+    its seat), so neither claim stands alone: both wait, and the driver's grace period stops
+    the game for now (before: when the other's claim came after ours, our claim became a
+    final verdict naming the seat we claimed, by which claim happened to arrive first)."""
+    table = Table(4, bad=3, behaviours=[vanish(5)], seed=7, escrow=True,
+                  kinds={0: SeesPeerTwoGone})
+    zero, one = table.sessions[0], table.sessions[1]
+    table.play(until=lambda: bool(one.escrow_claims if ours_first else zero.escrow_claims))
+    assert set(zero.escrow_claims) == {2}
+    theirs = [f for f in zero.outbox if b'"escrow"' in f]
+    assert theirs, "peer 0's claim is still to be sent"
+    for frame in theirs:
+        one.receive(0, frame)
+    one.tick(table.now)
+    # (peer 0's claim coming first, peer 1 holds peer 2's message that refutes it: peer 0
+    # stopped on a claim that does not check, and peer 1 claims it; the same wait follows)
+    assert set(one.escrow_claims) == ({3} if ours_first else {0})
+    assert not one.finished, one.aborted
+    assert 0 in one.escrow_waits_for() or not ours_first
+    assert not one.give_up_on([2, 3])  # (the driver then stops the game for now)
+
+
 # -- the adversary ------------------------------------------------------------------------------
 
 

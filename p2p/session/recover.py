@@ -59,6 +59,15 @@ def _claims(signed: SignedMessage, peer: int, stage: int) -> bool:
             and body.get("stage") == stage)
 
 
+def _claims_another(signed: SignedMessage, given_up: int, me: int) -> bool:
+    """``signed`` is an escrow claim of a seat other than ``given_up``'s and ours."""
+    body = signed.msg.body
+    blame = body.get("blame")
+    return (signed.msg.type == "abort" and body.get("kind") == ABANDONED and "escrow" in body
+            and type(blame) is int and blame not in (given_up, me)
+            and type(body.get("stage")) is int)
+
+
 class Recoveries(SessionFields):
     """The escrow at the start, the claims with shares, and the recovery of a seat."""
 
@@ -185,7 +194,12 @@ class Recoveries(SessionFields):
         held = [m for m in self.escrow_waiting if m.msg.seat == author]
         claimed = bool(held) or any(m.msg.type == "abort" for m in self.queues[author])
         if not claimed and signed.msg.type == "abort":
-            if _claims(signed, given_up, stage):
+            if _claims(signed, given_up, stage) or _claims_another(signed, given_up, self.me):
+                # Another remaining peer's claim of another seat: two players are gone, and
+                # no recovery can be made now. It is taken as it would have been had it come
+                # before ours: both claims wait, and the driver's grace period stops the game
+                # for now, naming nobody (before: our claim stood alone as a final verdict,
+                # by which of two simultaneous claims happened to arrive first).
                 return False
             self._escrow_stops(f"peer {author} stopped the game otherwise")
             return True
