@@ -25,17 +25,22 @@ from pathlib import Path
 import pytest
 from byzantine import (
     Behaviour,
+    Context,
     Delay,
     Equivocate,
     ForgeClaim,
     ForgeProof,
     InstantSilence,
+    Send,
     Table,
     check_crash_table,
     check_table,
     crash_plan,
+    decode,
     strategy,
 )
+
+from p2p.session.machine import FRAME_MESSAGE
 
 QUICK_SEEDS = [*range(14), 16, 22]  # (16: a peer vanishes at an escrow table; 22: reorder)
 SLOW_SEEDS = (100, 101, 103, 104, 105)   # make test
@@ -92,6 +97,53 @@ def test_equivocation_with_delays_is_proven_against_the_byzantine_peer(tmp_path:
     table = play_and_check(2, tmp_path, shuffles=2, behaviours=[twin, late])
     for session in table.honest:
         assert session.aborted is not None and session.aborted.peer == table.bad
+
+
+class BadDigest(Behaviour):
+    """One stage message re-signed with its ``history`` or ``own`` not a digest (junk, or a
+    digest's letters in upper case), sent to one receiver (the others get the original, an
+    equivocation) or to all."""
+
+    name = "bad-digest"
+
+    def __init__(self, key: str, junk: object, to_one: bool) -> None:
+        import random
+        super().__init__(random.Random(0))
+        self.start, self.share = 9, 1.0
+        self.key, self.junk, self.to_one, self.done = key, junk, to_one, False
+
+    def outgoing(self, ctx: Context, sends: list[Send]) -> list[Send]:
+        import dataclasses
+        signed = decode(sends[0].frame) if sends else None
+        if (self.done or signed is None or signed.msg.seat != ctx.me or not self.active(ctx)
+                or self.key not in signed.msg.body):
+            return sends
+        self.done = True
+        body = dict(signed.msg.body)
+        body[self.key] = (body[self.key].upper() if self.junk == "upper" else self.junk)
+        frame = FRAME_MESSAGE + ctx.sign(dataclasses.replace(signed.msg, body=body)).encode()
+        first = min(s.to for s in sends)
+        return [dataclasses.replace(s, frame=frame) if not self.to_one or s.to == first else s
+                for s in sends]
+
+
+@pytest.mark.parametrize("key, junk, to_one", [
+    ("history", {"a": [1]}, True), ("history", "upper", False), ("own", None, True),
+    ("own", "x", False)])
+def test_a_history_that_is_no_digest_names_its_author_live_and_offline(
+        key: str, junk: object, to_one: bool, tmp_path: Path) -> None:
+    """A stage message whose ``history`` or ``own`` is not a digest is its author's fault
+    whatever the file around it holds: every honest peer names it unfair, and ``verify``
+    agrees on every transcript, the one of a peer that got the twin and not the original
+    too (before: that peer's transcript was "damaged", its live verdict a "history differs"
+    that only a live peer could check, in about half the games of seed 211)."""
+    bad = BadDigest(key, junk, to_one)
+    table = play_and_check(211, tmp_path, shuffles=2, behaviours=[bad])
+    assert bad.done
+    for session in table.honest:
+        assert session.aborted is not None and session.aborted.peer == table.bad
+    # (with a twin, the peers that got the original name the equivocation once it reaches them)
+    assert any("not a digest" in s.aborted.reason for s in table.honest if s.aborted)
 
 
 FORGED_KINDS = (*ForgeProof.KINDS, *ForgeProof.REMASK_KINDS)

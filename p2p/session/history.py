@@ -20,6 +20,7 @@ then built on the first).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 
 from engine.canonical import canonical_json
@@ -29,6 +30,17 @@ from p2p.session.events import Peer
 HISTORY_DOMAIN = b"solstice/history/v1\n"
 OWN_DOMAIN = b"solstice/own-history/v1\n"
 GENESIS_HISTORY = "0" * 64
+
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def is_digest(value: object) -> bool:
+    """``value`` has a digest's form (64 lowercase hex digits). A stage message whose
+    ``history`` or ``own`` has not is its author's fault whatever the file around it holds,
+    so it is judged alike live and offline; only a well-formed digest that differs from ours
+    can mean that the file, not the author, is at fault."""
+    return type(value) is str and _DIGEST.fullmatch(value) is not None
 
 
 def _hash(signed: SignedMessage) -> str | None:

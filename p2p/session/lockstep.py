@@ -11,6 +11,7 @@ from p2p.errors import LocalProtocolError
 from p2p.session.envelope import SignedMessage
 from p2p.session.events import Peer
 from p2p.session.fields import SessionFields
+from p2p.session.history import is_digest
 from p2p.session.stages import EVERYONE, Stage
 
 
@@ -38,6 +39,12 @@ class Lockstep(SessionFields):
         if msg.type != stage.kind or msg.body.get("stage") != stage.index:
             self._abort(peer, f"sent {msg.type!r} for stage {msg.body.get('stage')} while "
                               f"stage {stage.index} expects {stage.kind!r}", [signed.to_json()])
+            return False
+        malformed = [key for key, ours in (("own", stage.own), ("history", stage.history))
+                     if ours is not None and not is_digest(msg.body.get(key))]
+        if malformed:
+            self._abort(peer, f"its {malformed[0]!r} is not a digest (64 lowercase hex digits)",
+                        [signed.to_json()])
             return False
         if stage.own is not None and msg.body.get("own") != stage.own[peer]:
             # Signed over other messages of its own than those we took from it: only it can
