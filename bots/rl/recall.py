@@ -129,11 +129,16 @@ class Recall:
     """One seat's record: ``see_sight`` every state of a trail it is shown (or ``see`` its
     view of a state), ``act`` each of its own actions."""
 
-    __slots__ = ("_mine", "_now_state", "_now_view", "_record", "_text", "entries", "seat")
+    __slots__ = ("_entries", "_mine", "_now_state", "_now_view", "_pending", "_record", "_text",
+                 "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
-        self.entries: list[str] = []
+        self._entries: list[str] = []
+        # What the entries have yet to take in, in order: states shown (their entries are
+        # written when the string is read: the tensor, read at every step, needs only the
+        # places of the cards, a tenth of the cost) and the text of the seat's own actions.
+        self._pending: list[sight.Sight | str] = []
         # the last values shown, and where and when each card was seen (engine.sight)
         self._record = sight.Record(seat)
         self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
@@ -146,10 +151,9 @@ class Recall:
         """The seat is shown its view of ``shown.state``: what ``see(view(state, seat))``
         records, read from the state and from what the trail's states share
         (``engine.sight``)."""
-        entry = self._record.see(shown)
-        if entry is not None:
-            self.entries.append(entry)
-            self._text = None
+        self._record.note_places(shown)
+        self._pending.append(shown)
+        self._text = None
         self._now_state = shown.state
         self._now_view = None
 
@@ -160,6 +164,7 @@ class Recall:
     def see(self, view: dict[str, Any]) -> None:
         """The seat is shown ``view`` (its own view, as every bot gets it): the reference
         ``see_sight`` is checked against (``tests/test_rl_recall_fast.py``)."""
+        self.flush()
         flat = canonical_view(view)
         # one key per planet, so that an entry holds the planet that changed, not all five
         for p, planet in enumerate(flat.pop("planets")):
@@ -171,7 +176,7 @@ class Recall:
         changed = {key: value for key, value in flat.items()
                    if key not in last or last[key] != value}
         if changed:
-            self.entries.append("see " + _DUMPS(changed))
+            self._entries.append("see " + _DUMPS(changed))
             record.values = flat
             self._text = None
         record.last = None  # the next sight compares every key
@@ -188,7 +193,7 @@ class Recall:
 
     def act(self, index: int) -> None:
         """The seat played the action of this index (``bots.rl.encoding``)."""
-        self.entries.append(f"act {index}")
+        self._pending.append(f"act {index}")
         self._text = None
         name, at = _range_of(index)
         i = index - at
@@ -205,7 +210,29 @@ class Recall:
         elif name == "discard":
             self._mine[i, _RF["i_discarded"]] = 1.0
 
+    @property
+    def entries(self) -> list[str]:
+        """The record's entries, in order (``string`` without its first line)."""
+        self.flush()
+        return self._entries
+
+    def flush(self) -> None:
+        """Write the entries still pending, in order: a holder that does not keep the states
+        it showed (``Table``) calls it so that the record does not keep them either."""
+        pending = self._pending
+        if pending:
+            self._pending = []
+            entries, record = self._entries, self._record
+            for item in pending:
+                if isinstance(item, str):
+                    entries.append(item)
+                else:
+                    entry = record.entry(item)
+                    if entry is not None:
+                        entries.append(entry)
+
     def string(self) -> str:
+        self.flush()
         if self._text is None:
             self._text = f"seat {self.seat}\n" + "\n".join(self.entries)
         return self._text
@@ -238,7 +265,8 @@ class Recall:
     def copy(self) -> Recall:
         new = Recall.__new__(Recall)
         new.seat = self.seat
-        new.entries = self.entries[:]
+        new._entries = self._entries[:]
+        new._pending = self._pending[:]  # states never changed once shown
         new._record = self._record.copy()
         new._mine = self._mine.copy()
         new._now_state = self._now_state  # never changed once shown

@@ -109,6 +109,7 @@ class Table:
             shown = self._sight = Sight(state.clone(), self._sight)
             for seat in self._recalled:
                 self.recall[seat].see_sight(shown)
+                self.recall[seat].flush()  # the entries now: the table keeps no states
             shown.prev = None  # every record has compared it with the state before
 
     def snapshot(self) -> TableSnapshot:
