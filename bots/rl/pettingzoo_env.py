@@ -324,11 +324,70 @@ def _render(table: Table, last: str) -> str:
     return "\n".join(lines)
 
 
+# The attributes PettingZoo's wrappers read several times a step (``last``, ``observe`` and
+# ``step`` of each wrapper): a wrapper finds them through ``BaseWrapper.__getattr__``, one
+# failed lookup and a call per wrapper in the chain, about a third of an ``env()`` step.
+_FORWARDED = ("agent_selection", "agents", "terminations", "truncations", "infos", "rewards",
+              "_cumulative_rewards")
+# what OrderEnforcingWrapper refuses before reset (its __getattr__ says so)
+_BEFORE_RESET = frozenset(("rewards", "terminations", "truncations", "infos", "agent_selection",
+                           "agents"))
+
+
+def _forwarded(name: str, checked: bool) -> property:
+    """The unwrapped environment's attribute ``name``, read (and written) straight there: what
+    the wrappers' chain of ``__getattr__`` finds, without the chain. ``checked``: refused
+    before reset, as ``OrderEnforcingWrapper`` refuses it (raising AttributeError falls back
+    on the wrapper's ``__getattr__``, which says why)."""
+    def get(self: Any) -> Any:
+        if checked and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    def put(self: Any, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+    return property(get, put)
+
+
+def _forwarding(base: type[Any], checked: bool = False) -> type[Any]:
+    """``base`` (one of PettingZoo's wrappers) with the attributes of ``_FORWARDED`` read
+    from the unwrapped environment directly; nothing else of it changes."""
+    attrs: dict[str, Any] = {name: _forwarded(name, checked and name in _BEFORE_RESET)
+                             for name in _FORWARDED}
+
+    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped
+        base.__init__(self, env, *args, **kwargs)
+
+    attrs["__init__"] = __init__
+    attrs["__str__"] = lambda self: str(self.env)  # as the wrappers print for our class
+    attrs["__module__"] = __name__
+    return type(base.__name__, (base,), attrs)
+
+
+_TerminateIllegal = _forwarding(wrappers.TerminateIllegalWrapper)
+_OrderEnforcing = _forwarding(wrappers.OrderEnforcingWrapper, checked=True)
+
+
+class _AssertOutOfBounds(_forwarding(wrappers.AssertOutOfBoundsWrapper)):  # type: ignore[misc]
+    def step(self, action: Any) -> None:
+        # an index in range needs none of the space's checks (``Discrete.contains`` converts
+        # it to a numpy integer first); anything else goes through the wrapper's own
+        if type(action) is int and 0 <= action < ACTION_SIZE:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The wrapped environment, as PettingZoo's games give it: an illegal action ends the game
     for the agent that played it (reward -1), out-of-range actions and calls out of order
-    raise."""
+    raise. The wrappers are PettingZoo's own (``TerminateIllegalWrapper``,
+    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``: ``isinstance`` holds), each
+    reading the environment's per-agent bookkeeping directly rather than through the
+    wrapper chain."""
     e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    e = _TerminateIllegal(e, illegal_reward=-1)
+    e = _AssertOutOfBounds(e)
+    return _OrderEnforcing(e)
