@@ -355,6 +355,11 @@ class SolsticeState(pyspiel.State):
         s = self._g.state
         return s is not None and is_over(s)
 
+    def is_chance_node(self) -> bool:
+        # pyspiel's asks ``current_player`` back through its binding: a round trip through
+        # C++ at every call, several per step
+        return self.current_player() == _CHANCE_ID
+
     def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
@@ -369,12 +374,12 @@ class SolsticeState(pyspiel.State):
         return [(o, p) for o in outcomes]
 
     def _apply_action(self, action: int) -> None:
-        if self.is_chance_node():
+        seat = self.current_player()
+        if seat == _CHANCE_ID:
             self._apply_chance(action)
             return
         g = self._g
         assert g.state is not None
-        seat = self.current_player()
         listed, g.listed = g.listed, None
         if listed is not None and listed[0] == seat:  # listed on this very state
             _, legal, indices = listed
@@ -401,7 +406,9 @@ class SolsticeState(pyspiel.State):
         nothing to its record): noted on the trail, taken in by ``_recall``."""
         g = self._g
         if g.state is not None:
-            g.last_sight = Sight(g.state.clone(), g.last_sight)
+            last = g.last_sight
+            # a copy sharing the lists a step left as they were with the trail's last state
+            g.last_sight = Sight(g.state.snapshot(None if last is None else last.state), last)
             g.trail.append(g.last_sight)
 
     def _draft_memory(self, player: int) -> DraftMemory:

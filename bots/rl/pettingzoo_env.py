@@ -69,15 +69,17 @@ class ViewInfo(dict):  # type: ignore[type-arg]
     """The acting agent's info, ``{"view": the seat's view}``, the view built on first read:
     most agents act on the observation and never read it, and building it cost more than
     the rest of a step. It is built from a copy of the state as it was (a copy costs a
-    tenth of a view), so it is the view of its step even if read later. Every way of reading
-    the dict (item, ``get``, iteration, ``items``, copies, equality, printing) sees the
-    view."""
+    tenth of a view; ``GameState.snapshot``: the lists a step left as they were are shared
+    with the previous step's copy), so it is the view of its step even if read later. Every
+    way of reading the dict (item, ``get``, iteration, ``items``, copies, equality,
+    printing) sees the view."""
 
     __slots__ = ("_seat", "_state")
 
     def __init__(self, state: GameState, seat: int) -> None:
+        """``state``: a copy that nothing changes (``GameState.snapshot``)."""
         super().__init__(view=None)
-        self._state: GameState | None = state.clone()
+        self._state: GameState | None = state
         self._seat = seat
 
     def _fill(self) -> None:
@@ -162,6 +164,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._games = 0
         self.table: Table | None = None
         self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
+        self._shown: GameState | None = None  # the state of the last ViewInfo (a snapshot)
         self._last_action = ""
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -185,6 +188,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
                                  game_seed)
             self.opponents.play(self.table)
         self._cached = None
+        self._shown = None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -202,7 +206,8 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.agent_selection = self.possible_agents[table.seat]  # type: ignore[index]
         for agent in self.agents:
             self.infos[agent] = {}
-        self.infos[self.agent_selection] = ViewInfo(table.state, table.turn.seat)
+        shown = self._shown = table.state.snapshot(self._shown)
+        self.infos[self.agent_selection] = ViewInfo(shown, table.turn.seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
