@@ -60,6 +60,7 @@ from engine import (
 )
 from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
 from engine.draft import waiting_pickers
+from engine.features import scatter
 from engine.randomness import RandomStream
 from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
 from engine.sight import Sight
@@ -168,6 +169,9 @@ class _Game:
         # the legal actions (and their indices) last listed for a player on the state as it is
         # now: OpenSpiel lists them, then applies one (cleared whenever the state moves on)
         self.listed: tuple[int, list[Action], list[int]] | None = None
+        # the player to move on the state as it is now, once asked (pyspiel asks it several
+        # times an action); None whenever the state moves on
+        self.player: int | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -193,6 +197,7 @@ class _Game:
         new.memory = [_copy_memory(m) for m in self.memory]
         new.remembered = self.remembered[:]
         new.listed = None  # a resampled clone gets another state
+        new.player = None
         return new
 
 
@@ -243,6 +248,7 @@ class SolsticeState(pyspiel.State):
     def _apply_chance(self, outcome: int) -> None:
         g = self._g
         g.listed = None
+        g.player = None
         if g.first_player < 0:
             g.first_player = outcome
             return
@@ -337,6 +343,12 @@ class SolsticeState(pyspiel.State):
     # --- the OpenSpiel interface ----------------------------------------------------------
 
     def current_player(self) -> int:
+        player = self._g.player
+        if player is None:
+            player = self._g.player = self._current_player()
+        return player
+
+    def _current_player(self) -> int:
         # OpenSpiel asks this several times per action: the ids are read once, at import
         s = self._g.state
         if s is None:
@@ -381,6 +393,7 @@ class SolsticeState(pyspiel.State):
         g = self._g
         assert g.state is not None
         listed, g.listed = g.listed, None
+        g.player = None  # the state moves on
         if listed is not None and listed[0] == seat:  # listed on this very state
             _, legal, indices = listed
         else:
@@ -483,6 +496,10 @@ class SolsticeState(pyspiel.State):
         player = self.current_player() if player is None else player
         if not 0 <= player < self._n:  # as pyspiel checks it
             raise pyspiel.SpielError(f"player = {player}, num_players_ = {self._n}")
+        if perfect_recall:  # the list made straight from the record (no array)
+            if self._g.state is None:
+                return [0.0] * INFO_STATE_SIZE
+            return self._recall(player).tensor_list()
         observer = _OBSERVERS.get(perfect_recall)
         if observer is None:  # one per kind: an observer keeps nothing but its array
             observer = _OBSERVERS[perfect_recall] = SolsticeObserver(perfect_recall)
@@ -492,8 +509,7 @@ class SolsticeState(pyspiel.State):
         tensor = observer.tensor
         out = [0.0] * len(tensor)
         where = tensor.view(np.uint32).nonzero()[0]  # the bits: quicker than the floats
-        for i, value in zip(where.tolist(), tensor[where].tolist(), strict=True):
-            out[i] = value
+        scatter(out, where.tolist(), tensor[where].tolist(), 0)
         return out
 
     def information_state_string(self, player: int | None = None) -> str:
@@ -540,6 +556,7 @@ class SolsticeState(pyspiel.State):
             if pick.seat != player:
                 options = legal_actions(world, pick.seat)
                 clone._g.picks[i] = cast(Pick, options[stream.randbelow(len(options))])
+        clone._g.player = None  # another state (the same player to move, but asked again)
         return clone
 
 

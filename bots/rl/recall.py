@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from bots.rl import encoding as enc
-from bots.rl.state_encoding import encode_state
+from bots.rl.state_encoding import encode_state, plain_features
 from engine import sight
 from engine.cards import CARDS
+from engine.features import scatter, scatter_same
 from engine.state import GameState
 
 _DROP = ("log", "legal")  # the log names slots; the legal actions follow from the rest
@@ -129,8 +130,8 @@ class Recall:
     """One seat's record: ``see_sight`` every state of a trail it is shown (or ``see`` its
     view of a state), ``act`` each of its own actions."""
 
-    __slots__ = ("_entries", "_mine", "_now_state", "_now_view", "_pending", "_record", "_text",
-                 "seat")
+    __slots__ = ("_entries", "_mine", "_mine_at", "_now_state", "_now_view", "_pending",
+                 "_record", "_text", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
@@ -142,6 +143,7 @@ class Recall:
         # the last values shown, and where and when each card was seen (engine.sight)
         self._record = sight.Record(seat)
         self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
+        self._mine_at: list[int] = []  # the positions of ``_mine``'s ones, flat
         # what the seat is shown now: a state (``see_sight``) or its view (``see``)
         self._now_state: GameState | None = None
         self._now_view: dict[str, Any] | None = None
@@ -198,17 +200,21 @@ class Recall:
         name, at = _range_of(index)
         i = index - at
         if name == "pick1":
-            self._mine[i, _RF["i_picked"]] = 1.0
+            self._mark(i, _RF["i_picked"])
         elif name == "pick2":
             for cid in enc._PAIRS[i]:
-                self._mine[cid, _RF["i_picked"]] = 1.0
+                self._mark(cid, _RF["i_picked"])
         elif name == "dispatch":
             cid, rest = divmod(i, enc.MAX_PLANETS * enc.N_CLAIMS)
-            self._mine[cid, _RF[f"i_dispatched_to_planet{rest // enc.N_CLAIMS}"]] = 1.0
+            self._mark(cid, _RF[f"i_dispatched_to_planet{rest // enc.N_CLAIMS}"])
         elif name == "capture":
-            self._mine[i, _RF["i_captured"]] = 1.0
+            self._mark(i, _RF["i_captured"])
         elif name == "discard":
-            self._mine[i, _RF["i_discarded"]] = 1.0
+            self._mark(i, _RF["i_discarded"])
+
+    def _mark(self, cid: int, column: int) -> None:
+        self._mine[cid, column] = 1.0
+        self._mine_at.append(cid * len(RECALL_FEATURES) + column)
 
     @property
     def entries(self) -> list[str]:
@@ -262,6 +268,31 @@ class Recall:
         self.memory(out=vec[enc.OBS_SIZE:].reshape(enc.N_CARDS, len(RECALL_FEATURES)))
         return vec
 
+    def tensor_list(self) -> list[float]:
+        """``tensor().tolist()``, made as a list of its non-zero values over zeros without
+        the array (OpenSpiel's tensors are lists): numpy's fills, index arrays and
+        ``tolist`` cost more than the values. Each value is rounded to float32 as the array
+        rounds it. A pending decision's options are written by the array's path."""
+        s = self._now_state
+        plain = None if s is None else plain_features(s, self.seat)
+        if plain is None:  # a view, nothing shown yet, or the seat's decision pending
+            tensor = self.tensor()
+            out = [0.0] * INFO_STATE_SIZE
+            where = tensor.view(np.uint32).nonzero()[0]  # the bits: -0.0 is written too
+            scatter(out, where.tolist(), tensor[where].tolist(), 0)
+            return out
+        ones, at, values = plain
+        out = [0.0] * INFO_STATE_SIZE
+        # in the array's order: the observation's ones, then its values; the memory's ones
+        # (the seat's own actions), then its entries (a later write wins, as it does there)
+        scatter_same(out, ones, 1.0, 0)
+        scatter(out, at, np.array(values, np.float32).tolist(), 0)
+        scatter_same(out, self._mine_at, 1.0, enc.OBS_SIZE)
+        at, values = self._record.memory_entries(len(RECALL_FEATURES), _COLUMN_LIST, _SEEN,
+                                                 _GONE, _FIRST, _LAST)
+        scatter(out, at, np.array(values, np.float32).tolist(), enc.OBS_SIZE)
+        return out
+
     def copy(self) -> Recall:
         new = Recall.__new__(Recall)
         new.seat = self.seat
@@ -269,6 +300,7 @@ class Recall:
         new._pending = self._pending[:]  # states never changed once shown
         new._record = self._record.copy()
         new._mine = self._mine.copy()
+        new._mine_at = self._mine_at[:]
         new._now_state = self._now_state  # never changed once shown
         new._now_view = self._now_view
         new._text = self._text
