@@ -283,7 +283,7 @@ def action_numbers(s: GameState, seat: int, legal: Sequence[Action], layout: Lay
     return out
 
 
-def scatter(out: list[Any], at: list[int], values: list[Any], offset: int) -> None:
+def scatter(out: list[Any], at: list[int], values: Sequence[Any], offset: int) -> None:
     """``out[offset + at[i]] = values[i]`` for each i, in order (a later position written
     twice wins, as numpy's assignment of an index array does). A tensor returned as a list
     is made of its few non-zero values over zeros: a Python loop of item assignments cost
