@@ -194,7 +194,9 @@ def seat_features(s: GameState, seat: int, layout: Layout,
             if cid >= 0:
                 ones.append(cid * width + L.c_discarded)
     ones.append(L.t_players[n])
-    ones.append(L.t_phase[s.phase.value])
+    # the member itself: a StrEnum's member is its value as a key (``.value`` is a Python
+    # property call, a few microseconds from compiled code)
+    ones.append(L.t_phase[s.phase])
     if s.direction == 1:
         ones.append(L.t_left)
     ones.append(L.t_first[rel[s.first_player]])

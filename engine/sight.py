@@ -363,6 +363,31 @@ class Record:
             values.append(1.0)
         return at, values
 
+    def memory_into(self, out: list[Any], offset: int, width: int, columns: list[int],
+                    seen: int, gone: int, first_at: int, last_at: int,
+                    round_value: list[Any]) -> None:
+        """``memory_entries`` written straight into ``out`` from ``offset`` (a tensor made as a
+        list), in the same order; a round's value is ``round_value[round]`` (the caller's
+        figure for it, rounded as its tensor rounds it; the last one for any later round)."""
+        one: Any = 1.0
+        showing = [False] * len(CARDS)
+        for cid in self.now:
+            showing[cid] = True
+        first, latest, place_of = self.first, self.latest, self.place
+        top = len(round_value) - 1
+        for cid in range(len(CARDS)):
+            rnd = first[cid]
+            if rnd < 0:
+                continue
+            row = offset + cid * width
+            out[row + seen] = one
+            if not showing[cid]:
+                out[row + gone] = one
+            out[row + first_at] = round_value[rnd if rnd < top else top]
+            last = latest[cid]
+            out[row + last_at] = round_value[last if last < top else top]
+            out[row + columns[place_of[cid]]] = one
+
     def see(self, sight: Sight) -> str | None:
         """Take in the seat's view of ``sight``'s state: ``note_places``, then ``entry``."""
         self.note_places(sight)

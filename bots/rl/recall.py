@@ -290,9 +290,8 @@ class Recall:
         scatter_same(out, ones, 1.0, 0)
         scatter(out, at, _float32(values), 0)
         scatter_same(out, self._mine_at, 1.0, enc.OBS_SIZE)
-        at, values = self._record.memory_entries(len(RECALL_FEATURES), _COLUMN_LIST, _SEEN,
-                                                 _GONE, _FIRST, _LAST)
-        scatter(out, at, _float32(values), enc.OBS_SIZE)
+        self._record.memory_into(out, enc.OBS_SIZE, len(RECALL_FEATURES), _COLUMN_LIST, _SEEN,
+                                 _GONE, _FIRST, _LAST, _ROUND_VALUE)
         return out
 
     def copy(self) -> Recall:
@@ -323,6 +322,10 @@ def _float32(values: list[float]) -> tuple[float, ...]:
     if packer is None:
         packer = _PACKERS[len(values)] = struct.Struct(f"{len(values)}f")
     return packer.unpack(packer.pack(*values))
+
+
+# a round's value in the memory (first and last seen), as the float32 tensor holds it
+_ROUND_VALUE: list[float] = list(_float32([min(r / 10.0, 1.0) for r in range(64)]))
 
 
 def _range_of(index: int) -> tuple[str, int]:
