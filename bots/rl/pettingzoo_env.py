@@ -355,9 +355,10 @@ def _forwarded(name: str, checked: bool) -> property:
     return property(get, put)
 
 
-def _forwarding(base: type[Any], checked: bool = False) -> type[Any]:
+def _forwarding(name: str, base: type[Any], checked: bool = False) -> type[Any]:
     """``base`` (one of PettingZoo's wrappers) with the attributes of ``_FORWARDED`` read
-    from the unwrapped environment directly; nothing else of it changes."""
+    from the unwrapped environment directly; nothing else of it changes. ``name``: the
+    module's name for the class (pickle finds a class by its module and name)."""
     attrs: dict[str, Any] = {name: _forwarded(name, checked and name in _BEFORE_RESET)
                              for name in _FORWARDED}
 
@@ -368,14 +369,17 @@ def _forwarding(base: type[Any], checked: bool = False) -> type[Any]:
     attrs["__init__"] = __init__
     attrs["__str__"] = lambda self: str(self.env)  # as the wrappers print for our class
     attrs["__module__"] = __name__
-    return type(base.__name__, (base,), attrs)
+    attrs["__qualname__"] = name
+    return type(name, (base,), attrs)
 
 
-_TerminateIllegal = _forwarding(wrappers.TerminateIllegalWrapper)
-_OrderEnforcing = _forwarding(wrappers.OrderEnforcingWrapper, checked=True)
+_TerminateIllegal = _forwarding("_TerminateIllegal", wrappers.TerminateIllegalWrapper)
+_OrderEnforcing = _forwarding("_OrderEnforcing", wrappers.OrderEnforcingWrapper, checked=True)
+_ForwardingAssertOutOfBounds = _forwarding("_ForwardingAssertOutOfBounds",
+                                           wrappers.AssertOutOfBoundsWrapper)
 
 
-class _AssertOutOfBounds(_forwarding(wrappers.AssertOutOfBoundsWrapper)):  # type: ignore[misc]
+class _AssertOutOfBounds(_ForwardingAssertOutOfBounds):  # type: ignore[misc, valid-type]
     def step(self, action: Any) -> None:
         # an index in range needs none of the space's checks (``Discrete.contains`` converts
         # it to a numpy integer first); anything else goes through the wrapper's own
