@@ -143,3 +143,28 @@ def test_a_later_picker_cannot_tell_what_an_earlier_picker_picked() -> None:
         assert not child.is_chance_node() and child.current_player() != first
         after.append(child.information_state_string(child.current_player()))
     assert len(after) == 3 and len(set(after)) == 1
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_chance_outcomes_kept_from_node_to_node_are_the_ones_listed_afresh(
+        players: int) -> None:
+    """A shuffle's, a relabel order's and the deal's outcomes are the last node's less the one
+    drawn (kept, not listed again); at every node of random games, clones and the player
+    to move included, they equal the outcomes worked out from the state alone."""
+    game = _game(players)
+    rng = np.random.default_rng(10 + players)
+    state = game.new_initial_state()
+    kept = nodes = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            if state._g.left is not None:
+                kept += 1
+            listed = [o for o, _ in state.chance_outcomes()]
+            assert listed == state._list_chance_outcomes()
+            assert listed == [o for o, _ in state.clone().chance_outcomes()]
+            state.apply_action(int(rng.choice(listed)))
+            nodes += 1
+            continue
+        assert state.current_player() == state._current_player()
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert kept > nodes // 2

@@ -172,6 +172,10 @@ class _Game:
         # the player to move on the state as it is now, once asked (pyspiel asks it several
         # times an action); None whenever the state moves on
         self.player: int | None = None
+        # the chance outcomes of the state as it is now, once listed (None whenever the state
+        # moves on): a shuffle's, a relabel order's and the deal's next outcomes are these
+        # less the one drawn
+        self.left: list[int] | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -198,6 +202,7 @@ class _Game:
         new.remembered = self.remembered[:]
         new.listed = None  # a resampled clone gets another state
         new.player = None
+        new.left = None
         return new
 
 
@@ -225,6 +230,13 @@ class SolsticeState(pyspiel.State):
         return None
 
     def _chance_outcomes_list(self) -> list[int]:
+        """The chance outcomes now, in order (not to be changed: kept for the next node)."""
+        g = self._g
+        if g.left is None:
+            g.left = self._list_chance_outcomes()
+        return g.left
+
+    def _list_chance_outcomes(self) -> list[int]:
         g = self._g
         if g.first_player < 0:
             return list(range(self._n))
@@ -249,6 +261,7 @@ class SolsticeState(pyspiel.State):
         g = self._g
         g.listed = None
         g.player = None
+        left, g.left = g.left, None
         if g.first_player < 0:
             g.first_player = outcome
             return
@@ -267,6 +280,8 @@ class SolsticeState(pyspiel.State):
                 g.state = new_game(g.config, g.deck, keep_log=False)
                 self._advance()
                 self._record()
+            else:
+                g.left = _less(left, outcome)
             return
         if g.state.chance is None:
             g.order.append(outcome)
@@ -275,6 +290,8 @@ class SolsticeState(pyspiel.State):
                 g.order = []
                 self._advance()
                 self._record()
+            else:
+                g.left = _less(left, outcome)
             return
         g.perm.append(outcome)
         if len(g.perm) == g.state.chance[1]:
@@ -282,6 +299,8 @@ class SolsticeState(pyspiel.State):
             apply_in_place(g.state, Shuffle(perm))
             self._advance()
             self._record()
+        else:
+            g.left = _less(left, outcome)
 
     def _advance(self) -> None:
         """Take every step that is neither chance nor a player's, in ``play_match``'s order:
@@ -393,7 +412,7 @@ class SolsticeState(pyspiel.State):
         g = self._g
         assert g.state is not None
         listed, g.listed = g.listed, None
-        g.player = None  # the state moves on
+        g.player = g.left = None  # the state moves on
         if listed is not None and listed[0] == seat:  # listed on this very state
             _, legal, indices = listed
         else:
@@ -556,8 +575,19 @@ class SolsticeState(pyspiel.State):
             if pick.seat != player:
                 options = legal_actions(world, pick.seat)
                 clone._g.picks[i] = cast(Pick, options[stream.randbelow(len(options))])
-        clone._g.player = None  # another state (the same player to move, but asked again)
+        # another state (the same player to move, but asked again)
+        clone._g.player = clone._g.left = None
         return clone
+
+
+def _less(left: list[int] | None, outcome: int) -> list[int] | None:
+    """The outcomes ``left`` without ``outcome`` (None: to be listed again, as when the
+    outcome was not among them)."""
+    if left is None or outcome not in left:
+        return None
+    rest = left[:]
+    rest.remove(outcome)
+    return rest
 
 
 def _view_string(state: SolsticeState, player: int) -> str:
