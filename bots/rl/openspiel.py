@@ -503,8 +503,10 @@ class SolsticeState(pyspiel.State):
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """pyspiel's ``information_state_tensor``, answered here: pyspiel's own builds a new
-        initial state at every call (to learn the tensor's size) and copies the tensor twice;
-        the values are the same (the same observer writes them)."""
+        initial state at every call (to learn the tensor's size) and copies the tensor twice.
+        Here the list is made from the record directly (``Recall.tensor_list``); the values are
+        the ones pyspiel's path gets from the observer's array (``tests/test_rl_recall_fast``
+        compares them at every decision)."""
         return self._tensor(True, player)
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
