@@ -168,3 +168,31 @@ def test_the_chance_outcomes_kept_from_node_to_node_are_the_ones_listed_afresh(
         assert state.current_player() == state._current_player()
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert kept > nodes // 2
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_legal_actions_answers_as_pyspiels_own(players: int) -> None:
+    """``legal_actions`` is answered in Python (pyspiel's asks the state back through its
+    binding): the same list or the same error as pyspiel's own, for every player id and
+    none, at every node of a random game, the end included."""
+    game = _game(players)
+    rng = np.random.default_rng(20 + players)
+    state = game.new_initial_state()
+    asked = 0
+    while True:
+        for who in [None, *range(-4, players + 1)]:
+            args = () if who is None else (who,)
+            try:
+                expected: object = pyspiel.State.legal_actions(state, *args)
+            except pyspiel.SpielError as exc:
+                expected = str(exc)
+            try:
+                got: object = state.legal_actions(*args)
+            except pyspiel.SpielError as exc:
+                got = str(exc)
+            assert got == expected, (who, state.current_player())
+            asked += 1
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert asked > 500

@@ -391,6 +391,23 @@ class SolsticeState(pyspiel.State):
         # C++ at every call, several per step
         return self.current_player() == _CHANCE_ID
 
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """pyspiel's ``legal_actions``, answered here with the same answers: pyspiel's asks
+        ``is_terminal``, ``current_player`` and ``_legal_actions`` back through its binding,
+        half the cost of a call. At a chance node the chance outcomes (whoever asks); at a
+        player's node that player's (``player`` None: the player to move), nobody else's; an
+        error for another pseudo-player; nothing once the game is over."""
+        if self.is_terminal():
+            return []
+        current = self.current_player()
+        if current == _CHANCE_ID:
+            return self._chance_outcomes_list()[:]  # kept for the next node: a copy
+        if player is None or player == current:
+            return self._legal_actions(current)
+        if player < 0:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
+        return []
+
     def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
