@@ -12,9 +12,11 @@ decision (``time.thread_time``), so the machine's load does not decide it.
   (``bench_engine.reference``);
 * ``--only WORKLOAD --count N`` runs one workload for N steps silently, to count its
   instructions under valgrind (per step: the difference of two counts over the difference of
-  N), e.g. ``valgrind --tool=cachegrind --cache-sim=no .venv/bin/python bench/bench_rl.py
-  --only raw4 --count 4000``; workloads ``env2``, ``env4``, ``raw2``, ``raw4``, ``table2``,
-  ``table4``, ``openspiel2``, ``openspiel4``;
+  N), e.g. ``OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0 valgrind --tool=cachegrind
+  --cache-sim=no .venv/bin/python bench/bench_rl.py --only raw4 --count 2500`` (OpenBLAS's
+  idle worker threads spin under valgrind, a different count of instructions every run:
+  one thread keeps the counts the same from run to run); workloads ``env2``, ``env4``,
+  ``raw2``, ``raw4``, ``table2``, ``table4``, ``openspiel2``, ``openspiel4``;
 * ``--vector``: agent steps per CPU-second of ``bots.rl.gym_env.make_vector_env`` (one
   process: the throughput of one core), 1 and 16 games, against ``random`` and ``greedy``,
   and with the perfect-recall information state;

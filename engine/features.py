@@ -13,7 +13,7 @@ position, every table) is the caller's (``bots.rl.state_encoding`` fills one fro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from engine.actions import Action, Capture, Choose, Discard, Dispatch, Pick
 from engine.cards import PLANET_LIMIT
@@ -194,7 +194,9 @@ def seat_features(s: GameState, seat: int, layout: Layout,
             if cid >= 0:
                 ones.append(cid * width + L.c_discarded)
     ones.append(L.t_players[n])
-    ones.append(L.t_phase[s.phase.value])
+    # the member itself: a StrEnum's member is its value as a key (``.value`` is a Python
+    # property call, a few microseconds from compiled code)
+    ones.append(L.t_phase[s.phase])
     if s.direction == 1:
         ones.append(L.t_left)
     ones.append(L.t_first[rel[s.first_player]])
@@ -281,3 +283,19 @@ def action_numbers(s: GameState, seat: int, legal: Sequence[Action], layout: Lay
         else:
             raise ValueError(f"no number for {action!r}")
     return out
+
+
+def scatter(out: list[Any], at: list[int], values: Sequence[Any], offset: int) -> None:
+    """``out[offset + at[i]] = values[i]`` for each i, in order (a later position written
+    twice wins, as numpy's assignment of an index array does). A tensor returned as a list
+    is made of its few non-zero values over zeros: a Python loop of item assignments cost
+    more than the values did, and numpy's ``tolist`` makes a float object for every entry.
+    ``values`` are stored as they are (the same objects)."""
+    for i in range(len(at)):
+        out[offset + at[i]] = values[i]
+
+
+def scatter_same(out: list[Any], at: list[int], value: Any, offset: int) -> None:
+    """``out[offset + x] = value`` for each x of ``at``."""
+    for x in at:
+        out[offset + x] = value

@@ -363,9 +363,80 @@ class Record:
             values.append(1.0)
         return at, values
 
+    def memory_into(self, out: list[Any], offset: int, width: int, columns: list[int],
+                    seen: int, gone: int, first_at: int, last_at: int,
+                    round_value: list[Any]) -> None:
+        """``memory_entries`` written straight into ``out`` from ``offset`` (a tensor made as a
+        list), in the same order; a round's value is ``round_value[round]`` (the caller's
+        figure for it, rounded as its tensor rounds it; the last one for any later round)."""
+        one: Any = 1.0
+        showing = [False] * len(CARDS)
+        for cid in self.now:
+            showing[cid] = True
+        first, latest, place_of = self.first, self.latest, self.place
+        top = len(round_value) - 1
+        for cid in range(len(CARDS)):
+            rnd = first[cid]
+            if rnd < 0:
+                continue
+            row = offset + cid * width
+            out[row + seen] = one
+            if not showing[cid]:
+                out[row + gone] = one
+            out[row + first_at] = round_value[rnd if rnd < top else top]
+            last = latest[cid]
+            out[row + last_at] = round_value[last if last < top else top]
+            out[row + columns[place_of[cid]]] = one
+
     def see(self, sight: Sight) -> str | None:
-        """Take in the seat's view of ``sight``'s state: the entry ``Recall.see`` writes for it
-        (``see {...}``: the keys that changed, as JSON), or None when nothing changed."""
+        """Take in the seat's view of ``sight``'s state: ``note_places``, then ``entry``."""
+        self.note_places(sight)
+        return self.entry(sight)
+
+    def note_places(self, sight: Sight) -> None:
+        """Note where the seat's view of ``sight``'s state shows each card it knows, and when
+        (what the memory block of a tensor is made of). Cheap next to ``entry``: the tensor
+        needs this at every state, the string only when it is read, so a record may take in
+        the places of a state at once and its entry later (each reads nothing the other
+        writes)."""
+        s = sight.state
+        bit = 1 << self.seat
+        card_of, known = s.card_of, s.known
+        rnd = s.round
+        first, latest, place_of = self.first, self.latest, self.place
+        taken = [False] * len(CARDS)
+        now: list[int] = []
+        seat = self.seat
+        # (a module function, not a closure: a closure is called through Python's protocol)
+        for x in s.hands[seat]:
+            if known[x] & bit:
+                _place(card_of[x], PLACE_HAND, rnd, taken, now, first, latest, place_of)
+        for x in s.drafted[seat]:
+            if known[x] & bit:
+                _place(card_of[x], PLACE_DRAFTED, rnd, taken, now, first, latest, place_of)
+        mine = s.prisoner[seat]
+        if mine >= 0 and known[mine] & bit:
+            _place(card_of[mine], PLACE_PRISONER, rnd, taken, now, first, latest, place_of)
+        face_up, discarded = s.face_up, s.planet_discarded
+        planets = s.planets
+        for p in range(len(planets)):
+            up_at, down_at = PLACE_UP + 2 * p, PLACE_DOWN + 2 * p
+            for x in planets[p]:
+                if known[x] & bit:
+                    _place(card_of[x], up_at if face_up[x] else down_at, rnd, taken, now,
+                           first, latest, place_of)
+            for x in discarded[p]:  # not live: shown to every seat (as in ``entry``)
+                _place(card_of[x], PLACE_DISCARDED, rnd, taken, now, first, latest, place_of)
+        for x in sight.live():
+            if known[x] & bit:
+                _place(card_of[x], PLACE_ELSEWHERE, rnd, taken, now, first, latest, place_of)
+        self.now = now
+
+    def entry(self, sight: Sight) -> str | None:
+        """The entry ``Recall.see`` writes for the seat's view of ``sight``'s state
+        (``see {...}``: the keys that changed since the state this record's entries last
+        took in, as JSON), or None when nothing changed. Entries must be taken in the
+        order of the states."""
         s = sight.state
         seat = self.seat
         live = sight.live()
@@ -375,43 +446,22 @@ class Record:
         for x in live:
             if not known[x] & bit:
                 card_of[x] = -1
-        # where each card is, as ``sighting`` places it
-        rnd = s.round
-        first, latest, place_of = self.first, self.latest, self.place
-        taken = [False] * len(CARDS)
-        now: list[int] = []
-        # (a module function, not a closure: a closure is called through Python's protocol)
         hand, drafted, mine = s.hands[seat], s.drafted[seat], s.prisoner[seat]
-        for x in hand:
-            _place(card_of[x], PLACE_HAND, rnd, taken, now, first, latest, place_of)
-        for x in drafted:
-            _place(card_of[x], PLACE_DRAFTED, rnd, taken, now, first, latest, place_of)
-        if mine >= 0:
-            _place(card_of[mine], PLACE_PRISONER, rnd, taken, now, first, latest, place_of)
-        face_up, discarded = s.face_up, s.planet_discarded
-        planets = s.planets
+        planets, discarded = s.planets, s.planet_discarded
         cids_now: list[tuple[int, ...]] = []
         for p in range(len(planets)):
-            up_at, down_at = PLACE_UP + 2 * p, PLACE_DOWN + 2 * p
             ids: list[int] = []
             for slot in planets[p]:
-                cid = card_of[slot]
-                ids.append(cid)
-                _place(cid, up_at if face_up[slot] else down_at, rnd, taken, now, first, latest,
-                       place_of)
+                ids.append(card_of[slot])
             for x in discarded[p]:
-                cid = card_of[x]
-                ids.append(cid)
-                _place(cid, PLACE_DISCARDED, rnd, taken, now, first, latest, place_of)
+                ids.append(card_of[x])
             cids_now.append(tuple(ids))
         labels: list[str] = []
         for x in live:
             cid = card_of[x]
             if cid >= 0:
                 labels.append(LABELS[cid])
-                _place(cid, PLACE_ELSEWHERE, rnd, taken, now, first, latest, place_of)
         labels.sort()
-        self.now = now
         # the seat's own keys
         pending = [len(made) // 2 if made is not None and other != seat else 0
                    for other, made in enumerate(s.picks)]

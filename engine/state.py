@@ -247,6 +247,52 @@ class GameState:
         new.planet_discarded = list(map(copy, self.planet_discarded))
         return new
 
+    def snapshot(self, prev: GameState | None) -> GameState:
+        """A copy of this state that is never to be changed (a record's trail of states), as
+        ``clone`` makes it but sharing with ``prev`` (another such copy, of an earlier state
+        of the same game, or None) every list that is equal in both: most of a step's lists
+        are as they were, and a copy of the per-slot lists (which grow with every relabel)
+        costs little next to the garbage collector's passes over them while the trail holds
+        them. Neither this copy nor ``prev`` may change afterwards."""
+        if prev is None:
+            return self.clone()
+        new = GameState(None)
+        new.config, new.n, new.omniscient = self.config, self.n, self.omniscient
+        new.keep_log, new.seat_of_faction, new.all_mask = \
+            self.keep_log, self.seat_of_faction, self.all_mask
+        new.first_player, new.round, new.direction = \
+            self.first_player, self.round, self.direction
+        new.phase, new.first_pick, new.turn = self.phase, self.first_pick, self.turn
+        new.sentry_planet, new.step = self.sentry_planet, self.step
+        new.decision, new.chance = self.decision, self.chance
+        new.card_of, new.known = _kept(prev.card_of, self.card_of), _kept(prev.known, self.known)
+        new.face_up = _kept(prev.face_up, self.face_up)
+        new.dispatcher, new.claim = _kept(prev.dispatcher, self.dispatcher), \
+            _kept(prev.claim, self.claim)
+        new.claim_vision = _kept(prev.claim_vision, self.claim_vision)
+        new.controller = _kept(prev.controller, self.controller)
+        new.resolved, new.claimer = _kept(prev.resolved, self.resolved), \
+            _kept(prev.claimer, self.claimer)
+        new.deck, new.prisoner = _kept(prev.deck, self.deck), _kept(prev.prisoner, self.prisoner)
+        new.claims, new.discard = _kept(prev.claims, self.claims), \
+            _kept(prev.discard, self.discard)
+        new.leftovers, new.vp = _kept(prev.leftovers, self.leftovers), _kept(prev.vp, self.vp)
+        new.casualties = _kept(prev.casualties, self.casualties)
+        new.quota, new.picks = _kept(prev.quota, self.quota), _kept(prev.picks, self.picks)
+        new.captured = _kept(prev.captured, self.captured)
+        new.vision_up = _kept(prev.vision_up, self.vision_up)
+        new.planet_started = _kept(prev.planet_started, self.planet_started)
+        new.stopped = _kept(prev.stopped, self.stopped)
+        new.duchess_scored = _kept(prev.duchess_scored, self.duchess_scored)
+        new.initial_sf = _kept(prev.initial_sf, self.initial_sf)
+        new.awaiting, new.log = _kept(prev.awaiting, self.awaiting), _kept(prev.log, self.log)
+        new.events = _kept(prev.events, self.events)
+        new.hands = _kept_each(prev.hands, self.hands)
+        new.drafted = _kept_each(prev.drafted, self.drafted)
+        new.planets = _kept_each(prev.planets, self.planets)
+        new.planet_discarded = _kept_each(prev.planet_discarded, self.planet_discarded)
+        return new
+
     # -- zones ------------------------------------------------------------------------------
 
     def live_slots(self) -> list[int]:
@@ -303,3 +349,15 @@ class GameState:
         if self.keep_log:
             self.events.append(event)
             self.log.append(event.text)
+
+
+def _kept(old: list[Any], now: list[Any]) -> list[Any]:
+    """``old`` where it equals ``now`` (``GameState.snapshot``), else a copy of ``now``."""
+    return old if old == now else now[:]
+
+
+def _kept_each(old: list[list[int]], now: list[list[int]]) -> list[list[int]]:
+    """``_kept`` of each inner list (a per-seat or per-planet list of slots)."""
+    if len(old) != len(now):
+        return [x[:] for x in now]
+    return [old[i] if old[i] == now[i] else now[i][:] for i in range(len(now))]

@@ -111,3 +111,41 @@ def test_an_illegal_action_ends_the_game_for_its_agent_with_reward_minus_one() -
     e.step(illegal)  # PettingZoo logs a warning
     assert e.rewards[agent] == -1
     assert all(e.terminations.values())
+
+
+def test_the_wrappers_read_the_bookkeeping_without_their_getattr_chain(monkeypatch) -> None:
+    """``env()``'s wrappers are PettingZoo's own, but the per-agent bookkeeping they read
+    several times a step comes from the unwrapped environment directly: a step and ``last``
+    go through no wrapper's ``__getattr__``; before reset it is refused as PettingZoo
+    refuses it, and writes reach the environment."""
+    from pettingzoo.utils.wrappers import (
+        AssertOutOfBoundsWrapper,
+        BaseWrapper,
+        OrderEnforcingWrapper,
+        TerminateIllegalWrapper,
+    )
+
+    e = env(players=2)
+    assert isinstance(e, OrderEnforcingWrapper)
+    assert isinstance(e.env, AssertOutOfBoundsWrapper)
+    assert isinstance(e.env.env, TerminateIllegalWrapper)
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        _ = e.agents
+    e.reset(seed=1)
+    asked: list[str] = []
+    original = BaseWrapper.__getattr__
+
+    def counting(self, name: str):  # type: ignore[no-untyped-def]
+        asked.append(name)
+        return original(self, name)
+
+    monkeypatch.setattr(BaseWrapper, "__getattr__", counting)
+    for _ in range(20):
+        obs = e.last()[0]
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[0]))
+    assert asked == []
+    assert e.agent_selection == e.unwrapped.agent_selection
+    assert e.rewards is e.unwrapped.rewards
+    with pytest.raises(AssertionError, match="action space"):
+        e.step(enc.ACTION_SIZE)  # out of range: the wrapper's own check

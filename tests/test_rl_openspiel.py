@@ -143,3 +143,56 @@ def test_a_later_picker_cannot_tell_what_an_earlier_picker_picked() -> None:
         assert not child.is_chance_node() and child.current_player() != first
         after.append(child.information_state_string(child.current_player()))
     assert len(after) == 3 and len(set(after)) == 1
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_chance_outcomes_kept_from_node_to_node_are_the_ones_listed_afresh(
+        players: int) -> None:
+    """A shuffle's, a relabel order's and the deal's outcomes are the last node's less the one
+    drawn (kept, not listed again); at every node of random games, clones and the player
+    to move included, they equal the outcomes worked out from the state alone."""
+    game = _game(players)
+    rng = np.random.default_rng(10 + players)
+    state = game.new_initial_state()
+    kept = nodes = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            if state._g.left is not None:
+                kept += 1
+            listed = [o for o, _ in state.chance_outcomes()]
+            assert listed == state._list_chance_outcomes()
+            assert listed == [o for o, _ in state.clone().chance_outcomes()]
+            state.apply_action(int(rng.choice(listed)))
+            nodes += 1
+            continue
+        assert state.current_player() == state._current_player()
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert kept > nodes // 2
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_legal_actions_answers_as_pyspiels_own(players: int) -> None:
+    """``legal_actions`` is answered in Python (pyspiel's asks the state back through its
+    binding): the same list or the same error as pyspiel's own, for every player id and
+    none, at every node of a random game, the end included."""
+    game = _game(players)
+    rng = np.random.default_rng(20 + players)
+    state = game.new_initial_state()
+    asked = 0
+    while True:
+        for who in [None, *range(-4, players + 1)]:
+            args = () if who is None else (who,)
+            try:
+                expected: object = pyspiel.State.legal_actions(state, *args)
+            except pyspiel.SpielError as exc:
+                expected = str(exc)
+            try:
+                got: object = state.legal_actions(*args)
+            except pyspiel.SpielError as exc:
+                got = str(exc)
+            assert got == expected, (who, state.current_player())
+            asked += 1
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert asked > 500

@@ -411,5 +411,6 @@ def _encode_options(options: Sequence[str], out: np.ndarray, rel: list[int],
 def mask_of(indices: Sequence[int]) -> np.ndarray:
     """An int8 mask of ``ACTION_SIZE`` with the legal indices set."""
     mask = np.zeros(ACTION_SIZE, dtype=np.int8)
-    mask[list(indices)] = 1
+    # an index array from an iterator: numpy converts a list item by item, as scalars
+    mask[np.fromiter(indices, np.intp, len(indices))] = 1
     return mask

@@ -60,6 +60,7 @@ from engine import (
 )
 from engine.cards import CARDS, FACTIONS, STANDARD_PLANETS, events_of_kind
 from engine.draft import waiting_pickers
+from engine.features import scatter
 from engine.randomness import RandomStream
 from engine.relabel import Relabel, dispatch_relabels_due, pick_relabels_due, relabel_in_place
 from engine.sight import Sight
@@ -168,6 +169,13 @@ class _Game:
         # the legal actions (and their indices) last listed for a player on the state as it is
         # now: OpenSpiel lists them, then applies one (cleared whenever the state moves on)
         self.listed: tuple[int, list[Action], list[int]] | None = None
+        # the player to move on the state as it is now, once asked (pyspiel asks it several
+        # times an action); None whenever the state moves on
+        self.player: int | None = None
+        # the chance outcomes of the state as it is now, once listed (None whenever the state
+        # moves on): a shuffle's, a relabel order's and the deal's next outcomes are these
+        # less the one drawn
+        self.left: list[int] | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Game:
         new = _Game.__new__(_Game)
@@ -193,6 +201,8 @@ class _Game:
         new.memory = [_copy_memory(m) for m in self.memory]
         new.remembered = self.remembered[:]
         new.listed = None  # a resampled clone gets another state
+        new.player = None
+        new.left = None
         return new
 
 
@@ -220,6 +230,13 @@ class SolsticeState(pyspiel.State):
         return None
 
     def _chance_outcomes_list(self) -> list[int]:
+        """The chance outcomes now, in order (not to be changed: kept for the next node)."""
+        g = self._g
+        if g.left is None:
+            g.left = self._list_chance_outcomes()
+        return g.left
+
+    def _list_chance_outcomes(self) -> list[int]:
         g = self._g
         if g.first_player < 0:
             return list(range(self._n))
@@ -243,6 +260,8 @@ class SolsticeState(pyspiel.State):
     def _apply_chance(self, outcome: int) -> None:
         g = self._g
         g.listed = None
+        g.player = None
+        left, g.left = g.left, None
         if g.first_player < 0:
             g.first_player = outcome
             return
@@ -261,6 +280,8 @@ class SolsticeState(pyspiel.State):
                 g.state = new_game(g.config, g.deck, keep_log=False)
                 self._advance()
                 self._record()
+            else:
+                g.left = _less(left, outcome)
             return
         if g.state.chance is None:
             g.order.append(outcome)
@@ -269,6 +290,8 @@ class SolsticeState(pyspiel.State):
                 g.order = []
                 self._advance()
                 self._record()
+            else:
+                g.left = _less(left, outcome)
             return
         g.perm.append(outcome)
         if len(g.perm) == g.state.chance[1]:
@@ -276,6 +299,8 @@ class SolsticeState(pyspiel.State):
             apply_in_place(g.state, Shuffle(perm))
             self._advance()
             self._record()
+        else:
+            g.left = _less(left, outcome)
 
     def _advance(self) -> None:
         """Take every step that is neither chance nor a player's, in ``play_match``'s order:
@@ -337,6 +362,12 @@ class SolsticeState(pyspiel.State):
     # --- the OpenSpiel interface ----------------------------------------------------------
 
     def current_player(self) -> int:
+        player = self._g.player
+        if player is None:
+            player = self._g.player = self._current_player()
+        return player
+
+    def _current_player(self) -> int:
         # OpenSpiel asks this several times per action: the ids are read once, at import
         s = self._g.state
         if s is None:
@@ -355,6 +386,28 @@ class SolsticeState(pyspiel.State):
         s = self._g.state
         return s is not None and is_over(s)
 
+    def is_chance_node(self) -> bool:
+        # pyspiel's asks ``current_player`` back through its binding: a round trip through
+        # C++ at every call, several per step
+        return self.current_player() == _CHANCE_ID
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """pyspiel's ``legal_actions``, answered here with the same answers: pyspiel's asks
+        ``is_terminal``, ``current_player`` and ``_legal_actions`` back through its binding,
+        half the cost of a call. At a chance node the chance outcomes (whoever asks); at a
+        player's node that player's (``player`` None: the player to move), nobody else's; an
+        error for another pseudo-player; nothing once the game is over."""
+        if self.is_terminal():
+            return []
+        current = self.current_player()
+        if current == _CHANCE_ID:
+            return self._chance_outcomes_list()[:]  # kept for the next node: a copy
+        if player is None or player == current:
+            return self._legal_actions(current)
+        if player < 0:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {player}")
+        return []
+
     def _legal_actions(self, player: int) -> list[int]:
         s = self._g.state
         assert s is not None
@@ -369,13 +422,14 @@ class SolsticeState(pyspiel.State):
         return [(o, p) for o in outcomes]
 
     def _apply_action(self, action: int) -> None:
-        if self.is_chance_node():
+        seat = self.current_player()
+        if seat == _CHANCE_ID:
             self._apply_chance(action)
             return
         g = self._g
         assert g.state is not None
-        seat = self.current_player()
         listed, g.listed = g.listed, None
+        g.player = g.left = None  # the state moves on
         if listed is not None and listed[0] == seat:  # listed on this very state
             _, legal, indices = listed
         else:
@@ -401,7 +455,9 @@ class SolsticeState(pyspiel.State):
         nothing to its record): noted on the trail, taken in by ``_recall``."""
         g = self._g
         if g.state is not None:
-            g.last_sight = Sight(g.state.clone(), g.last_sight)
+            last = g.last_sight
+            # a copy sharing the lists a step left as they were with the trail's last state
+            g.last_sight = Sight(g.state.snapshot(None if last is None else last.state), last)
             g.trail.append(g.last_sight)
 
     def _draft_memory(self, player: int) -> DraftMemory:
@@ -464,8 +520,10 @@ class SolsticeState(pyspiel.State):
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """pyspiel's ``information_state_tensor``, answered here: pyspiel's own builds a new
-        initial state at every call (to learn the tensor's size) and copies the tensor twice;
-        the values are the same (the same observer writes them)."""
+        initial state at every call (to learn the tensor's size) and copies the tensor twice.
+        Here the list is made from the record directly (``Recall.tensor_list``); the values are
+        the ones pyspiel's path gets from the observer's array (``tests/test_rl_recall_fast``
+        compares them at every decision)."""
         return self._tensor(True, player)
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
@@ -476,6 +534,10 @@ class SolsticeState(pyspiel.State):
         player = self.current_player() if player is None else player
         if not 0 <= player < self._n:  # as pyspiel checks it
             raise pyspiel.SpielError(f"player = {player}, num_players_ = {self._n}")
+        if perfect_recall:  # the list made straight from the record (no array)
+            if self._g.state is None:
+                return [0.0] * INFO_STATE_SIZE
+            return self._recall(player).tensor_list()
         observer = _OBSERVERS.get(perfect_recall)
         if observer is None:  # one per kind: an observer keeps nothing but its array
             observer = _OBSERVERS[perfect_recall] = SolsticeObserver(perfect_recall)
@@ -485,8 +547,7 @@ class SolsticeState(pyspiel.State):
         tensor = observer.tensor
         out = [0.0] * len(tensor)
         where = tensor.view(np.uint32).nonzero()[0]  # the bits: quicker than the floats
-        for i, value in zip(where.tolist(), tensor[where].tolist(), strict=True):
-            out[i] = value
+        scatter(out, where.tolist(), tensor[where].tolist(), 0)
         return out
 
     def information_state_string(self, player: int | None = None) -> str:
@@ -533,7 +594,19 @@ class SolsticeState(pyspiel.State):
             if pick.seat != player:
                 options = legal_actions(world, pick.seat)
                 clone._g.picks[i] = cast(Pick, options[stream.randbelow(len(options))])
+        # another state (the same player to move, but asked again)
+        clone._g.player = clone._g.left = None
         return clone
+
+
+def _less(left: list[int] | None, outcome: int) -> list[int] | None:
+    """The outcomes ``left`` without ``outcome`` (None: to be listed again, as when the
+    outcome was not among them)."""
+    if left is None or outcome not in left:
+        return None
+    rest = left[:]
+    rest.remove(outcome)
+    return rest
 
 
 def _view_string(state: SolsticeState, player: int) -> str:

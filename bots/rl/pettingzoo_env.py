@@ -69,15 +69,17 @@ class ViewInfo(dict):  # type: ignore[type-arg]
     """The acting agent's info, ``{"view": the seat's view}``, the view built on first read:
     most agents act on the observation and never read it, and building it cost more than
     the rest of a step. It is built from a copy of the state as it was (a copy costs a
-    tenth of a view), so it is the view of its step even if read later. Every way of reading
-    the dict (item, ``get``, iteration, ``items``, copies, equality, printing) sees the
-    view."""
+    tenth of a view; ``GameState.snapshot``: the lists a step left as they were are shared
+    with the previous step's copy), so it is the view of its step even if read later. Every
+    way of reading the dict (item, ``get``, iteration, ``items``, copies, equality,
+    printing) sees the view."""
 
     __slots__ = ("_seat", "_state")
 
     def __init__(self, state: GameState, seat: int) -> None:
+        """``state``: a copy that nothing changes (``GameState.snapshot``)."""
         super().__init__(view=None)
-        self._state: GameState | None = state.clone()
+        self._state: GameState | None = state
         self._seat = seat
 
     def _fill(self) -> None:
@@ -162,6 +164,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._games = 0
         self.table: Table | None = None
         self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
+        self._shown: GameState | None = None  # the state of the last ViewInfo (a snapshot)
         self._last_action = ""
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -185,6 +188,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
                                  game_seed)
             self.opponents.play(self.table)
         self._cached = None
+        self._shown = None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -202,7 +206,8 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.agent_selection = self.possible_agents[table.seat]  # type: ignore[index]
         for agent in self.agents:
             self.infos[agent] = {}
-        self.infos[self.agent_selection] = ViewInfo(table.state, table.turn.seat)
+        shown = self._shown = table.state.snapshot(self._shown)
+        self.infos[self.agent_selection] = ViewInfo(shown, table.turn.seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
@@ -324,11 +329,74 @@ def _render(table: Table, last: str) -> str:
     return "\n".join(lines)
 
 
+# The attributes PettingZoo's wrappers read several times a step (``last``, ``observe`` and
+# ``step`` of each wrapper): a wrapper finds them through ``BaseWrapper.__getattr__``, one
+# failed lookup and a call per wrapper in the chain, about a third of an ``env()`` step.
+_FORWARDED = ("agent_selection", "agents", "terminations", "truncations", "infos", "rewards",
+              "_cumulative_rewards")
+# what OrderEnforcingWrapper refuses before reset (its __getattr__ says so)
+_BEFORE_RESET = frozenset(("rewards", "terminations", "truncations", "infos", "agent_selection",
+                           "agents"))
+
+
+def _forwarded(name: str, checked: bool) -> property:
+    """The unwrapped environment's attribute ``name``, read (and written) straight there: what
+    the wrappers' chain of ``__getattr__`` finds, without the chain. ``checked``: refused
+    before reset, as ``OrderEnforcingWrapper`` refuses it (raising AttributeError falls back
+    on the wrapper's ``__getattr__``, which says why)."""
+    def get(self: Any) -> Any:
+        if checked and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    def put(self: Any, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+    return property(get, put)
+
+
+def _forwarding(name: str, base: type[Any], checked: bool = False) -> type[Any]:
+    """``base`` (one of PettingZoo's wrappers) with the attributes of ``_FORWARDED`` read
+    from the unwrapped environment directly; nothing else of it changes. ``name``: the
+    module's name for the class (pickle finds a class by its module and name)."""
+    attrs: dict[str, Any] = {name: _forwarded(name, checked and name in _BEFORE_RESET)
+                             for name in _FORWARDED}
+
+    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped
+        base.__init__(self, env, *args, **kwargs)
+
+    attrs["__init__"] = __init__
+    attrs["__str__"] = lambda self: str(self.env)  # as the wrappers print for our class
+    attrs["__module__"] = __name__
+    attrs["__qualname__"] = name
+    return type(name, (base,), attrs)
+
+
+_TerminateIllegal = _forwarding("_TerminateIllegal", wrappers.TerminateIllegalWrapper)
+_OrderEnforcing = _forwarding("_OrderEnforcing", wrappers.OrderEnforcingWrapper, checked=True)
+_ForwardingAssertOutOfBounds = _forwarding("_ForwardingAssertOutOfBounds",
+                                           wrappers.AssertOutOfBoundsWrapper)
+
+
+class _AssertOutOfBounds(_ForwardingAssertOutOfBounds):  # type: ignore[misc, valid-type]
+    def step(self, action: Any) -> None:
+        # an index in range needs none of the space's checks (``Discrete.contains`` converts
+        # it to a numpy integer first); anything else goes through the wrapper's own
+        if type(action) is int and 0 <= action < ACTION_SIZE:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The wrapped environment, as PettingZoo's games give it: an illegal action ends the game
     for the agent that played it (reward -1), out-of-range actions and calls out of order
-    raise."""
+    raise. The wrappers are PettingZoo's own (``TerminateIllegalWrapper``,
+    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``: ``isinstance`` holds), each
+    reading the environment's per-agent bookkeeping directly rather than through the
+    wrapper chain."""
     e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    e = _TerminateIllegal(e, illegal_reward=-1)
+    e = _AssertOutOfBounds(e)
+    return _OrderEnforcing(e)

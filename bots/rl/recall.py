@@ -25,14 +25,16 @@ record (``tests/test_rl_recall_fast.py`` checks them against records made from t
 from __future__ import annotations
 
 import json
+import struct
 from typing import Any
 
 import numpy as np
 
 from bots.rl import encoding as enc
-from bots.rl.state_encoding import encode_state
+from bots.rl.state_encoding import encode_state, plain_features
 from engine import sight
 from engine.cards import CARDS
+from engine.features import scatter, scatter_same
 from engine.state import GameState
 
 _DROP = ("log", "legal")  # the log names slots; the legal actions follow from the rest
@@ -129,14 +131,20 @@ class Recall:
     """One seat's record: ``see_sight`` every state of a trail it is shown (or ``see`` its
     view of a state), ``act`` each of its own actions."""
 
-    __slots__ = ("_mine", "_now_state", "_now_view", "_record", "_text", "entries", "seat")
+    __slots__ = ("_entries", "_mine", "_mine_at", "_now_state", "_now_view", "_pending",
+                 "_record", "_text", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
-        self.entries: list[str] = []
+        self._entries: list[str] = []
+        # What the entries have yet to take in, in order: states shown (their entries are
+        # written when the string is read: the tensor, read at every step, needs only the
+        # places of the cards, a tenth of the cost) and the text of the seat's own actions.
+        self._pending: list[sight.Sight | str] = []
         # the last values shown, and where and when each card was seen (engine.sight)
         self._record = sight.Record(seat)
         self._mine = np.zeros((enc.N_CARDS, len(RECALL_FEATURES)), np.float32)
+        self._mine_at: list[int] = []  # the positions of ``_mine``'s ones, flat
         # what the seat is shown now: a state (``see_sight``) or its view (``see``)
         self._now_state: GameState | None = None
         self._now_view: dict[str, Any] | None = None
@@ -146,10 +154,9 @@ class Recall:
         """The seat is shown its view of ``shown.state``: what ``see(view(state, seat))``
         records, read from the state and from what the trail's states share
         (``engine.sight``)."""
-        entry = self._record.see(shown)
-        if entry is not None:
-            self.entries.append(entry)
-            self._text = None
+        self._record.note_places(shown)
+        self._pending.append(shown)
+        self._text = None
         self._now_state = shown.state
         self._now_view = None
 
@@ -160,6 +167,7 @@ class Recall:
     def see(self, view: dict[str, Any]) -> None:
         """The seat is shown ``view`` (its own view, as every bot gets it): the reference
         ``see_sight`` is checked against (``tests/test_rl_recall_fast.py``)."""
+        self.flush()
         flat = canonical_view(view)
         # one key per planet, so that an entry holds the planet that changed, not all five
         for p, planet in enumerate(flat.pop("planets")):
@@ -171,7 +179,7 @@ class Recall:
         changed = {key: value for key, value in flat.items()
                    if key not in last or last[key] != value}
         if changed:
-            self.entries.append("see " + _DUMPS(changed))
+            self._entries.append("see " + _DUMPS(changed))
             record.values = flat
             self._text = None
         record.last = None  # the next sight compares every key
@@ -188,24 +196,50 @@ class Recall:
 
     def act(self, index: int) -> None:
         """The seat played the action of this index (``bots.rl.encoding``)."""
-        self.entries.append(f"act {index}")
+        self._pending.append(f"act {index}")
         self._text = None
         name, at = _range_of(index)
         i = index - at
         if name == "pick1":
-            self._mine[i, _RF["i_picked"]] = 1.0
+            self._mark(i, _RF["i_picked"])
         elif name == "pick2":
             for cid in enc._PAIRS[i]:
-                self._mine[cid, _RF["i_picked"]] = 1.0
+                self._mark(cid, _RF["i_picked"])
         elif name == "dispatch":
             cid, rest = divmod(i, enc.MAX_PLANETS * enc.N_CLAIMS)
-            self._mine[cid, _RF[f"i_dispatched_to_planet{rest // enc.N_CLAIMS}"]] = 1.0
+            self._mark(cid, _RF[f"i_dispatched_to_planet{rest // enc.N_CLAIMS}"])
         elif name == "capture":
-            self._mine[i, _RF["i_captured"]] = 1.0
+            self._mark(i, _RF["i_captured"])
         elif name == "discard":
-            self._mine[i, _RF["i_discarded"]] = 1.0
+            self._mark(i, _RF["i_discarded"])
+
+    def _mark(self, cid: int, column: int) -> None:
+        self._mine[cid, column] = 1.0
+        self._mine_at.append(cid * len(RECALL_FEATURES) + column)
+
+    @property
+    def entries(self) -> list[str]:
+        """The record's entries, in order (``string`` without its first line)."""
+        self.flush()
+        return self._entries
+
+    def flush(self) -> None:
+        """Write the entries still pending, in order: a holder that does not keep the states
+        it showed (``Table``) calls it so that the record does not keep them either."""
+        pending = self._pending
+        if pending:
+            self._pending = []
+            entries, record = self._entries, self._record
+            for item in pending:
+                if isinstance(item, str):
+                    entries.append(item)
+                else:
+                    entry = record.entry(item)
+                    if entry is not None:
+                        entries.append(entry)
 
     def string(self) -> str:
+        self.flush()
         if self._text is None:
             self._text = f"seat {self.seat}\n" + "\n".join(self.entries)
         return self._text
@@ -235,12 +269,39 @@ class Recall:
         self.memory(out=vec[enc.OBS_SIZE:].reshape(enc.N_CARDS, len(RECALL_FEATURES)))
         return vec
 
+    def tensor_list(self) -> list[float]:
+        """``tensor().tolist()``, made as a list of its non-zero values over zeros without
+        the array (OpenSpiel's tensors are lists): numpy's fills, index arrays and
+        ``tolist`` cost more than the values. Each value is rounded to float32 as the array
+        rounds it (``_float32``). A pending decision's options are written by the array's
+        path."""
+        s = self._now_state
+        plain = None if s is None else plain_features(s, self.seat)
+        if plain is None:  # a view, nothing shown yet, or the seat's decision pending
+            tensor = self.tensor()
+            out = [0.0] * INFO_STATE_SIZE
+            where = tensor.view(np.uint32).nonzero()[0]  # the bits: -0.0 is written too
+            scatter(out, where.tolist(), tensor[where].tolist(), 0)
+            return out
+        ones, at, values = plain
+        out = [0.0] * INFO_STATE_SIZE
+        # in the array's order: the observation's ones, then its values; the memory's ones
+        # (the seat's own actions), then its entries (a later write wins, as it does there)
+        scatter_same(out, ones, 1.0, 0)
+        scatter(out, at, _float32(values), 0)
+        scatter_same(out, self._mine_at, 1.0, enc.OBS_SIZE)
+        self._record.memory_into(out, enc.OBS_SIZE, len(RECALL_FEATURES), _COLUMN_LIST, _SEEN,
+                                 _GONE, _FIRST, _LAST, _ROUND_VALUE)
+        return out
+
     def copy(self) -> Recall:
         new = Recall.__new__(Recall)
         new.seat = self.seat
-        new.entries = self.entries[:]
+        new._entries = self._entries[:]
+        new._pending = self._pending[:]  # states never changed once shown
         new._record = self._record.copy()
         new._mine = self._mine.copy()
+        new._mine_at = self._mine_at[:]
         new._now_state = self._now_state  # never changed once shown
         new._now_view = self._now_view
         new._text = self._text
@@ -248,6 +309,23 @@ class Recall:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Recall:
         return self.copy()
+
+
+_PACKERS: dict[int, struct.Struct] = {}  # per count of values: their C float layout
+
+
+def _float32(values: list[float]) -> tuple[float, ...]:
+    """``values`` rounded to float32, as a float32 array holds them (``pack`` rounds each to a
+    C float, as numpy's cast does; a third of ``np.array(values, np.float32).tolist()``'s
+    cost)."""
+    packer = _PACKERS.get(len(values))
+    if packer is None:
+        packer = _PACKERS[len(values)] = struct.Struct(f"{len(values)}f")
+    return packer.unpack(packer.pack(*values))
+
+
+# a round's value in the memory (first and last seen), as the float32 tensor holds it
+_ROUND_VALUE: list[float] = list(_float32([min(r / 10.0, 1.0) for r in range(64)]))
 
 
 def _range_of(index: int) -> tuple[str, int]:

@@ -96,6 +96,20 @@ def encode_state(s: GameState, seat: int, out: np.ndarray | None = None) -> np.n
     return obs  # every value at most 1 (seat_features clips; an option's marks are ones)
 
 
+def plain_features(s: GameState, seat: int) -> tuple[list[int], list[int], list[float]] | None:
+    """``encode_state``'s entries as ``seat_features`` gives them (the positions of the
+    ones, then positions and values), or None when the seat has a decision pending (its
+    kind and options are written by ``encode_state`` alone)."""
+    decision = s.decision
+    if decision is not None and decision.seat == seat:
+        return None
+    config = s.config
+    try:
+        return seat_features(s, seat, LAYOUT, enc._in_game(config.factions, config.events))
+    except ValueError as exc:
+        raise enc.EncodingError(str(exc)) from None
+
+
 def state_indices(s: GameState, seat: int, legal: Sequence[Action]) -> list[int]:
     """``encoding.state_legal_indices``: the index of each legal action of ``seat``."""
     try:

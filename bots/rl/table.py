@@ -106,9 +106,13 @@ class Table:
         """Each seat is shown its view (after every step, chance and relabels included): a
         copy of the state, read once for all the seats' records (``engine.sight.Sight``)."""
         if self.recall is not None:
-            shown = self._sight = Sight(state.clone(), self._sight)
+            last = self._sight
+            # a copy sharing the lists a step left as they were with the last one shown
+            shown = self._sight = Sight(state.snapshot(None if last is None else last.state),
+                                        last)
             for seat in self._recalled:
                 self.recall[seat].see_sight(shown)
+                self.recall[seat].flush()  # the entries now: the table keeps no states
             shown.prev = None  # every record has compared it with the state before
 
     def snapshot(self) -> TableSnapshot:
