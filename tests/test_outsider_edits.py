@@ -136,4 +136,7 @@ def test_no_cut_of_an_instant_claim_of_silence_names_its_target(
 @pytest.mark.parametrize("seed", range(3, 23))
 def test_no_cut_of_an_instant_claim_of_silence_names_its_target_soak(
         seed: int, tmp_path: Path) -> None:
-    check_edits(seed, tmp_path, _instant_claim_table(seed, 5 + 7 * seed))
+    # (5 + 3 * seed: at most stage 71; with 5 + 7 * seed, up to 159, seed 15's game once
+    # ended before its stage 110 and the claim was never made; 16 honest games here had 158
+    # to 358 stages)
+    check_edits(seed, tmp_path, _instant_claim_table(seed, 5 + 3 * seed))
