@@ -80,7 +80,6 @@ from bots.heuristics import (
     margin,
     one_step_values,
     planet_dispatch,
-    resolved_dispatch,
     value_table,
 )
 from bots.memory import DraftMemory, Sampler
@@ -107,8 +106,8 @@ from engine import (
 from engine.cleanup import final_scores, ranking
 from engine.disclosure import legal_claims
 from engine.dispatch import open_planets
-from engine.draft import pick_count
 from engine.randomness import RandomStream
+from engine.rollout import greedy_rollout, rollout_pick
 
 _DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
 
@@ -413,9 +412,13 @@ class IsmctsBot(Bot):
                 # legal[rng.randbelow(len(legal))] without listing them
                 apply_trusted(d, draw_legal(d, seat, rng))
             return
+        if self.policy == "greedy":
+            # the whole rollout in the compiled engine (``engine.rollout``): the same draws and
+            # moves as the loop below with ``heuristics.resolved_dispatch`` for dispatches
+            greedy_rollout(d, rng, -1 if stop_round is None else stop_round, self._weights,
+                           self._values)
+            return
         planets_policy = self.policy == "planets"
-        greedy_policy = self.policy == "greedy"
-        factions = self.info_factions
         while not is_over(d):
             seat = to_move(d)[0]
             if seat == CHANCE:
@@ -432,27 +435,12 @@ class IsmctsBot(Bot):
                 apply_trusted(d, self._rollout_pick(d, seat, rng))
             elif planets_policy:
                 apply_trusted(d, planet_dispatch(d, seat, rng))
-            elif greedy_policy:
-                apply_trusted(d, resolved_dispatch(d, seat, rng, factions[seat]))
             else:
                 apply_trusted(d, _rollout_dispatch(d, seat, rng))
 
     def _rollout_pick(self, d: GameState, seat: int, rng: RandomStream) -> Action:
         """Draft by roulette over squared card values: mostly good cards, never certain."""
-        weights = self._weights[seat]
-        hand = list(d.hands[seat])
-        chosen: list[int] = []
-        for _ in range(pick_count(d, seat)):
-            squares = [weights[d.card_of[x]] ** 2 for x in hand]
-            r = (rng.word() / 2**64) * sum(squares)
-            i = 0
-            while i < len(hand) - 1:
-                r -= squares[i]
-                if r <= 0:
-                    break
-                i += 1
-            chosen.append(hand.pop(i))
-        return Pick(seat, tuple(sorted(chosen)))
+        return rollout_pick(d, seat, rng, self._weights[seat])
 
 
 def _slots(action: Action) -> tuple[int, ...]:
