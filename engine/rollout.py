@@ -18,7 +18,6 @@ same moves on both builds.
 from __future__ import annotations
 
 from engine.actions import Action, Capture, Discard, Dispatch, Pick
-from engine.cards import CARDS
 from engine.cleanup import final_scores
 from engine.disclosure import legal_claims
 from engine.dispatch import next_turn, open_planets
@@ -30,9 +29,6 @@ from engine.randomness import RandomStream
 from engine.state import GameState, Phase
 
 CAPTURE_SHARE = 0.4  # part of a prisoner's draft value credited now (it returns next round)
-
-_FACTION_OF_CARD: list[str | None] = [card.faction for card in CARDS]
-
 
 def answer_default(s: GameState) -> None:
     """Answer the pending decision with its default: ``apply_in_place(Choose(seat, default))``
