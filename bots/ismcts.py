@@ -26,8 +26,9 @@ decision. (With the biased rollouts of before, value drafts won in two players t
 Rollouts play like ``greedy`` by default (``policy=greedy``): a seat's random card goes where
 resolving the planets now rates it best (``heuristics.resolved_dispatch``), draft picks by
 roulette over card values, decisions by their default. A rollout of random dispatches models
-nobody's play; one of greedy moves models a sensible table. It costs 5.6 times as much per
-iteration with two players and 12 times with four (README, "Engine speed"), and still won more
+nobody's play; one of greedy moves models a sensible table. It cost 5.6 times as much per
+iteration with two players and 12 times with four (README, "Engine speed"; since compiled in
+``engine.rollout``, 5.1 and 6.4 times in instructions), and still won more
 at the same time per decision (README, "Measured strength"). A rollout stops at the end of the
 round it starts in (``horizon=round``); the reward is then the seat's score margin, and only at
 the end of the game is winning weighed too: leading after a round that does not end the game is
