@@ -32,7 +32,8 @@ machine cannot disturb (per unit: the difference of two counts over the differen
 With random hash seeds a count moves by about 1% between runs of the same code: set
 ``PYTHONHASHSEED=0`` for counts that repeat exactly.
 
-Units: ``simulate`` and ``bare`` a game, ``ismcts2``/``ismcts4`` a decision of 100 iterations,
+Units: ``simulate`` and ``bare`` a game, ``ismcts2``/``ismcts4`` a decision of 100 iterations
+(``--policy greedy``: with the default bot's greedy rollouts instead of the biased ones),
 ``view``/``redact``/``determinize`` a pass over 440 (state, seat) pairs.
 
     .venv/bin/python bench/bench_engine.py [--games 600] [--tree PATH] [--profile]
@@ -192,9 +193,10 @@ class _Done(Exception):
     """Enough decisions measured: stop the game being played."""
 
 
-def ismcts_rate(players: int, decisions: int, iterations: int) -> float:
+def ismcts_rate(players: int, decisions: int, iterations: int, policy: str = "biased") -> float:
     """ISMCTS iterations per CPU-second over the first ``decisions`` choices of seat 0 in
-    seeded games (a decision with one legal action is not searched and not counted)."""
+    seeded games (a decision with one legal action is not searched and not counted), with
+    rollouts of ``policy`` (the cheap biased ones by default; the bot's default is greedy)."""
     total = [0, 0.0]  # iterations, CPU seconds
 
     def search(s: GameState, legal: list[Any]) -> Any:
@@ -211,9 +213,9 @@ def ismcts_rate(players: int, decisions: int, iterations: int) -> float:
     while total[0] < decisions * iterations:
         seed = f"ismcts-bench/{players}/{game}"
         game += 1
-        # the cheap biased rollouts the engine figures were first taken with: the greedy
-        # rollouts of today's default cost 5.6x as much per iteration (2 players), 12x (4)
-        bot = IsmctsBot(iterations=iterations, policy="biased")
+        # by default the cheap biased rollouts the engine figures were first taken with: the
+        # greedy rollouts of the bot's default cost several times as much per iteration
+        bot = IsmctsBot(iterations=iterations, policy=policy)
         bot.start(GameInfo(0, random_config(players, RandomStream(seed)), b"bench"))
         try:
             play_random(seed, players, seat0=search)
@@ -238,14 +240,14 @@ def cli_cpu(tree: Path, args: list[str], runs: int = 3) -> float:
     return best
 
 
-def run_only(workload: str, count: int) -> None:
+def run_only(workload: str, count: int, policy: str = "biased") -> None:
     """One workload ``count`` times, silently (for an instruction count)."""
     if workload in ("simulate", "bare"):
         if count:
             (simulate_games if workload == "simulate" else bare_engine_games)(count, 4)
     elif workload.startswith("ismcts"):
         if count:
-            ismcts_rate(int(workload[-1]), decisions=count, iterations=100)
+            ismcts_rate(int(workload[-1]), decisions=count, iterations=100, policy=policy)
     else:
         states = [s for g in range(4) for s in _game_states(f"views/{g}", 4, 5)]
         pairs = [(s, seat) for s in states for seat in range(4)]
@@ -277,6 +279,9 @@ def main() -> None:
     parser.add_argument("--only", choices=WORKLOADS,
                         help="run only this workload, --count times, printing nothing")
     parser.add_argument("--count", type=int, default=1, help="repetitions for --only")
+    parser.add_argument("--policy", default="biased", choices=("biased", "greedy"),
+                        help="the ISMCTS rollouts measured (default biased; greedy is the "
+                             "bot's default)")
     parser.add_argument("--compiled", action="store_true",
                         help="fail unless the compiled engine runs (make builds it)")
     parser.add_argument("--pure", action="store_true",
@@ -288,7 +293,7 @@ def main() -> None:
     if args.compiled and not compiled:
         parser.error(f"--compiled: the engine runs as pure Python ({engine.ENGINE_REASON})")
     if args.only:
-        run_only(args.only, args.count)
+        run_only(args.only, args.count, args.policy)
         return
 
     print(f"tree:    {tree} (engine: {'compiled' if compiled else 'pure Python'})")
@@ -307,10 +312,10 @@ def main() -> None:
     print(f"bare engine, random 4-player games:       {bare:.0f} games per CPU-second",
           flush=True)
     for players in (2, 4):
-        its = ismcts_rate(players, decisions=12, iterations=200)
+        its = ismcts_rate(players, decisions=12, iterations=200, policy=args.policy)
         print(f"ISMCTS, {players} players:                     {its:.0f} iterations per "
-              f"CPU-second (12 decisions x 200 iterations), {its * unit:.0f} per reference "
-              "unit", flush=True)
+              f"CPU-second (12 decisions x 200 iterations, {args.policy} rollouts), "
+              f"{its * unit:.0f} per reference unit", flush=True)
     costs = view_costs(8, 4)
     print("per call, 4 players (us CPU):             " +
           ", ".join(f"{name} {value:.0f}" for name, value in costs.items()), flush=True)

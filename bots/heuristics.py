@@ -3,13 +3,15 @@
 
 "Resolve now" runs the engine's own resolution on a determinized copy, so every card and event
 is scored by the real rules instead of a second, drifting implementation. To end the Dispatch
-phase early it drops the cards still in hands and steps the engine on; that uses two engine
-internals (``engine.dispatch.next_turn``, ``engine.flow.advance``) on a private copy only.
+phase early it drops the cards still in hands and steps the engine on, on a private copy only.
+It and the greedy rollout dispatch live in ``engine.rollout``, compiled with the engine: a
+search's rollouts call them thousands of times a decision.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from engine import (
     CARDS,
@@ -19,17 +21,16 @@ from engine import (
     Discard,
     Dispatch,
     GameState,
-    Phase,
     RuleViolationError,
     apply_in_place,
     apply_trusted,
 )
 from engine.cards import PLANETS
-from engine.cleanup import final_scores
 from engine.disclosure import legal_claims
-from engine.dispatch import next_turn, open_planets
-from engine.flow import advance
+from engine.dispatch import open_planets
 from engine.randomness import RandomStream
+from engine.rollout import CAPTURE_SHARE, resolve_now
+from engine.rollout import resolved_dispatch as _resolved_dispatch
 
 # Draft value of an action card to its own faction: roughly the VP it is expected to bring.
 _OWN_VALUE = {"Legions": 1.1, "Diplomat": 0.65, "Assassin": 0.5, "Duchess": 2.3,
@@ -85,26 +86,6 @@ def play_defaults(d: GameState) -> None:
     """Answer pending decisions with their documented defaults until none is pending."""
     while d.decision is not None:
         apply_in_place(d, Choose(d.decision.seat, d.decision.default))
-
-
-def resolve_now(d: GameState) -> list[int]:
-    """Final-score-like totals (VP - casualties) per seat after resolving the planets as they
-    stand, on ``d`` (a full-information copy that this call consumes). Cards still in hands are
-    dropped; every later decision takes its default. Stops at the end of the round."""
-    for _ in range(200):  # a bound in case of an engine surprise; each pass makes progress
-        if d.phase is Phase.OVER or d.chance is not None:
-            break
-        if d.decision is not None:
-            play_defaults(d)
-            continue
-        if d.phase is Phase.DISPATCH:
-            for hand in d.hands:
-                hand.clear()
-            next_turn(d)
-            advance(d)
-            continue
-        break
-    return final_scores(d)
 
 
 # Per card id, for the rollout dispatch below: (faction, strength, favor) of an action card,
@@ -168,9 +149,6 @@ def _best_planet(d: GameState, seat: int, strength: int, favor: int, planets: li
     return planets[-1]
 
 
-CAPTURE_SHARE = 0.4  # part of a prisoner's draft value credited now (it returns next round)
-
-
 def resolved_value(worlds: list[GameState], seat: int, action: Action) -> float:
     """The mean over ``worlds`` of ``seat``'s score margin after ``action`` and ``resolve_now``,
     plus a quarter of its own score: the margin decides, the seat's own total breaks near-ties
@@ -213,19 +191,11 @@ def resolved_dispatch(d: GameState, seat: int, rng: RandomStream, faction: str) 
     """A rollout dispatch that plays like ``greedy`` on a full-information world: a random
     card from the hand goes to the open planet (or into captivity) where ``one_step_values``
     rates it best, ties broken at random. Several times the cost of ``planet_dispatch``
-    per move, and a much better model of how a seat plays on (README, "Measured strength")."""
-    hand = d.hands[seat]
-    slot = hand[rng.randbelow(len(hand))]
-    cid = d.card_of[slot]
-    claim_of = d.config.planets
-    options: list[Action] = [Dispatch(seat, slot, p, legal_claims(cid, claim_of[p],
-                                                                   d.vision_up[p])[0])
-                             for p in open_planets(d)]
-    if not d.captured[seat]:
-        options.append(Capture(seat, slot))
-    if len(options) <= 1:
-        return options[0] if options else Discard(seat, slot)
-    values = one_step_values([d], seat, options, faction)
-    top = max(values)
-    best = [a for a, v in zip(options, values, strict=True) if v >= top - 1e-9]
-    return best[rng.randbelow(len(best))] if len(best) > 1 else best[0]
+    per move, and a much better model of how a seat plays on (README, "Measured strength").
+    Compiled with the engine (``engine.rollout``, the card values given as a table)."""
+    return _resolved_dispatch(d, seat, rng, _value_table(faction, d.n))
+
+
+@cache
+def _value_table(faction: str, players: int) -> list[float]:
+    return value_table(faction, players)

@@ -26,8 +26,9 @@ decision. (With the biased rollouts of before, value drafts won in two players t
 Rollouts play like ``greedy`` by default (``policy=greedy``): a seat's random card goes where
 resolving the planets now rates it best (``heuristics.resolved_dispatch``), draft picks by
 roulette over card values, decisions by their default. A rollout of random dispatches models
-nobody's play; one of greedy moves models a sensible table. It costs 5.6 times as much per
-iteration with two players and 12 times with four (README, "Engine speed"), and still won more
+nobody's play; one of greedy moves models a sensible table. It cost 5.6 times as much per
+iteration with two players and 12 times with four (README, "Engine speed"; since compiled in
+``engine.rollout``, 5.1 and 6.4 times in instructions), and still won more
 at the same time per decision (README, "Measured strength"). A rollout stops at the end of the
 round it starts in (``horizon=round``); the reward is then the seat's score margin, and only at
 the end of the game is winning weighed too: leading after a round that does not end the game is
@@ -46,10 +47,12 @@ are the cards a seat took unseen. ``memory=off`` deals every unseen card uniform
 ``engine.view.determinize`` does. README's "Measured strength" gives what it won.
 
 Options: ``iterations=N`` and/or ``time=SECONDS`` (stop at whichever comes first; the default
-is 1,000 iterations under a 1 s cap, which most decisions reach: the cap decides, so a game is
-not reproducible move for move; ``iterations=N`` alone is), ``c=`` exploration constant (0.25:
-rewards are margins, mostly near one half, so less exploration pays), ``draft=auto`` (the
-default: search with two players, value with more), ``search`` or ``value``, ``claims=merge``
+is 5,000 iterations under a 1 s cap: the cap decides, so a game is not reproducible move for
+move; with 1,000 iterations, the default before, most two-player decisions stopped at the count
+after 0.6-0.8 s of CPU and left the rest of the second unused; ``iterations=N`` alone is),
+``c=`` exploration constant (0.25: rewards are margins, mostly near one half, so less
+exploration pays), ``draft=auto`` (the default: search with two players, value with more),
+``search`` or ``value``, ``claims=merge``
 (the default: dispatches that differ only by their claim share one tree edge, since a claim
 changes what the others learn, not the outcome in a sampled world; the claim played is drawn
 among them) or ``split`` (one edge per claim), ``prune=K`` (0, off, by default: search only the
@@ -80,7 +83,6 @@ from bots.heuristics import (
     margin,
     one_step_values,
     planet_dispatch,
-    resolved_dispatch,
     value_table,
 )
 from bots.memory import DraftMemory, Sampler
@@ -107,15 +109,15 @@ from engine import (
 from engine.cleanup import final_scores, ranking
 from engine.disclosure import legal_claims
 from engine.dispatch import open_planets
-from engine.draft import pick_count
 from engine.randomness import RandomStream
+from engine.rollout import greedy_rollout, rollout_pick
 
 _DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
 
 WIN_WEIGHT = 0.7      # reward = WIN_WEIGHT * won + (1 - WIN_WEIGHT) * scaled score margin
 LEAD_WEIGHT = 0.0     # the same weight on leading when a rollout stops with the game going on
 MARGIN_SCALE = 12.0   # a margin of this many points counts as a full win/loss in the margin term
-DEFAULT_ITERATIONS = 1000
+DEFAULT_ITERATIONS = 5000  # a bound: the time cap decides (1,000 left most of it unused)
 DEFAULT_TIME_CAP = 1.0  # seconds per decision, with the default iterations only
 CAP_MARGIN = 0.02     # the part of a time cap the search leaves unused
 PICK_BETA = 4.0      # a seat's chance to have taken a card grows as exp(PICK_BETA * its value)
@@ -138,8 +140,8 @@ class IsmctsBot(Bot):
 
     name = "ismcts"
     description = ("information-set Monte Carlo tree search with greedy rollouts "
-                   "(default 1,000 iterations under a 1 s cap; ismcts:iterations=N or "
-                   "ismcts:time=1.0)")
+                   "(default: as many iterations as a 1 s cap allows, at most 5,000; "
+                   "ismcts:iterations=N or ismcts:time=1.0)")
 
     def __init__(self, iterations: int | None = None, time: float | None = None,
                  c: float = 0.25, policy: str = "greedy", horizon: str = "round",
@@ -413,9 +415,13 @@ class IsmctsBot(Bot):
                 # legal[rng.randbelow(len(legal))] without listing them
                 apply_trusted(d, draw_legal(d, seat, rng))
             return
+        if self.policy == "greedy":
+            # the whole rollout in the compiled engine (``engine.rollout``): the same draws and
+            # moves as the loop below with ``heuristics.resolved_dispatch`` for dispatches
+            greedy_rollout(d, rng, -1 if stop_round is None else stop_round, self._weights,
+                           self._values)
+            return
         planets_policy = self.policy == "planets"
-        greedy_policy = self.policy == "greedy"
-        factions = self.info_factions
         while not is_over(d):
             seat = to_move(d)[0]
             if seat == CHANCE:
@@ -432,27 +438,12 @@ class IsmctsBot(Bot):
                 apply_trusted(d, self._rollout_pick(d, seat, rng))
             elif planets_policy:
                 apply_trusted(d, planet_dispatch(d, seat, rng))
-            elif greedy_policy:
-                apply_trusted(d, resolved_dispatch(d, seat, rng, factions[seat]))
             else:
                 apply_trusted(d, _rollout_dispatch(d, seat, rng))
 
     def _rollout_pick(self, d: GameState, seat: int, rng: RandomStream) -> Action:
         """Draft by roulette over squared card values: mostly good cards, never certain."""
-        weights = self._weights[seat]
-        hand = list(d.hands[seat])
-        chosen: list[int] = []
-        for _ in range(pick_count(d, seat)):
-            squares = [weights[d.card_of[x]] ** 2 for x in hand]
-            r = (rng.word() / 2**64) * sum(squares)
-            i = 0
-            while i < len(hand) - 1:
-                r -= squares[i]
-                if r <= 0:
-                    break
-                i += 1
-            chosen.append(hand.pop(i))
-        return Pick(seat, tuple(sorted(chosen)))
+        return rollout_pick(d, seat, rng, self._weights[seat])
 
 
 def _slots(action: Action) -> tuple[int, ...]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.actions import Capture, Discard, Dispatch
 from engine.cards import CARDS, PLANET_LIMIT
 from engine.disclosure import claims_by_card, describe_claim, plausible_claims
@@ -19,8 +21,8 @@ from engine.events import (
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
-BLOCKADE = next(c.id for c in CARDS if c.name == "Blockade")
-_DISPATCH = Phase.DISPATCH  # a global: faster to read than the enum member
+BLOCKADE: Final = next(c.id for c in CARDS if c.name == "Blockade")
+_DISPATCH: Final = Phase.DISPATCH  # a global: faster to read than the enum member
 
 
 def planet_limit(s: GameState, p: int) -> int:
@@ -142,11 +144,13 @@ def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
     seat = s.dispatcher[slot]
     card = CARDS[s.card_of[slot]]
     s.controller[slot] = s.owner(slot)
-    s.emit(DispatchedFaceUp(seat_name(s, seat), card.label, s.planet_name(p)))
+    if s.keep_log:
+        s.emit(DispatchedFaceUp(seat_name(s, seat), card.label, s.planet_name(p)))
     face_down = [x for x in s.planets[p] if not s.face_up[x]]
     if card.name == "Whispered Secrets":
         s.vp[seat] += 1
-        s.emit(SecretsScored(seat_name(s, seat), 1, card.name, card.name))
+        if s.keep_log:
+            s.emit(SecretsScored(seat_name(s, seat), 1, card.name, card.name))
         if face_down:
             ask(s, seat, "whispered_secrets", map(str, face_down), str(face_down[0]),
                 f"Whispered Secrets: reveal one face-down card on {s.planet_name(p)}",
@@ -164,7 +168,8 @@ def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
 def vision(s: GameState, p: int, answer: str) -> None:
     if answer == "face_up":
         s.vision_up[p] = True
-        s.emit(VisionFaceUp(s.planet_name(p)))
+        if s.keep_log:
+            s.emit(VisionFaceUp(s.planet_name(p)))
         s.step = ("end_turn",)
         return
     face_down = [x for x in s.planets[p] if not s.face_up[x]]
@@ -181,7 +186,8 @@ def reveal_cards(s: GameState, p: int, slots: str) -> None:
         verify_claim(s, slot, p)
         s.face_up[slot] = True
         s.controller[slot] = s.owner(slot)
-        s.emit(Revealed(s.planet_name(p), s.label(slot) or "?"))
+        if s.keep_log:
+            s.emit(Revealed(s.planet_name(p), s.label(slot) or "?"))
     s.step = ("end_turn",)
 
 
@@ -214,5 +220,6 @@ def apply_discard(s: GameState, action: Discard) -> None:
                                               "it has already captured a prisoner")
     s.hands[action.seat].remove(action.slot)
     s.discard.append(action.slot)
-    s.emit(DiscardedForRoom(seat_name(s, action.seat)))
+    if s.keep_log:
+        s.emit(DiscardedForRoom(seat_name(s, action.seat)))
     next_turn(s)

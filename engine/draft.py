@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.actions import Pick
 from engine.cards import CARDS, DRAFT_QUOTA
 from engine.errors import IllegalActionError
@@ -9,7 +11,7 @@ from engine.events import DealtFaceUp, DraftOver, LeftoversPlaced, RoundStarted
 from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
-_DRAFT = Phase.DRAFT  # a global: faster to read than the enum member
+_DRAFT: Final = Phase.DRAFT  # a global: faster to read than the enum member
 
 
 def active_claim(s: GameState, name: str) -> int:
@@ -201,7 +203,8 @@ def deal_leftovers(s: GameState) -> None:
     prophet = active_claim(s, "Prophecy")
     if prophet >= 0:
         s.step = ("prophecy_next",)
-        s.emit(LeftoversPlaced(seat_name(s, prophet)))
+        if s.keep_log:
+            s.emit(LeftoversPlaced(seat_name(s, prophet)))
         return
     for p, slot in zip(targets, s.leftovers, strict=False):
         place_leftover(s, slot, p)

@@ -9,11 +9,12 @@ continued when the answer arrives. Steps are plain tuples, so a state can be clo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Final
 
 from engine.state import Decision, GameState, StepCall
 
 Step = Callable[..., None]
-STEPS: dict[str, Step] = {}
+STEPS: Final[dict[str, Step]] = {}
 
 
 def step(name: str) -> Callable[[Step], Step]:

@@ -6,6 +6,8 @@ in another step, and every effect returns to ``("resolve", p)`` which picks the 
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.cards import CARDS
 from engine.dispatch import verify_claim
 from engine.errors import RuleViolationError
@@ -32,7 +34,11 @@ from engine.flow import ask, make_public, seat_name, step
 from engine.state import Decision, GameState, Phase, StepCall
 from engine.strength import favored, sentry_holder, strongest, strongest_and_favored, totals
 
-_NAME_OF_CARD = [card.name for card in CARDS]  # by card id: effects ask names all the time
+_NAME_OF_CARD: Final = [card.name for card in CARDS]  # by card id: effects ask names all the time
+# by card id too: a compiled build reads a Final table directly, where ``CARDS[cid].faction``
+# (an interpreted module's list of interpreted objects) costs two dictionary lookups
+_FACTION_OF_CARD: Final = [card.faction for card in CARDS]
+_VP_OF_CARD: Final = [card.vp for card in CARDS]
 
 
 def _name(s: GameState, slot: int) -> str:
@@ -47,7 +53,8 @@ def _alive_named(s: GameState, p: int, name: str) -> bool:
 @step("start_resolve")
 def start_resolve(s: GameState) -> None:
     s.phase = Phase.RESOLVE
-    s.emit(ResolveStarted())
+    if s.keep_log:
+        s.emit(ResolveStarted())
     holder = sentry_holder(s)
     if holder >= 0:
         names = list(s.config.planets)
@@ -61,15 +68,16 @@ def start_resolve(s: GameState) -> None:
 @step("place_sentry")
 def place_sentry(s: GameState, answer: str) -> None:
     s.sentry_planet = s.config.planets.index(answer)
-    s.emit(SentryPlaced(seat_name(s, sentry_holder(s)), answer))
+    if s.keep_log:
+        s.emit(SentryPlaced(seat_name(s, sentry_holder(s)), answer))
     s.step = ("resolve", 0)
 
 
 # Resolution order as one integer per card: initiative, then at equal initiative actions (by
 # seat from the first player, added per card) before events (in table order).
-_KEY_OF_CARD = [card.initiative * 64 + (32 + card.order if card.faction is None else 0)
+_KEY_OF_CARD: Final = [card.initiative * 64 + (32 + card.order if card.faction is None else 0)
                 for card in CARDS]
-_IS_ACTION = [card.faction is not None for card in CARDS]
+_IS_ACTION: Final = [card.faction is not None for card in CARDS]
 
 
 def sort_key(s: GameState, slot: int) -> int:
@@ -94,7 +102,7 @@ def next_card(s: GameState, p: int) -> int:
             else _KEY_OF_CARD[cid]
         if key < best_key:
             best, best_key = x, key
-    if best < 0 or CARDS[card_of[best]].name != "Assassin":
+    if best < 0 or _NAME_OF_CARD[card_of[best]] != "Assassin":
         return best
     assassins = [x for x in s.planets[p] if not resolved[x] and _name(s, x) == "Assassin"]
     if len(assassins) == 1:
@@ -107,7 +115,8 @@ def next_card(s: GameState, p: int) -> int:
     if len(top) != 1:
         for x in assassins:
             s.resolved[x] = True
-        s.emit(AssassinsTie())
+        if s.keep_log:
+            s.emit(AssassinsTie())
         return next_card(s, p)
     return next(x for x in assassins if s.controller[x] == top[0])
 
@@ -127,7 +136,7 @@ def resolve(s: GameState, p: int) -> None:
         for slot in face_down:
             verify_claim(s, slot, p)
             face_up[slot] = True
-            faction = CARDS[card_of[slot]].faction  # s.owner(slot) inline
+            faction = _FACTION_OF_CARD[card_of[slot]]  # s.owner(slot) inline
             controller[slot] = -1 if faction is None else seat_of_faction[faction]
         s.planet_started[p] = True
         s.initial_sf[p] = strongest_and_favored(s, p)
@@ -162,7 +171,8 @@ def finish_planet(s: GameState, p: int) -> None:
         if s.claimer[slot] >= 0:
             s.planets[p].remove(slot)
             s.claims.append((slot, s.claimer[slot], s.round))
-            s.emit(Claimed(seat_name(s, s.claimer[slot]), _name(s, slot)))
+            if s.keep_log:
+                s.emit(Claimed(seat_name(s, s.claimer[slot]), _name(s, slot)))
             s.claimer[slot] = -1
     s.step = ("resolve", p + 1)
 
@@ -208,7 +218,8 @@ def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) ->
     guards = [x for x in s.planets[p] if _name(s, x) == "Honor Guards" and x != target]
     if guards:
         kill(s, p, guards[0])
-        s.emit(KillAbsorbed())
+        if s.keep_log:
+            s.emit(KillAbsorbed())
         s.step = ("after_kill", p, killer, cause, "absorbed")
         return
     if _name(s, target) == "Honor Guards":
@@ -234,7 +245,8 @@ def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) ->
 def sacrifice(s: GameState, p: int, target: int, legions: int, killer: int, cause: str,
               answer: str) -> None:
     if answer == "yes":
-        s.emit(Sacrificed(seat_name(s, s.controller[legions])))
+        if s.keep_log:
+            s.emit(Sacrificed(seat_name(s, s.controller[legions])))
         kill(s, p, legions)
     else:
         kill(s, p, target)
@@ -256,13 +268,13 @@ def after_kill(s: GameState, p: int, killer: int, cause: str, outcome: str) -> N
 def _diplomat(s: GameState, p: int, slot: int) -> None:
     k = s.controller[slot]
     if favored(s, p) == k:
-        score(s, k, CARDS[s.card_of[slot]].vp, "Diplomat, favored")
+        score(s, k, _VP_OF_CARD[s.card_of[slot]], "Diplomat, favored")
 
 
 def _marshal(s: GameState, p: int, slot: int) -> None:
     k = s.controller[slot]
     if strongest(s, p) == k:
-        score(s, k, CARDS[s.card_of[slot]].vp, "Marshal, strongest")
+        score(s, k, _VP_OF_CARD[s.card_of[slot]], "Marshal, strongest")
 
 
 def _elder(s: GameState, p: int, slot: int) -> None:
@@ -282,11 +294,12 @@ def _duchess(s: GameState, p: int, slot: int) -> None:
     if len(duchesses) > 1 and fv != k:
         return
     if _alive_named(s, p, "Planetary Siege"):
-        s.emit(SiegeStopsDuchess())
+        if s.keep_log:
+            s.emit(SiegeStopsDuchess())
         return
     vp = s.planet_vp(p) + (2 if _alive_named(s, p, "Hidden Base") else 0)
     if fv == k:
-        vp += CARDS[s.card_of[slot]].vp
+        vp += _VP_OF_CARD[s.card_of[slot]]
     s.duchess_scored[p] = True
     score(s, k, vp, f"Duchess scores {s.planet_name(p)}")
 
@@ -349,7 +362,8 @@ def mercenaries(s: GameState, p: int, slot: int, answer: str) -> None:
         return
     target = _slot_by_label(s, p, answer)
     s.resolved[_unspent_mercenaries(s, p)] = True  # spent: no later Assassin uses it
-    s.emit(MercenariesUsed(seat_name(s, s.controller[slot]), answer))
+    if s.keep_log:
+        s.emit(MercenariesUsed(seat_name(s, s.controller[slot]), answer))
     targeted_kill(s, p, target, s.controller[slot], "mercenaries")
 
 
@@ -430,13 +444,15 @@ def transport_card(s: GameState, p: int, k: int, dest: str, answer: str) -> None
     slot = _slot_by_label(s, p, answer)
     if dest == "discard":
         remove_from_planet(s, p, slot)
-        s.emit(Transported(answer, None))
+        if s.keep_log:
+            s.emit(Transported(answer, None))
     else:
         q = s.config.planets.index(dest)
         s.planets[p].remove(slot)
         s.planets[q].append(slot)
         s.controller[slot] = s.owner(slot)
-        s.emit(Transported(answer, dest))
+        if s.keep_log:
+            s.emit(Transported(answer, dest))
     _transport_ask(s, p, k, dest)
 
 
@@ -455,7 +471,8 @@ def _honor_guards(s: GameState, p: int, slot: int) -> None:
     k = favored(s, p)
     if k >= 0 and s.casualties[k] > 0:
         s.casualties[k] -= 1
-        s.emit(Healed(seat_name(s, k), "Honor Guards"))
+        if s.keep_log:
+            s.emit(Healed(seat_name(s, k), "Honor Guards"))
 
 
 def _medical_team(s: GameState, p: int, slot: int) -> None:
@@ -464,7 +481,8 @@ def _medical_team(s: GameState, p: int, slot: int) -> None:
         return
     if s.casualties[k] > 0:
         s.casualties[k] -= 1
-        s.emit(Healed(seat_name(s, k), "Medical Team"))
+        if s.keep_log:
+            s.emit(Healed(seat_name(s, k), "Medical Team"))
     else:
         score(s, k, 2, "Medical Team, no casualties")
 
@@ -479,7 +497,8 @@ def _imposter(s: GameState, p: int, slot: int) -> None:
 
 def _orbital_bombardment(s: GameState, p: int, slot: int) -> None:
     s.stopped[p] = True
-    s.emit(Bombarded())
+    if s.keep_log:
+        s.emit(Bombarded())
 
 
 def _famine(s: GameState, p: int, slot: int) -> None:
@@ -487,7 +506,8 @@ def _famine(s: GameState, p: int, slot: int) -> None:
     if k >= 0:
         loss = min(2, s.vp[k])
         s.vp[k] -= loss
-        s.emit(LostVP(seat_name(s, k), loss))
+        if s.keep_log:
+            s.emit(LostVP(seat_name(s, k), loss))
 
 
 def _quagmire(s: GameState, p: int, slot: int) -> None:
@@ -539,12 +559,14 @@ def use_prisoner(s: GameState, p: int, k: int, event: str, answer: str) -> None:
         s.discard.append(prisoner)
         owner = s.owner(prisoner)
         s.casualties[owner] += 1
-        s.emit(MartyrKilled(seat_name(s, k), card.label, seat_name(s, owner)))
+        if s.keep_log:
+            s.emit(MartyrKilled(seat_name(s, k), card.label, seat_name(s, owner)))
         score(s, k, 1, "Martyr")
     else:
         s.planets[p].append(prisoner)
         s.controller[prisoner] = k if event == "Mimic" else s.owner(prisoner)
-        s.emit(PrisonerAdded(event, seat_name(s, k), card.label, s.planet_name(p)))
+        if s.keep_log:
+            s.emit(PrisonerAdded(event, seat_name(s, k), card.label, s.planet_name(p)))
     s.step = ("resolve", p)
 
 
@@ -558,4 +580,4 @@ EFFECTS = {
     "Mimic": _prisoner_event, "Escape": _prisoner_event, "Martyr": _prisoner_event,
 }
 # by card id (the effect runs once for every card resolved)
-EFFECT_OF_CARD = [EFFECTS.get(card.name) for card in CARDS]
+EFFECT_OF_CARD: Final = [EFFECTS.get(card.name) for card in CARDS]

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.cards import CARDS
 from engine.state import GameState
 
-PEACE_ACCORDS = next(c.id for c in CARDS if c.name == "Peace Accords")
+PEACE_ACCORDS: Final = next(c.id for c in CARDS if c.name == "Peace Accords")
+SENTRY: Final = next(c.id for c in CARDS if c.name == "Sentry")
 
 
 # per card id (totals runs for nearly every card resolved): (strength, favor) of an action
 # card, None for an event; an event's neutral strength
-_ACTION_VALUES = [None if c.faction is None else (c.strength, c.favor) for c in CARDS]
-_NEUTRAL = [c.neutral_strength if c.faction is None else 0 for c in CARDS]
+_ACTION_VALUES: Final = [None if c.faction is None else (c.strength, c.favor) for c in CARDS]
+_NEUTRAL: Final = [c.neutral_strength if c.faction is None else 0 for c in CARDS]
 
 
 def totals(s: GameState, p: int) -> tuple[list[int], list[int], int, bool]:
@@ -46,7 +49,7 @@ def totals(s: GameState, p: int) -> tuple[list[int], list[int], int, bool]:
 
 def sentry_holder(s: GameState) -> int:
     for slot, seat, claimed_round in s.claims:
-        if claimed_round == s.round - 1 and CARDS[s.card_of[slot]].name == "Sentry":
+        if claimed_round == s.round - 1 and s.card_of[slot] == SENTRY:
             return seat
     return -1
 

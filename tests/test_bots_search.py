@@ -182,7 +182,7 @@ def test_bad_options_are_refused() -> None:
 
 def test_default_is_iteration_limited_under_a_time_cap() -> None:
     bot = IsmctsBot()
-    assert (bot.iterations, bot.think_time, bot.draft) == (1000, 1.0, "auto")
+    assert (bot.iterations, bot.think_time, bot.draft) == (5000, 1.0, "auto")
     assert (bot.c, bot.policy, bot.lead, bot.win) == (0.25, "greedy", 0.0, 0.7)
     assert (IsmctsBot(time=0.5).iterations, IsmctsBot(iterations=7).think_time) == (None, None)
     both = IsmctsBot(iterations=7, time=2.0)

@@ -25,7 +25,7 @@ from engine import _native
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = ("actions", "cleanup", "dispatch", "draft", "features", "flow", "game", "resolution",
-            "sight", "state", "stepper", "strength", "view")
+            "rollout", "sight", "state", "stepper", "strength", "view")
 INTERPRETED = ("cards", "config", "_native")
 
 

@@ -103,9 +103,10 @@ def test_views_of_a_seeded_game_replay_exactly() -> None:
     assert digest.hexdigest()[:16] == "7f2fa6370e11f9e4"
 
 
-def _ismcts_choices(seed: str, n: int, decisions: int) -> list[str]:
+def _ismcts_choices(seed: str, n: int, decisions: int, greedy: bool = False) -> list[str]:
     """The texts ISMCTS (60 iterations) chooses at the first ``decisions`` decisions of seat 0
-    in a game where the other seats play at random."""
+    in a game where the other seats play at random; ``greedy``: the default search with its
+    greedy rollouts (``engine.rollout``) at 40 iterations instead."""
     stream = RandomStream(seed)
     config = random_config(n, stream)
     deck = list(config.card_ids())
@@ -116,7 +117,9 @@ def _ismcts_choices(seed: str, n: int, decisions: int) -> list[str]:
     # memory (worlds dealt as engine.view.determinize deals them)
     bot = IsmctsBot(iterations=60, draft="search", claims="split", policy="biased", c=0.7,
                     lead=0.7, memory="off")
-    bot.start(GameInfo(0, config, b"ismcts-pin"))
+    if greedy:
+        bot = IsmctsBot(iterations=40, policy="greedy")
+    bot.start(GameInfo(0, config, b"ismcts-greedy-pin" if greedy else b"ismcts-pin"))
     chosen: list[str] = []
     while not is_over(s) and len(chosen) < decisions:
         movers = to_move(s)
@@ -147,3 +150,23 @@ ISMCTS = {
 @pytest.mark.parametrize(("seed", "n"), sorted(ISMCTS))
 def test_seeded_ismcts_decisions_replay_exactly(seed: str, n: int) -> None:
     assert _ismcts_choices(seed, n, 12) == ISMCTS[(seed, n)]
+
+
+# Pinned with the interpreted greedy rollouts (``heuristics.resolved_dispatch`` in a Python
+# loop, commit bb86215, pure engine) before they moved into the compiled ``engine.rollout``:
+# the compiled rollout must draw and move exactly as they did, on both builds.
+ISMCTS_GREEDY = {
+    ("greedy-rollouts/0", 2): ["0 pick 2 4", "0 pick 11", "0 pick 1", "0 pick 10",
+                                "0 dispatch 2 0 Marshal", "0 dispatch 1 1 Marshal",
+                                "0 dispatch 4 0 Legions", "0 capture 10",
+                                "0 dispatch 11 1 black", "0 pick 12 14"],
+    ("greedy-rollouts/1", 4): ["0 pick 4", "0 pick 21", "0 pick 14", "0 pick 9", "0 pick 5",
+                                "0 dispatch 21 2 Duchess", "0 dispatch 9 1 event",
+                                "0 dispatch 14 0 white", "0 dispatch 4 2 Diplomat",
+                                "0 dispatch 5 3 none"],
+}
+
+
+@pytest.mark.parametrize(("seed", "n"), sorted(ISMCTS_GREEDY))
+def test_seeded_ismcts_greedy_rollouts_replay_exactly(seed: str, n: int) -> None:
+    assert _ismcts_choices(seed, n, 10, greedy=True) == ISMCTS_GREEDY[(seed, n)]
