@@ -19,12 +19,20 @@ SOLSTICE = Path(sys.executable).parent / "solstice"
 LOOPBACK = ["--bind", "127.0.0.1", "--no-discovery"]
 
 
+def _ctrl_c_on() -> None:
+    """In the child: SIGINT as a terminal gives it. A child inherits an ignored or blocked
+    SIGINT from the process that starts it (Python then installs no KeyboardInterrupt), and
+    in full ``make test`` runs these commands ignored the Ctrl-C sent to them."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Peer:
     def __init__(self, args: list[str], log: Path) -> None:
         self.log = log
         with log.open("ab") as out:
             self.proc = subprocess.Popen([str(SOLSTICE), *args], stdout=out,
-                                         stderr=subprocess.STDOUT)
+                                         stderr=subprocess.STDOUT, preexec_fn=_ctrl_c_on)
 
     def text(self) -> str:
         return self.log.read_text(errors="replace")
