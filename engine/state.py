@@ -217,9 +217,10 @@ class GameState:
     def planet_vp(self, p: int) -> int:
         return PLANETS[self.config.planets[p]].vp
 
-    def clone(self) -> GameState:
-        """An independent copy (search bots clone thousands: every field spelled out)."""
-        new = GameState(None)  # a copy, not a new table: an empty shell
+    def _shell(self) -> GameState:
+        """A copy, not a new table, holding the values it shares with this state (none is
+        changed in place); ``clone`` and ``snapshot`` add the lists they copy or keep."""
+        new = GameState(None)
         new.config, new.n, new.omniscient = self.config, self.n, self.omniscient
         new.keep_log, new.seat_of_faction, new.all_mask = \
             self.keep_log, self.seat_of_faction, self.all_mask
@@ -228,6 +229,11 @@ class GameState:
         new.phase, new.first_pick, new.turn = self.phase, self.first_pick, self.turn
         new.sentry_planet, new.step = self.sentry_planet, self.step
         new.decision, new.chance = self.decision, self.chance
+        return new
+
+    def clone(self) -> GameState:
+        """An independent copy (search bots clone thousands: every field spelled out)."""
+        new = self._shell()
         new.card_of, new.known, new.face_up = self.card_of[:], self.known[:], self.face_up[:]
         new.dispatcher, new.claim = self.dispatcher[:], self.claim[:]
         new.claim_vision, new.controller = self.claim_vision[:], self.controller[:]
@@ -256,15 +262,7 @@ class GameState:
         them. Neither this copy nor ``prev`` may change afterwards."""
         if prev is None:
             return self.clone()
-        new = GameState(None)
-        new.config, new.n, new.omniscient = self.config, self.n, self.omniscient
-        new.keep_log, new.seat_of_faction, new.all_mask = \
-            self.keep_log, self.seat_of_faction, self.all_mask
-        new.first_player, new.round, new.direction = \
-            self.first_player, self.round, self.direction
-        new.phase, new.first_pick, new.turn = self.phase, self.first_pick, self.turn
-        new.sentry_planet, new.step = self.sentry_planet, self.step
-        new.decision, new.chance = self.decision, self.chance
+        new = self._shell()
         new.card_of, new.known = _kept(prev.card_of, self.card_of), _kept(prev.known, self.known)
         new.face_up = _kept(prev.face_up, self.face_up)
         new.dispatcher, new.claim = _kept(prev.dispatcher, self.dispatcher), \
