@@ -3,16 +3,20 @@
 Three matches, each of ``--games`` games (default 200; a multiple of 4, so every deal is played
 from every seat in both 2- and 4-player games):
 
-- ``vs-greedy``: BOT vs greedy, 2 players; goal: BOT wins at least 90 %.
-- ``vs-3-greedy``: BOT vs three greedy bots, 4 players; goal: BOT wins at least 50 %.
+- ``vs-greedy``: BOT vs greedy, 2 players; goal: BOT wins at least 97 %.
+- ``vs-3-greedy``: BOT vs three greedy bots, 4 players; goal: BOT wins at least 60 %.
 - ``vs-1000``: BOT vs ``ismcts:iterations=1000,draft=search,claims=split,policy=biased,c=0.7,
   lead=0.7`` (the search bot as the issue measured it: 1,000 iterations, drafting by search,
   one tree edge per claim, the rollouts and rewards of then), 2 players; goal: a clear win
   (the lower end of BOT's 95 % interval above 50 %).
 
 and for all of them at most 1 s per decision for BOT (the mean over its decisions, and the
-largest per-game mean). Each match writes its records to ``--records-dir``, so an interrupted
-measurement continues where it stopped when started again with the same options.
+largest per-game mean), in CPU time of the thread that plays for an in-process BOT, so that a
+loaded machine measures the same budget as an idle one (``ismcts:clock=cpu`` caps its search
+in that time); in wall time for a ``cmd:`` BOT, whose thinking is in its own process. The goals
+are those of the bots' third round (issue 46); the second round's were 90 % and 50 %. Each
+match writes its records to ``--records-dir``, so an interrupted measurement continues where
+it stopped when started again with the same options.
 
 This takes hours at 1 s per decision; it is not part of ``make bench``. A smoke run that only
 shows the script works (figures meaningless)::
@@ -50,15 +54,15 @@ class Match:
     def met(self, wins: int, games: int) -> bool:
         rate = wins / games
         if self.name == "vs-greedy":
-            return rate >= 0.90
+            return rate >= 0.97
         if self.name == "vs-3-greedy":
-            return rate >= 0.50
+            return rate >= 0.60
         return wilson_interval(wins, games)[0] > 0.50
 
 
 MATCHES = (
-    Match("vs-greedy", "greedy", 2, "win rate >= 90 %"),
-    Match("vs-3-greedy", "greedy", 4, "win rate >= 50 %"),
+    Match("vs-greedy", "greedy", 2, "win rate >= 97 %"),
+    Match("vs-3-greedy", "greedy", 4, "win rate >= 60 %"),
     # the options of then, spelled out: today's defaults (greedy rollouts, c, lead) differ
     Match("vs-1000", "ismcts:iterations=1000,draft=search,claims=split,policy=biased,c=0.7,"
           "lead=0.7", 2,
@@ -82,14 +86,22 @@ def report(match: Match, bot: str, result: TournamentResult, records: Path,
     stats = result.stats()[bot]
     games = result.games
     lo, hi = wilson_interval(stats.wins, games)
-    per_game = [r.seconds_per_decision[seat] for r in result.records
-                for seat, who in enumerate(r.seats) if who == bot]
+    cpu = None if bot.startswith("cmd:") else stats.cpu_per_decision
+    if cpu is None:
+        clock, mean = "wall", stats.seconds_per_decision
+        per_game = [r.seconds_per_decision[seat] for r in result.records
+                    for seat, who in enumerate(r.seats) if who == bot]
+    else:
+        clock, mean = "CPU", cpu
+        per_game = [r.cpu_per_decision[seat] for r in result.records
+                    for seat, who in enumerate(r.seats) if who == bot]
     slowest = max(per_game, default=0.0)
-    fast_enough = stats.seconds_per_decision <= 1.0 and slowest <= 1.0
+    fast_enough = mean <= 1.0 and slowest <= 1.0
     met = match.met(stats.wins, games) and fast_enough
     print(f"{match.name}: {bot} vs {match.opponent}, {match.players} players: {stats.wins}/"
           f"{games} ({100 * stats.wins / games:.1f} %, 95 % CI {100 * lo:.1f}-{100 * hi:.1f} %)"
-          f"; {stats.seconds_per_decision:.3f} s/decision (largest game mean {slowest:.3f} s)"
+          f"; {mean:.3f} s/decision in {clock} time (largest game mean {slowest:.3f} s; wall "
+          f"{stats.seconds_per_decision:.3f} s)"
           f"; goal {match.goal}, <= 1 s/decision: {'met' if met else 'NOT met'}"
           f"{' (fewer than 200 games)' if games < 200 else ''}; {len(result.faults)} fault(s)"
           f"; {elapsed:.0f} s this session; records {records}", flush=True)

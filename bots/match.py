@@ -48,6 +48,9 @@ class MatchResult:
     decisions: tuple[int, ...] = ()         # decisions asked of each seat's bot
     # wall-clock time each seat's bot spent on them: not part of a game's (replayable) outcome
     think_seconds: tuple[float, ...] = field(default=(), compare=False)
+    # CPU time of the playing thread over the same decisions: an in-process bot's thinking,
+    # the same on a loaded machine as on an idle one (a program bot's is only the waiting)
+    cpu_seconds: tuple[float, ...] = field(default=(), compare=False)
 
     @property
     def winner(self) -> int:
@@ -90,7 +93,8 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         guarded.start(GameInfo(seat, config, seed_bytes, game=game), faults)
     decisions = [0] * len(bots)
     think = [0.0] * len(bots)
-    clock = time.perf_counter
+    cpu = [0.0] * len(bots)
+    clock, cpu_clock = time.perf_counter, time.thread_time
     stepper = Stepper(state, chance, relabels, on_state)
     next_seat, play = stepper.next_seat, stepper.play
     # One loop, no helper call per move: a random game's decisions are most of its work, and
@@ -99,8 +103,13 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
     while (mover := next_seat()) is not None:
         started = clock()
         drawn_from = draws[mover]
-        action = seats[mover].answer(state, fallback, faults) if drawn_from is None else \
-            draw_legal(state, mover, drawn_from)
+        if drawn_from is None:
+            cpu_started = cpu_clock()
+            action = seats[mover].answer(state, fallback, faults)
+            cpu[mover] += cpu_clock() - cpu_started
+        else:
+            # a random bot's draw costs less than reading the thread's CPU clock
+            action = draw_legal(state, mover, drawn_from)
         think[mover] += clock() - started
         decisions[mover] += 1
         # The guard answers one of the very actions listed as legal, so it is not checked
@@ -108,7 +117,8 @@ def play_match(bots: Sequence[Bot], seed: bytes | str | int, *,
         play(action)
     result = MatchResult(config, tuple(final_scores(state)), tuple(state.vp),
                          tuple(state.casualties), tuple(ranking(state)), state.round,
-                         stepper.actions, tuple(faults), tuple(decisions), tuple(think))
+                         stepper.actions, tuple(faults), tuple(decisions), tuple(think),
+                         tuple(cpu))
     for seat, bot in enumerate(bots):
         try:
             bot.end({"seat": seat, "scores": list(result.scores), "winner": result.winner})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -172,6 +173,30 @@ def test_mean_time_per_decision_is_weighted_by_decisions() -> None:
     assert stats["a"].seconds_per_decision == pytest.approx((0.01 + 0.09) / 40)
 
 
+def test_cpu_time_per_decision_is_weighted_and_shown_for_in_process_bots_only() -> None:
+    records = [GameRecord(0, "s/0", ("a", "cmd:b"), ("black", "white"), (1, 0), 0, 2, (10, 30),
+                          (0.5, 0.003), cpu_per_decision=(0.2, 0.0001)),
+               GameRecord(1, "s/0", ("cmd:b", "a"), ("black", "white"), (1, 0), 0, 2,
+                          (10, 30), (0.001, 0.6), cpu_per_decision=(0.0001, 0.4))]
+    result = TournamentResult(Settings(("a", "cmd:b"), 2, "s", 2, "0"), records)
+    stats = result.stats()
+    assert stats["a"].cpu_per_decision == pytest.approx((10 * 0.2 + 30 * 0.4) / 40)
+    rows = text_report(result)
+    a_row = next(r for r in rows if r.lstrip().startswith("a "))
+    b_row = next(r for r in rows if r.lstrip().startswith("cmd:b"))
+    assert a_row.endswith("ms/decision, 350.0 ms CPU")
+    assert "CPU" not in b_row  # a program thinks in its own process: its CPU is not ours
+
+
+def test_records_without_cpu_time_leave_it_unknown() -> None:
+    old = GameRecord(0, "s/0", ("a", "b"), ("black", "white"), (1, 0), 0, 2, (10, 30),
+                     (0.001, 0.003))
+    new = replace(old, game=1, seats=("b", "a"), cpu_per_decision=(0.001, 0.002))
+    assert GameRecord.from_json(json.loads(json.dumps(old.to_json()))) == old
+    assert _result([new]).stats()["a"].cpu_per_decision == pytest.approx(0.002)
+    assert _result([old, new]).stats()["a"].cpu_per_decision is None
+
+
 def test_shards_split_by_deal_cover_every_game_once() -> None:
     settings = Settings(("a", "b", "c"), 3, "s", 20, "0")
     parts = [settings.games_of(Shard(k, 3)) for k in (1, 2, 3)]
@@ -252,5 +277,6 @@ def test_the_decisions_a_fault_cost_are_counted_beside_the_time(tmp_path) -> Non
     assert data["results"]["random"]["replaced"] == 0
     text = CliRunner().invoke(app, ["tournament", "--bots", f"{spec},random", "--games", "2"])
     [row] = [line for line in text.stdout.splitlines() if line.startswith(f"  {spec} ")]
-    assert row.endswith(f"ms/decision ({decisions} of {decisions} decisions played for it by "
+    # an in-process bot: its CPU time per decision comes before what its faults cost it
+    assert row.endswith(f" ms CPU ({decisions} of {decisions} decisions played for it by "
                         f"random moves: slow {decisions})")

@@ -103,3 +103,42 @@ def test_a_game_plays_the_same_with_and_without_its_log() -> None:
             with_log = play_match([RandomBot() for _ in range(players)], seed, keep_log=True)
             without = play_match([RandomBot() for _ in range(players)], seed, keep_log=False)
             assert without == with_log, seed
+
+
+class _SpinBot(Bot):
+    """Burns CPU for each decision."""
+
+    name = "spin"
+
+    def choose(self, turn: Turn) -> Action:
+        import time
+        until = time.thread_time() + 0.002
+        while time.thread_time() < until:
+            pass
+        return turn.legal[0]
+
+
+class _SleepBot(Bot):
+    """Waits without CPU for each decision, as a program bot's seat waits for its answer."""
+
+    name = "sleep"
+
+    def choose(self, turn: Turn) -> Action:
+        import time
+        time.sleep(0.002)
+        return turn.legal[0]
+
+
+def test_a_game_keeps_each_seats_cpu_time_apart_from_its_wall_time() -> None:
+    result = play_match([_SpinBot(), _SleepBot()], "cpu-time")
+    (spin_cpu, sleep_cpu), (spin_wall, sleep_wall) = result.cpu_seconds, result.think_seconds
+    spin_n, sleep_n = result.decisions
+    assert spin_cpu >= 0.002 * spin_n and spin_wall >= spin_cpu * 0.99
+    assert sleep_wall >= 0.002 * sleep_n
+    # sleeping costs the thread next to nothing: a tenth of the wait is a wide margin
+    assert sleep_cpu < 0.1 * sleep_wall
+
+
+def test_random_draws_are_not_timed_on_the_cpu_clock() -> None:
+    result = play_match([RandomBot(), RandomBot()], "cpu-time/random")
+    assert result.cpu_seconds == (0.0, 0.0) and all(n > 0 for n in result.decisions)

@@ -64,11 +64,13 @@ def play_one(job: GameJob) -> GameRecord:
     specs = seating(job.bots, job.players, job.game)
     deal = deal_seed(job.seed, job.players, job.game)
     result = play_match(_bots_for(specs, job.build), deal, game=str(job.game))
-    per_decision = tuple(round(t / n, 6) if n else 0.0
-                         for t, n in zip(result.think_seconds, result.decisions, strict=True))
+    def per_decision(seconds: tuple[float, ...]) -> tuple[float, ...]:
+        return tuple(round(t / n, 6) if n else 0.0
+                     for t, n in zip(seconds, result.decisions, strict=True))
     return GameRecord(job.game, deal, tuple(specs), result.config.factions, result.scores,
-                      result.winner, result.rounds, result.decisions, per_decision,
-                      result.faults)
+                      result.winner, result.rounds, result.decisions,
+                      per_decision(result.think_seconds), result.faults,
+                      per_decision(result.cpu_seconds))
 
 
 def close_cached_bots() -> None:

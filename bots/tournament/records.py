@@ -30,7 +30,7 @@ class RecordsError(ValueError):
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One finished game. Everything but ``seconds_per_decision`` follows from the settings for
+    """One finished game. Everything but the times per decision follows from the settings for
     bots that are deterministic for a seed."""
 
     game: int
@@ -43,11 +43,14 @@ class GameRecord:
     decisions: tuple[int, ...]        # decisions each seat's bot was asked for
     seconds_per_decision: tuple[float, ...] = field(compare=False)  # wall clock, per seat
     faults: tuple[Fault, ...] = ()    # the bots' faults in this game (bad answers etc.)
+    # CPU seconds of the playing thread per decision, per seat (an in-process bot's thinking;
+    # empty in records written before it was kept)
+    cpu_per_decision: tuple[float, ...] = field(default=(), compare=False)
 
     def outcome(self) -> dict[str, Any]:
         """The reproducible part, as JSON-ready data."""
         data = self.to_json()
-        del data["type"], data["seconds_per_decision"]
+        del data["type"], data["seconds_per_decision"], data["cpu_per_decision"]
         return data
 
     def to_json(self) -> dict[str, Any]:
@@ -56,6 +59,7 @@ class GameRecord:
                 "winner": self.winner, "rounds": self.rounds,
                 "decisions": list(self.decisions),
                 "seconds_per_decision": list(self.seconds_per_decision),
+                "cpu_per_decision": list(self.cpu_per_decision),
                 "faults": [asdict(f) for f in self.faults]}
 
     @classmethod
@@ -65,7 +69,8 @@ class GameRecord:
                    int(data["winner"]), int(data["rounds"]),
                    tuple(int(d) for d in data["decisions"]),
                    tuple(float(s) for s in data["seconds_per_decision"]),
-                   tuple(Fault(**f) for f in data.get("faults", ())))
+                   tuple(Fault(**f) for f in data.get("faults", ())),
+                   tuple(float(s) for s in data.get("cpu_per_decision", ())))
 
 
 @dataclass(frozen=True)

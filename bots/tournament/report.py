@@ -58,11 +58,21 @@ class BotStats:
     by_faction: dict[str, Tally] = field(default_factory=dict)
     decisions: int = 0
     think_seconds: float = 0.0
+    cpu_seconds: float = 0.0   # over the decisions of records that kept CPU time
+    cpu_decisions: int = 0
     replaced: Counter[str] = field(default_factory=Counter)  # decisions lost, by fault kind
 
     @property
     def seconds_per_decision(self) -> float:
         return self.think_seconds / self.decisions if self.decisions else 0.0
+
+    @property
+    def cpu_per_decision(self) -> float | None:
+        """CPU seconds of the playing thread per decision: an in-process bot's thinking, which
+        load does not stretch; None when some records did not keep it."""
+        if not self.decisions or self.cpu_decisions < self.decisions:
+            return None
+        return self.cpu_seconds / self.cpu_decisions
 
 
 @dataclass(frozen=True)
@@ -135,6 +145,9 @@ class TournamentResult:
                 s.by_faction.setdefault(record.factions[seat], Tally()).add(won)
                 s.decisions += record.decisions[seat]
                 s.think_seconds += record.decisions[seat] * record.seconds_per_decision[seat]
+                if record.cpu_per_decision:
+                    s.cpu_seconds += record.decisions[seat] * record.cpu_per_decision[seat]
+                    s.cpu_decisions += record.decisions[seat]
             for fault in record.faults:
                 if fault.kind in REPLACED_KINDS and fault.seat is not None:
                     out[record.seats[fault.seat]].replaced[fault.kind] += 1
@@ -223,7 +236,8 @@ def text_report(result: TournamentResult) -> list[str]:
         lines.append(f"  {bot:28} wins {s.wins:5} ({_pct(s.wins, games)}, 95% CI "
                      f"{100 * lo:5.1f}-{100 * hi:5.1f}%)  mean score "
                      f"{s.score_total / max(1, s.seat_games):6.2f}  "
-                     f"{1000 * s.seconds_per_decision:.1f} ms/decision{_replaced(s)}")
+                     f"{1000 * s.seconds_per_decision:.1f} ms/decision{_cpu(bot, s)}"
+                     f"{_replaced(s)}")
         if bot in ratings:
             lines.append(f"      rating:     {ratings[bot].text()}")
         lines.append("      by seat:    " + "  ".join(
@@ -248,6 +262,15 @@ def text_report(result: TournamentResult) -> list[str]:
         lines.append(f"  {len(result.faults)} bot fault(s) ({counts}); first: "
                      f"{_printable(str(result.faults[0]))}")
     return lines
+
+
+def _cpu(bot: str, s: BotStats) -> str:
+    """An in-process bot's CPU time per decision beside the wall time (a program's thinking is
+    in its own process: the tournament's thread only waits for it)."""
+    cpu = s.cpu_per_decision
+    if cpu is None or bot.startswith("cmd:"):
+        return ""
+    return f", {1000 * cpu:.1f} ms CPU"
 
 
 def _replaced(s: BotStats) -> str:
