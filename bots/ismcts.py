@@ -50,9 +50,13 @@ Options: ``iterations=N`` and/or ``time=SECONDS`` (stop at whichever comes first
 is 5,000 iterations under a 1 s cap: the cap decides, so a game is not reproducible move for
 move; with 1,000 iterations, the default before, most two-player decisions stopped at the count
 after 0.6-0.8 s of CPU and left the rest of the second unused; ``iterations=N`` alone is),
-``c=`` exploration constant (0.25: rewards are margins, mostly near one half, so less
-exploration pays), ``draft=auto`` (the default: search with two players, value with more),
-``search`` or ``value``, ``claims=merge``
+``bank=off`` (the default) or ``game``: with a time cap, a game clock of the cap times the
+decisions asked: the time a decision leaves unused (a single legal move, a pick by draft value,
+which is half of a four-player game's decisions) is kept, and each searched decision may spend
+the saved time spread over the cards left in hand, up to three times the cap, so the mean per
+decision stays within the cap; ``c=`` exploration constant (0.25: rewards are margins, mostly
+near one half, so less exploration pays), ``draft=auto`` (the default: search with two
+players, value with more), ``search`` or ``value``, ``claims=merge``
 (the default: dispatches that differ only by their claim share one tree edge, since a claim
 changes what the others learn, not the outcome in a sampled world; the claim played is drawn
 among them) or ``split`` (one edge per claim), ``prune=K`` (0, off, by default: search only the
@@ -76,7 +80,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bots.base import Bot, GameInfo, Turn
 from bots.heuristics import (
@@ -120,6 +124,8 @@ MARGIN_SCALE = 12.0   # a margin of this many points counts as a full win/loss i
 DEFAULT_ITERATIONS = 5000  # a bound: the time cap decides (1,000 left most of it unused)
 DEFAULT_TIME_CAP = 1.0  # seconds per decision, with the default iterations only
 CAP_MARGIN = 0.02     # the part of a time cap the search leaves unused
+BANK_MOST = 3.0       # with bank=game, a decision spends at most this many times the cap
+BANK_LEAST = 0.25     # ... and at least this part of it (after an overrun)
 PICK_BETA = 4.0      # a seat's chance to have taken a card grows as exp(PICK_BETA * its value)
 PRUNE_SAMPLES = 4     # sampled worlds for the one-step estimate of the root moves
 
@@ -147,7 +153,8 @@ class IsmctsBot(Bot):
                  c: float = 0.25, policy: str = "greedy", horizon: str = "round",
                  win: float = WIN_WEIGHT, claims: str = "merge", draft: str = "auto",
                  prune: int = 0, lead: float = LEAD_WEIGHT, memory: str = "draft",
-                 model: str = "value", beta: float = PICK_BETA, clock: str = "wall") -> None:
+                 model: str = "value", beta: float = PICK_BETA, clock: str = "wall",
+                 bank: str = "off") -> None:
         if iterations is not None and int(iterations) < 1:
             raise ValueError("iterations must be at least 1")
         if time is not None and float(time) <= 0:
@@ -174,6 +181,12 @@ class IsmctsBot(Bot):
         # searches (the same search on a loaded machine as on an idle one, for measurements;
         # a decision then takes longer than the cap in wall time)
         self.cpu_clock = clock == "cpu"
+        if bank not in ("game", "off"):
+            raise ValueError("bank must be 'game' or 'off'")
+        # with a time cap: the time a decision leaves unused (one move, a pick by value) is
+        # kept for the searched decisions of the same game
+        self.bank = bank == "game"
+        self._saved = 0.0
         self.model = model
         self.beta = float(beta)
         self._memory: DraftMemory | None = None
@@ -203,6 +216,7 @@ class IsmctsBot(Bot):
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
+        self._saved = 0.0
         n = info.config.n
         # Rollout draft weights per seat: that seat's card values, floored so that every card
         # stays possible (the default policy must not be deterministic).
@@ -219,6 +233,13 @@ class IsmctsBot(Bot):
     def choose(self, turn: Turn) -> Action:
         clock = time.thread_time if self.cpu_clock else time.perf_counter
         started = clock()
+        try:
+            return self._choose(turn, clock, started)
+        finally:
+            if self.bank and self.think_time is not None:
+                self._saved += self.think_time * (1 - CAP_MARGIN) - (clock() - started)
+
+    def _choose(self, turn: Turn, clock: Callable[[], float], started: float) -> Action:
         legal = turn.legal
         root_seat = turn.seat
         redacted = turn.state()
@@ -238,8 +259,16 @@ class IsmctsBot(Bot):
         # round's end, and checking only for a deadline already passed overran it by one of them.
         # It keeps CAP_MARGIN of the cap for the rest (picking the move, a loaded machine's
         # scheduling): without it, games on a busy machine averaged up to 1.001 s a decision.
-        deadline = None if self.think_time is None else \
-            started + self.think_time * (1 - CAP_MARGIN)
+        deadline = None
+        if self.think_time is not None:
+            spend = self.think_time * (1 - CAP_MARGIN)
+            if self.bank:
+                # the game's saved time, spread over the decisions of this phase still to
+                # come (the cards left in hand), within BANK_MOST of the cap
+                left = max(1, len(redacted.hands[root_seat]))
+                spend = max(BANK_LEAST * spend,
+                            min(BANK_MOST * spend, spend + self._saved / left))
+            deadline = started + spend
         searching = clock()
         done = 0
         while True:

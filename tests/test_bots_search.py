@@ -318,3 +318,37 @@ def test_auto_drafts_search_with_two_players_only() -> None:
     assert [searches("auto", n) for n in (2, 3, 4)] == [True, False, False]
     assert [searches("search", n) for n in (2, 4)] == [True, True]
     assert [searches("value", n) for n in (2, 4)] == [False, False]
+
+
+def _timed_game(bot: IsmctsBot, players: int) -> list[float]:
+    """CPU seconds of each of ``bot``'s decisions in one game against greedy bots."""
+    import time
+
+    spent: list[float] = []
+    choose = bot.choose
+
+    def timed(turn: Turn):  # type: ignore[no-untyped-def]
+        started = time.thread_time()
+        try:
+            return choose(turn)
+        finally:
+            spent.append(time.thread_time() - started)
+
+    bot.choose = timed  # type: ignore[method-assign]
+    play_match([bot] + [make_bot("greedy") for _ in range(players - 1)], "bank")
+    return spent
+
+
+def test_a_game_clock_spends_what_instant_decisions_save_on_the_searched_ones() -> None:
+    # Four players: ismcts picks by draft value at once, so half its decisions leave their
+    # time unused; with bank=game its dispatches spend it, and the game's mean stays in the cap.
+    cap = 0.02
+    banked = _timed_game(IsmctsBot(time=cap, clock="cpu", bank="game"), 4)
+    assert sum(banked) / len(banked) <= cap
+    assert len([t for t in banked if t > 1.5 * cap]) >= 5
+    plain = _timed_game(IsmctsBot(time=cap, clock="cpu", bank="off"), 4)
+    # each decision within its own cap, but for a first iteration longer than the cap
+    assert len([t for t in plain if t > 1.5 * cap]) <= 2
+    assert sum(plain) / len(plain) < 0.75 * cap
+    with pytest.raises(ValueError):
+        IsmctsBot(bank="x")
