@@ -177,11 +177,13 @@ def option_values(d: GameState, seat: int, slot: int, options: list[Action]) -> 
         for x in d.planets[p]:
             if _READS_SCORES[card_of[x]]:
                 last_reader = p
-    base = d.clone()
-    base.hands[seat].remove(slot)
-    for hand in base.hands:
-        hand.clear()
-    next_turn(base)  # every hand empty: on to resolving, as resolve_now goes
+    base = d.resolving_copy()  # every hand empty (the card in none), as resolve_now leaves it
+    # The per-slot lists a dispatch writes and resolving only reads, written once here for
+    # every option's copy (in the base the card lies nowhere, so they are never read there).
+    base.dispatcher = d.dispatcher[:]
+    base.dispatcher[slot] = seat
+    base.claim_vision = d.claim_vision[:]
+    next_turn(base)  # on to resolving, as resolve_now goes
     checkpoints: list[GameState | None] = [None] * planet_count
     at_start: list[list[int]] = []  # the base's scores at the start of each planet, then end
     try:
@@ -190,7 +192,7 @@ def option_values(d: GameState, seat: int, slot: int, options: list[Action]) -> 
                 return [_full_value(d, seat, a) for a in options]
             at_start.append(final_scores(base))
             if p < planet_count and wanted[p]:
-                checkpoints[p] = base.clone()
+                checkpoints[p] = base.resolving_copy()
         advance(base)
         final = resolve_now(base)
     except RuleViolationError:
@@ -225,9 +227,12 @@ def _resolve_from(c: GameState, seat: int, slot: int, q: int, claim: str, additi
     planet q added (``additive``: no later planet reads the scores so far) or the later planets
     resolved too. None where resolving stopped otherwise (a reveal awaited)."""
     c.planets[q].append(slot)
-    c.dispatcher[slot] = seat
+    # ``dispatcher[slot]`` is ``seat`` already; ``claim_vision`` is shared with the base
+    vision = c.vision_up[q]
+    if c.claim_vision[slot] != vision:
+        c.claim_vision = c.claim_vision[:]
+        c.claim_vision[slot] = vision
     c.claim[slot] = claim
-    c.claim_vision[slot] = c.vision_up[q]
     c.known[slot] |= 1 << seat
     if claim == "up":
         c.face_up[slot] = True

@@ -253,6 +253,33 @@ class GameState:
         new.planet_discarded = list(map(copy, self.planet_discarded))
         return new
 
+    def resolving_copy(self) -> GameState:
+        """A copy for resolving the planets to the end of this round and nothing after
+        (``engine.rollout``'s checkpoints, thousands a rollout), every hand empty. It copies
+        the lists resolving changes and shares with this state those it only reads or
+        replaces (``card_of``, ``dispatcher``, ``claim_vision``, ``vision_up``, the deck, the
+        drafts, picks, quotas, leftovers and captures): neither may change those afterwards,
+        and the copy may not play past the round's end (the deal changes hands and deck).
+        ``tests/test_engine_rollout_options.py`` checks that the world it copies is unchanged."""
+        new = self._shell()
+        new.card_of, new.known, new.face_up = self.card_of, self.known[:], self.face_up[:]
+        new.dispatcher, new.claim = self.dispatcher, self.claim[:]
+        new.claim_vision, new.controller = self.claim_vision, self.controller[:]
+        new.resolved, new.claimer = self.resolved[:], self.claimer[:]
+        new.deck, new.prisoner, new.claims = self.deck, self.prisoner[:], self.claims[:]
+        new.discard, new.leftovers = self.discard[:], self.leftovers
+        new.vp, new.casualties, new.quota = self.vp[:], self.casualties[:], self.quota
+        new.picks, new.captured, new.vision_up = self.picks, self.captured, self.vision_up
+        new.planet_started, new.stopped = self.planet_started[:], self.stopped[:]
+        new.duchess_scored, new.initial_sf = self.duchess_scored[:], self.initial_sf[:]
+        new.awaiting, new.log, new.events = self.awaiting[:], self.log[:], self.events[:]
+        copy = list.copy
+        new.hands = [[] for _ in self.hands]
+        new.drafted = self.drafted
+        new.planets = list(map(copy, self.planets))
+        new.planet_discarded = list(map(copy, self.planet_discarded))
+        return new
+
     def snapshot(self, prev: GameState | None) -> GameState:
         """A copy of this state that is never to be changed (a record's trail of states), as
         ``clone`` makes it but sharing with ``prev`` (another such copy, of an earlier state
