@@ -143,3 +143,44 @@ def test_option_values_equal_full_resolutions(n: int) -> None:
     for case in ("options", "capture", "face up", "acts on dispatch", "later reads scores",
                  "additive", "lying world", "broken disclosure"):
         assert seen[case] > 0, (case, dict(seen))
+
+
+def _unique_best_as_written(values: list[int], floor: int) -> int:
+    """``engine.strength._unique_best`` as it was written before its one-loop form."""
+    best = max(values)
+    if best <= floor or values.count(best) != 1:
+        return -1
+    return values.index(best)
+
+
+def _strongest_of_as_written(strength: list[int], neutral: int, peace: bool) -> int:
+    if peace:
+        candidates = [v for v in strength if v >= 1]
+        if not candidates:
+            return -1
+        least = min(candidates)
+        return strength.index(least) if candidates.count(least) == 1 else -1
+    return _unique_best_as_written(strength, max(neutral, 0))
+
+
+def test_strength_loops_equal_their_first_form() -> None:
+    """The one-loop ``_unique_best`` and ``strongest_of`` answer as the max/count/index forms
+    did, over every seat count and small values (ties, zeros, negatives floors), and
+    ``favored`` as the favor totals' unique best, on every planet of random states."""
+    from engine.strength import _unique_best, favored, strongest_of, totals
+
+    rng = RandomStream("strength-loops")
+    for _ in range(20_000):
+        n = 2 + rng.randbelow(3)
+        values = [rng.randbelow(6) - 1 for _ in range(n)]
+        floor = rng.randbelow(4) - 1
+        assert _unique_best(values, floor) == _unique_best_as_written(values, floor), values
+        peace = rng.randbelow(2) == 1
+        assert strongest_of(values, floor, peace) == \
+            _strongest_of_as_written(values, floor, peace), (values, floor, peace)
+    for n in (2, 3, 4):
+        for k, (s, _) in enumerate(random_states(f"strength/{n}", n)):
+            if k % 5:
+                continue
+            for p in range(len(s.planets)):
+                assert favored(s, p) == _unique_best_as_written(totals(s, p)[1], 0)
