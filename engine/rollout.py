@@ -193,12 +193,11 @@ def option_values(d: GameState, seat: int, slot: int, options: list[Action]) -> 
             at_start.append(final_scores(base))
             if p < planet_count and wanted[p]:
                 checkpoints[p] = base.resolving_copy()
-        advance(base)
-        final = resolve_now(base)
     except RuleViolationError:
         return [_full_value(d, seat, a) for a in options]
-    if base.phase is not Phase.OVER and base.chance is None:
-        return [_full_value(d, seat, a) for a in options]
+    # the scores once every planet resolved: the end of the round (``end_round``: the game's
+    # end, or the cards gathered and the reshuffle asked) changes none
+    final = at_start[planet_count]
     out: list[float] = []
     for action in options:
         if not isinstance(action, Dispatch):  # the capture
@@ -225,7 +224,8 @@ def _resolve_from(c: GameState, seat: int, slot: int, q: int, claim: str, additi
     (the base at the start of planet q, consumed): the card placed as ``place_dispatch`` and
     ``face_up_dispatch`` place it, planet q resolved, and then either the base's gains after
     planet q added (``additive``: no later planet reads the scores so far) or the later planets
-    resolved too. None where resolving stopped otherwise (a reveal awaited)."""
+    resolved too (the round's end changes no score). None where resolving stopped otherwise (a
+    reveal awaited)."""
     c.planets[q].append(slot)
     # ``dispatcher[slot]`` is ``seat`` already; ``claim_vision`` is shared with the base
     vision = c.vision_up[q]
@@ -245,11 +245,9 @@ def _resolve_from(c: GameState, seat: int, slot: int, q: int, claim: str, additi
     if additive:
         vp, casualties = c.vp, c.casualties
         return [vp[i] - casualties[i] + base_final[i] - base_after[i] for i in range(c.n)]
-    advance(c)
-    scores = resolve_now(c)
-    if c.phase is not Phase.OVER and c.chance is None:
+    if not _run_to_planet(c, len(c.planets)):
         return None
-    return scores
+    return final_scores(c)  # the round's end changes no score
 
 
 def _run_to_planet(s: GameState, p: int) -> bool:
