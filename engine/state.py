@@ -13,11 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from engine.cards import CARDS, PLANETS, Card
 from engine.config import GameConfig
 from engine.events import Event
+
+# by card id: a compiled build reads a Final table directly, where ``CARDS[cid].label`` costs a
+# module-dict lookup and an interpreted object's attribute (``owner`` and ``label`` run for
+# every card killed, revealed or named in a decision)
+_LABEL_OF_CARD: Final = [card.label for card in CARDS]
+_FACTION_OF_CARD: Final = [card.faction for card in CARDS]
 
 # A step to run: its name, then its arguments (slots, seats, option strings: they vary by step,
 # hence Any); a plain tuple so that a state clones and serializes as is.
@@ -209,7 +215,7 @@ class GameState:
 
     def label(self, slot: int) -> str | None:
         cid = self.card_of[slot]
-        return CARDS[cid].label if cid >= 0 else None
+        return _LABEL_OF_CARD[cid] if cid >= 0 else None
 
     def planet_name(self, p: int) -> str:
         return self.config.planets[p]
@@ -366,7 +372,7 @@ class GameState:
 
     def owner(self, slot: int) -> int:
         """Seat printed on the card in ``slot`` (-1 for events)."""
-        faction = CARDS[self.card_of[slot]].faction
+        faction = _FACTION_OF_CARD[self.card_of[slot]]
         return -1 if faction is None else self.seat_of_faction[faction]
 
     def emit(self, event: Event) -> None:

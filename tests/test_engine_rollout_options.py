@@ -5,7 +5,8 @@ checkpointed resolution (a planet's options start from the base's state before t
 later planets' gains added where none of them reads the scores so far) is a shortcut, never a
 different rating. Some states get a lying face-down card (a claim its card cannot make), so
 that resolving breaks a disclosure on the way, and some low scores, where Famine and the heals
-of Honor Guards and Medical Team depend on the scores before them."""
+of Honor Guards and Medical Team depend on the scores before them. The strength loops the
+option values spend their time in answer as their first forms did."""
 
 from __future__ import annotations
 
