@@ -28,7 +28,8 @@ resolving the planets now rates it best (``heuristics.resolved_dispatch``), draf
 roulette over card values, decisions by their default. A rollout of random dispatches models
 nobody's play; one of greedy moves models a sensible table. It cost 5.6 times as much per
 iteration with two players and 12 times with four (README, "Engine speed"; since compiled in
-``engine.rollout``, 5.1 and 6.4 times in instructions), and still won more
+``engine.rollout`` and a move's options resolved from checkpoints, 3.4 and 3.6 times in
+instructions), and still won more
 at the same time per decision (README, "Measured strength"). A rollout stops at the end of the
 round it starts in (``horizon=round``); the reward is then the seat's score margin, and only at
 the end of the game is winning weighed too: leading after a round that does not end the game is

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine.actions import Capture, Discard, Dispatch
-from engine.cards import CARDS, PLANET_LIMIT
+from engine.cards import CARDS, PLANET_LIMIT, PLANETS
 from engine.disclosure import claims_by_card, describe_claim, plausible_claims
 from engine.errors import IllegalActionError, RuleViolationError
 from engine.events import (
@@ -22,7 +22,12 @@ from engine.flow import ask, make_public, seat_name, step
 from engine.state import GameState, Phase
 
 BLOCKADE: Final = next(c.id for c in CARDS if c.name == "Blockade")
+_NAME_OF_CARD: Final = [c.name for c in CARDS]  # by card id (a Final table: see resolution)
 _DISPATCH: Final = Phase.DISPATCH  # a global: faster to read than the enum member
+# by planet name: ``claims_by_card`` without and with Vision's face-up mark (``verify_claim``
+# checks every card revealed; a str-keyed table instead of the cache's tuple of arguments)
+_CLAIMS_AT: Final = {name: (claims_by_card(name, False), claims_by_card(name, True))
+                     for name in PLANETS}
 
 
 def planet_limit(s: GameState, p: int) -> int:
@@ -128,7 +133,8 @@ def verify_claim(s: GameState, slot: int, p: int) -> None:
     seat = s.dispatcher[slot]
     if seat < 0 or not s.claim[slot]:
         return
-    allowed = claims_by_card(s.config.planets[p], s.claim_vision[slot])[s.card_of[slot]]
+    pair = _CLAIMS_AT[s.config.planets[p]]
+    allowed = (pair[1] if s.claim_vision[slot] else pair[0])[s.card_of[slot]]
     if s.claim[slot] not in allowed:
         raise RuleViolationError(
             seat, f"dispatched {s.label(slot)} claiming {describe_claim(s.claim[slot])}")
@@ -142,21 +148,22 @@ def face_up_dispatch(s: GameState, slot: int, p: int) -> None:
         return
     verify_claim(s, slot, p)
     seat = s.dispatcher[slot]
-    card = CARDS[s.card_of[slot]]
+    name = _NAME_OF_CARD[s.card_of[slot]]
     s.controller[slot] = s.owner(slot)
     if s.keep_log:
-        s.emit(DispatchedFaceUp(seat_name(s, seat), card.label, s.planet_name(p)))
+        s.emit(DispatchedFaceUp(seat_name(s, seat), CARDS[s.card_of[slot]].label,
+                                s.planet_name(p)))
     face_down = [x for x in s.planets[p] if not s.face_up[x]]
-    if card.name == "Whispered Secrets":
+    if name == "Whispered Secrets":
         s.vp[seat] += 1
         if s.keep_log:
-            s.emit(SecretsScored(seat_name(s, seat), 1, card.name, card.name))
+            s.emit(SecretsScored(seat_name(s, seat), 1, name, name))
         if face_down:
             ask(s, seat, "whispered_secrets", map(str, face_down), str(face_down[0]),
                 f"Whispered Secrets: reveal one face-down card on {s.planet_name(p)}",
                 ("reveal_cards", p))
             return
-    elif card.name == "Vision":
+    elif name == "Vision":
         ask(s, seat, "vision", ("reveal", "face_up"), "reveal",
             f"Vision on {s.planet_name(p)}: reveal all cards here, or play all future cards "
             "here face up", ("vision", p))

@@ -39,6 +39,7 @@ _NAME_OF_CARD: Final = [card.name for card in CARDS]  # by card id: effects ask 
 # (an interpreted module's list of interpreted objects) costs two dictionary lookups
 _FACTION_OF_CARD: Final = [card.faction for card in CARDS]
 _VP_OF_CARD: Final = [card.vp for card in CARDS]
+_VP2_OF_CARD: Final = [card.vp2 for card in CARDS]
 
 
 def _name(s: GameState, slot: int) -> str:
@@ -227,14 +228,14 @@ def targeted_kill(s: GameState, p: int, target: int, killer: int, cause: str) ->
         kill(s, p, target)
         s.step = ("after_kill", p, killer, cause, "absorbed")
         return
-    card = CARDS[s.card_of[target]]
-    if card.faction is not None:
+    if _FACTION_OF_CARD[s.card_of[target]] is not None:
         victim = s.controller[target]
         legions = [x for x in s.planets[p] if x != target and _name(s, x) == "Legions"
                    and s.controller[x] == victim]
         if legions:
             ask(s, victim, "sacrifice", ("yes", "no"), "no",
-                f"{card.label} is about to be killed: sacrifice your Legions instead?",
+                f"{CARDS[s.card_of[target]].label} is about to be killed: sacrifice your "
+                "Legions instead?",
                 ("sacrifice", p, target, legions[0], killer, cause))
             return
     kill(s, p, target)
@@ -280,11 +281,11 @@ def _marshal(s: GameState, p: int, slot: int) -> None:
 def _elder(s: GameState, p: int, slot: int) -> None:
     k = s.controller[slot]
     st, fv = strongest_and_favored(s, p)
-    card = CARDS[s.card_of[slot]]
+    cid = s.card_of[slot]
     if st == k:
-        score(s, k, card.vp, "Elder, strongest")
+        score(s, k, _VP_OF_CARD[cid], "Elder, strongest")
     if fv == k:
-        score(s, k, card.vp2, "Elder, favored")
+        score(s, k, _VP2_OF_CARD[cid], "Elder, favored")
 
 
 def _duchess(s: GameState, p: int, slot: int) -> None:
@@ -373,7 +374,7 @@ def assassin_target(s: GameState, p: int, slot: int, answer: str) -> None:
         s.step = ("resolve", p)
         return
     target = _slot_by_label(s, p, answer)
-    vp = CARDS[s.card_of[slot]].vp
+    vp = _VP_OF_CARD[s.card_of[slot]]
     targeted_kill(s, p, target, s.controller[slot], f"assassin:{vp}")
 
 
@@ -457,13 +458,13 @@ def transport_card(s: GameState, p: int, k: int, dest: str, answer: str) -> None
 
 
 def _prophecy_like(s: GameState, p: int, slot: int) -> None:
-    card = CARDS[s.card_of[slot]]
-    by_favor = card.name in ("Prophecy", "Messenger")
+    name = _NAME_OF_CARD[s.card_of[slot]]
+    by_favor = name in ("Prophecy", "Messenger")
     k = favored(s, p) if by_favor else strongest(s, p)
     if k < 0:
         return
-    if card.name != "Poison":
-        score(s, k, 1, f"{card.name}, {'favored' if by_favor else 'strongest'}")
+    if name != "Poison":
+        score(s, k, 1, f"{name}, {'favored' if by_favor else 'strongest'}")
     s.claimer[slot] = k
 
 
@@ -516,18 +517,22 @@ def _quagmire(s: GameState, p: int, slot: int) -> None:
 
 
 def _prisoner_event(s: GameState, p: int, slot: int) -> None:
-    card = CARDS[s.card_of[slot]]
-    k = favored(s, p) if card.name in ("Mimic", "Escape") else strongest(s, p)
+    name = _NAME_OF_CARD[s.card_of[slot]]
+    k = favored(s, p) if name in ("Mimic", "Escape") else strongest(s, p)
     if k < 0 or s.prisoner[k] < 0:
         return
     # Asked whenever the player has a prisoner: whether it may say yes depends on the
     # prisoner's card, which other peers cannot see, so that goes into legality instead
     # (``decision_options``) and every engine stops at the same decision.
-    prompt = {"Mimic": "Mimic: place your prisoner here and play it as your own?",
-              "Escape": "Escape: add your prisoner to this planet?",
-              "Martyr": "Martyr: kill your prisoner to score 1 VP?"}[card.name]
-    ask(s, k, card.name.lower(), ("yes", "no"), "no", prompt,
-        ("use_prisoner", p, k, card.name))
+    ask(s, k, name.lower(), ("yes", "no"), "no", _PRISONER_PROMPTS[name],
+        ("use_prisoner", p, k, name))
+
+
+_PRISONER_PROMPTS: Final = {
+    "Mimic": "Mimic: place your prisoner here and play it as your own?",
+    "Escape": "Escape: add your prisoner to this planet?",
+    "Martyr": "Martyr: kill your prisoner to score 1 VP?",
+}
 
 
 def decision_options(s: GameState, d: Decision) -> tuple[str, ...]:

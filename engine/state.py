@@ -13,11 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from engine.cards import CARDS, PLANETS, Card
 from engine.config import GameConfig
 from engine.events import Event
+
+# by card id: a compiled build reads a Final table directly, where ``CARDS[cid].label`` costs a
+# module-dict lookup and an interpreted object's attribute (``owner`` and ``label`` run for
+# every card killed, revealed or named in a decision)
+_LABEL_OF_CARD: Final = [card.label for card in CARDS]
+_FACTION_OF_CARD: Final = [card.faction for card in CARDS]
 
 # A step to run: its name, then its arguments (slots, seats, option strings: they vary by step,
 # hence Any); a plain tuple so that a state clones and serializes as is.
@@ -209,7 +215,7 @@ class GameState:
 
     def label(self, slot: int) -> str | None:
         cid = self.card_of[slot]
-        return CARDS[cid].label if cid >= 0 else None
+        return _LABEL_OF_CARD[cid] if cid >= 0 else None
 
     def planet_name(self, p: int) -> str:
         return self.config.planets[p]
@@ -249,6 +255,33 @@ class GameState:
         copy = list.copy
         new.hands = list(map(copy, self.hands))
         new.drafted = list(map(copy, self.drafted))
+        new.planets = list(map(copy, self.planets))
+        new.planet_discarded = list(map(copy, self.planet_discarded))
+        return new
+
+    def resolving_copy(self) -> GameState:
+        """A copy for resolving the planets to the end of this round and nothing after
+        (``engine.rollout``'s checkpoints, thousands a rollout), every hand empty. It copies
+        the lists resolving changes and shares with this state those it only reads or
+        replaces (``card_of``, ``dispatcher``, ``claim_vision``, ``vision_up``, the deck, the
+        drafts, picks, quotas, leftovers and captures): neither may change those afterwards,
+        and the copy may not play past the round's end (the deal changes hands and deck).
+        ``tests/test_engine_rollout_options.py`` checks that the world it copies is unchanged."""
+        new = self._shell()
+        new.card_of, new.known, new.face_up = self.card_of, self.known[:], self.face_up[:]
+        new.dispatcher, new.claim = self.dispatcher, self.claim[:]
+        new.claim_vision, new.controller = self.claim_vision, self.controller[:]
+        new.resolved, new.claimer = self.resolved[:], self.claimer[:]
+        new.deck, new.prisoner, new.claims = self.deck, self.prisoner[:], self.claims[:]
+        new.discard, new.leftovers = self.discard[:], self.leftovers
+        new.vp, new.casualties, new.quota = self.vp[:], self.casualties[:], self.quota
+        new.picks, new.captured, new.vision_up = self.picks, self.captured, self.vision_up
+        new.planet_started, new.stopped = self.planet_started[:], self.stopped[:]
+        new.duchess_scored, new.initial_sf = self.duchess_scored[:], self.initial_sf[:]
+        new.awaiting, new.log, new.events = self.awaiting[:], self.log[:], self.events[:]
+        copy = list.copy
+        new.hands = [[] for _ in self.hands]
+        new.drafted = self.drafted
         new.planets = list(map(copy, self.planets))
         new.planet_discarded = list(map(copy, self.planet_discarded))
         return new
@@ -339,7 +372,7 @@ class GameState:
 
     def owner(self, slot: int) -> int:
         """Seat printed on the card in ``slot`` (-1 for events)."""
-        faction = CARDS[self.card_of[slot]].faction
+        faction = _FACTION_OF_CARD[self.card_of[slot]]
         return -1 if faction is None else self.seat_of_faction[faction]
 
     def emit(self, event: Event) -> None:

@@ -55,20 +55,33 @@ def sentry_holder(s: GameState) -> int:
 
 
 def _unique_best(values: list[int], floor: int) -> int:
-    best = max(values)
-    if best <= floor or values.count(best) != 1:
-        return -1
-    return values.index(best)
+    """The index of the one greatest value when it is above ``floor``, else -1 (a tie or
+    nothing above it). One loop over the ints: this runs for nearly every card resolved,
+    where ``max``, ``count`` and ``index`` were three generic passes."""
+    best, at, tied = values[0], 0, False
+    for i in range(1, len(values)):
+        v = values[i]
+        if v > best:
+            best, at, tied = v, i, False
+        elif v == best:
+            tied = True
+    return -1 if best <= floor or tied else at
 
 
 def strongest_of(strength: list[int], neutral: int, peace: bool) -> int:
     if peace:
-        candidates = [v for v in strength if v >= 1]
-        if not candidates:
-            return -1
-        least = min(candidates)
-        return strength.index(least) if candidates.count(least) == 1 else -1
-    return _unique_best(strength, max(neutral, 0))
+        # the one least strength of at least 1, else -1
+        least, at, tied = 0, -1, False
+        for i in range(len(strength)):
+            v = strength[i]
+            if v < 1:
+                continue
+            if at < 0 or v < least:
+                least, at, tied = v, i, False
+            elif v == least:
+                tied = True
+        return -1 if tied else at
+    return _unique_best(strength, neutral if neutral > 0 else 0)
 
 
 def strongest(s: GameState, p: int) -> int:
@@ -77,7 +90,18 @@ def strongest(s: GameState, p: int) -> int:
 
 
 def favored(s: GameState, p: int) -> int:
-    return _unique_best(totals(s, p)[1], 0)
+    # ``_unique_best(totals(s, p)[1], 0)`` without the strengths (most effects ask only this)
+    favor = [0] * s.n
+    card_of, controller = s.card_of, s.controller
+    for slot in s.planets[p]:
+        values = _ACTION_VALUES[card_of[slot]]
+        if values is not None:
+            favor[controller[slot]] += values[1]
+    if s.sentry_planet == p:
+        holder = sentry_holder(s)
+        if holder >= 0:
+            favor[holder] += 1
+    return _unique_best(favor, 0)
 
 
 def strongest_and_favored(s: GameState, p: int) -> tuple[int, int]:
