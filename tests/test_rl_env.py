@@ -149,3 +149,38 @@ def test_the_wrappers_read_the_bookkeeping_without_their_getattr_chain(monkeypat
     assert e.rewards is e.unwrapped.rewards
     with pytest.raises(AssertionError, match="action space"):
         e.step(enc.ACTION_SIZE)  # out of range: the wrapper's own check
+
+
+def test_a_view_read_after_its_step_is_still_the_view_of_its_step() -> None:
+    """``info["view"]`` is built when first read: read before the environment steps on, from
+    the table's state; read later (the last first, then in order, across a reset and in an
+    ``env()``), from its step replayed, and from the first late read on the environment keeps
+    a copy of each step's state. Every read is the view of the info's own step."""
+    e = env(players=2, opponents=["random"])
+    e.reset(seed=11)
+    raw = e.unwrapped
+    rng = np.random.default_rng(11)
+    kept = []  # (an info, the view of its step, read without the info)
+    games = 0
+    while games < 2:
+        obs, _, termination, truncation, info = e.last()
+        if termination or truncation:
+            e.step(None)
+            if not e.agents:
+                games += 1
+                e.reset()
+            continue
+        kept.append((info, view(raw.table.state, raw.table.seat)))
+        if len(kept) % 7 == 0:  # some read at once, before the step
+            assert info["view"] == kept[-1][1]
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(kept) > 40 and not raw._shown.copy  # no late read yet: nothing copied
+    assert kept[-1][0]["view"] == kept[-1][1]  # a replay of the second game
+    assert raw._shown.copy
+    for info, seen in kept:  # the first game again (a replay from its seed), then in order
+        assert info["view"] == seen
+    # from then on each info holds a copy of its step's state
+    obs, _, _, _, info = e.last()
+    seen = view(raw.table.state, raw.table.seat)
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert info["view"] == seen

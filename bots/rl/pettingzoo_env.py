@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -65,27 +65,67 @@ def observation_space(info_state: bool) -> spaces.Dict:
     return spaces.Dict(fields)
 
 
+class _Shown:
+    """What the ``ViewInfo`` objects of an environment share (no reference back to them):
+    whether a view was ever read after its step (then the environment copies the state at
+    every step from then on), and the game replayed to build such a view (kept for the next
+    late read)."""
+
+    __slots__ = ("copy", "replay", "source")
+
+    def __init__(self) -> None:
+        self.copy = False
+        self.replay: Table | None = None   # a replay of ``source``'s game, some steps in
+        self.source: Table | None = None
+
+    def state_at(self, table: Table, steps: int) -> GameState:
+        """``table``'s state after ``steps`` of its steps, replayed from its seed (forward
+        from the last replay of the same game when that is not past it)."""
+        self.copy = True  # a view read late once: copy the state at every step from now on
+        replay = self.replay
+        if replay is None or self.source is not table or replay.steps > steps:
+            snap = table.snapshot()
+            replay = Table.restore(TableSnapshot(snap.players, snap.seed, snap.config,
+                                                 snap.keep_log, (), snap.played[:steps]))
+            self.replay, self.source = replay, table
+        for index in table.played[replay.steps:steps]:
+            replay.step(index)
+        return replay.state
+
+
 class ViewInfo(dict):  # type: ignore[type-arg]
     """The acting agent's info, ``{"view": the seat's view}``, the view built on first read:
     most agents act on the observation and never read it, and building it cost more than
-    the rest of a step. It is built from a copy of the state as it was (a copy costs a
-    tenth of a view; ``GameState.snapshot``: the lists a step left as they were are shared
-    with the previous step's copy), so it is the view of its step even if read later. Every
-    way of reading the dict (item, ``get``, iteration, ``items``, copies, equality,
-    printing) sees the view."""
+    the rest of a step. It is the view of its step even if read later: read before the
+    environment steps on, it is built from the table's state; read later, from the state of
+    its step replayed from the game's seed (``Table.restore``; a replay goes on from the last
+    one when the views are read in order), and from then on the environment keeps a copy of
+    the state of every step instead (``GameState.snapshot``: the lists a step left as they
+    were are shared with the previous step's copy), so that only the first late read pays a
+    replay. A copy at every step cost a tenth of a ``raw_env()`` step. Every way of reading
+    the dict (item, ``get``, iteration, ``items``, copies, equality, printing) sees the
+    view."""
 
-    __slots__ = ("_seat", "_state")
+    __slots__ = ("_seat", "_shown", "_state", "_steps", "_table")
 
-    def __init__(self, state: GameState, seat: int) -> None:
-        """``state``: a copy that nothing changes (``GameState.snapshot``)."""
+    def __init__(self, state: GameState | None, seat: int, table: Table | None = None,
+                 shown: _Shown | None = None) -> None:
+        """``state``: a copy that nothing changes (``GameState.snapshot``), or None for
+        ``table``'s state as it is now (``shown``: what the environment's infos share)."""
         super().__init__(view=None)
         self._state: GameState | None = state
         self._seat = seat
+        self._table = table
+        self._steps = -1 if table is None else table.steps
+        self._shown = shown
 
     def _fill(self) -> None:
-        state = self._state
+        state, table = self._state, self._table
+        if state is None and table is not None:
+            state = table.state if table.steps == self._steps else \
+                cast(_Shown, self._shown).state_at(table, self._steps)
         if state is not None:
-            self._state = None
+            self._state = self._table = self._shown = None
             dict.__setitem__(self, "view", view(state, self._seat))
 
     def __getitem__(self, key: Any) -> Any:
@@ -164,7 +204,8 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._games = 0
         self.table: Table | None = None
         self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
-        self._shown: GameState | None = None  # the state of the last ViewInfo (a snapshot)
+        self._shown = _Shown()  # what this environment's ViewInfos share
+        self._copied: GameState | None = None  # the state of the last ViewInfo, once copied
         self._last_action = ""
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -188,7 +229,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
                                  game_seed)
             self.opponents.play(self.table)
         self._cached = None
-        self._shown = None
+        self._copied = None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -206,8 +247,12 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.agent_selection = self.possible_agents[table.seat]  # type: ignore[index]
         for agent in self.agents:
             self.infos[agent] = {}
-        shown = self._shown = table.state.snapshot(self._shown)
-        self.infos[self.agent_selection] = ViewInfo(shown, table.turn.seat)
+        shown = self._shown
+        if shown.copy:  # a view was read after its step: a copy of each step's state
+            copied = self._copied = table.state.snapshot(self._copied)
+            self.infos[self.agent_selection] = ViewInfo(copied, table.turn.seat)
+        else:
+            self.infos[self.agent_selection] = ViewInfo(None, table.turn.seat, table, shown)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
