@@ -97,7 +97,17 @@ def test_render_shows_the_table_as_text_and_a_bad_player_count_is_refused() -> N
     e = raw_env(players=3, render_mode="ansi")
     e.reset(seed=1)
     text = e.render()
-    assert "round 1" in text and "to act" in text
+    assert "round 1" in text and "to act" in text and "last: -" in text
+    # the last action's text, made when rendered, and kept by a snapshot as text
+    index = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+    played = e.table.turn.legal[e.table.legal_indices().index(index)]
+    e.step(index)
+    assert f"last: {played.text()}" in e.render()
+    snap = e.snapshot()
+    assert snap["_last_action"] == played.text()
+    e.reset(seed=2)
+    e.restore(snap)
+    assert f"last: {played.text()}" in e.render()
     with pytest.raises(ValueError, match="2-4 players"):
         raw_env(players=5)
 

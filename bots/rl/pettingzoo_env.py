@@ -45,6 +45,7 @@ from bots.rl.opponents import Opponents
 from bots.rl.recall import INFO_STATE_SIZE
 from bots.rl.record import save_game
 from bots.rl.table import REWARDS, Table, TableSnapshot
+from engine.actions import Action
 from engine.state import GameState
 from engine.view import view
 
@@ -206,7 +207,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
         self._shown = _Shown()  # what this environment's ViewInfos share
         self._copied: GameState | None = None  # the state of the last ViewInfo, once copied
-        self._last_action = ""
+        self._last_played: Action | str = ""
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -236,7 +237,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._last_action = ""
+        self._last_played = ""
         self._select()
 
     def _select(self) -> None:
@@ -318,7 +319,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         agent = self.agent_selection
         self._cumulative_rewards[agent] = 0.0
         played = table.step(int(action))
-        self._last_action = played.text()
+        self._last_played = played  # its text made only when rendered
         if self.opponents is not None:
             self.opponents.play(table)
         if table.over:
@@ -338,6 +339,16 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
             self._select()
         if self.render_mode == "human":
             self.render()
+
+    @property
+    def _last_action(self) -> str:
+        """The text of the last action played (what ``render`` shows; a snapshot keeps it)."""
+        last = self._last_played
+        return last if isinstance(last, str) else last.text()
+
+    @_last_action.setter
+    def _last_action(self, text: str) -> None:
+        self._last_played = text
 
     def render(self) -> str | None:
         if self.render_mode is None:
