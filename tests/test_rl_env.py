@@ -194,3 +194,24 @@ def test_a_view_read_after_its_step_is_still_the_view_of_its_step() -> None:
     seen = view(raw.table.state, raw.table.seat)
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert info["view"] == seen
+
+
+def test_an_observation_changed_by_its_caller_is_not_handed_out_again() -> None:
+    """The first observation of a state is handed out uncopied; asked again, each caller
+    still gets the observation as it was made, whatever earlier callers did to theirs."""
+    e = raw_env(players=3)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    first = e.observe(agent)
+    obs, mask = first["observation"].copy(), first["action_mask"].copy()
+    assert mask.any() and obs.any()
+    first["observation"][:] = 7.0
+    first["action_mask"][:] = 0
+    for _ in range(3):
+        again = e.observe(agent)
+        assert np.array_equal(again["observation"], obs)
+        assert np.array_equal(again["action_mask"], mask)
+        again["observation"][:] = 5.0
+        again["action_mask"][:] = 1
+    other = e.possible_agents[(e.possible_agents.index(agent) + 1) % 3]
+    assert not e.observe(other)["action_mask"].any()  # not to act: an empty mask
