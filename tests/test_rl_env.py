@@ -155,6 +155,7 @@ def test_the_wrappers_read_the_bookkeeping_without_their_getattr_chain(monkeypat
         legal = np.flatnonzero(obs["action_mask"])
         e.step(int(legal[0]))
     assert asked == []
+    assert isinstance(e, OrderEnforcingWrapper)  # still, once reset (its reads unchecked)
     assert e.agent_selection == e.unwrapped.agent_selection
     assert e.rewards is e.unwrapped.rewards
     with pytest.raises(AssertionError, match="action space"):

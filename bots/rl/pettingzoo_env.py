@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -411,13 +412,17 @@ def _forwarded(name: str, checked: bool) -> property:
     the wrappers' chain of ``__getattr__`` finds, without the chain. ``checked``: refused
     before reset, as ``OrderEnforcingWrapper`` refuses it (raising AttributeError falls back
     on the wrapper's ``__getattr__``, which says why)."""
-    def get(self: Any) -> Any:
-        if checked and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
     def put(self: Any, value: Any) -> None:
         setattr(self._raw, name, value)
+
+    if not checked:
+        # read in C, no Python frame: the wrappers read these about 17 times a step
+        return property(attrgetter(f"_raw.{name}"), put)
+
+    def get(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
 
     return property(get, put)
 
@@ -442,6 +447,17 @@ def _forwarding(name: str, base: type[Any], checked: bool = False) -> type[Any]:
 
 _TerminateIllegal = _forwarding("_TerminateIllegal", wrappers.TerminateIllegalWrapper)
 _OrderEnforcing = _forwarding("_OrderEnforcing", wrappers.OrderEnforcingWrapper, checked=True)
+# the same once reset (``_has_reset`` is never cleared): nothing left to check
+_OrderEnforcingReset = _forwarding("_OrderEnforcingReset", _OrderEnforcing)
+
+
+def _reset(self: Any, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    wrappers.OrderEnforcingWrapper.reset(self, seed=seed, options=options)
+    if self._has_reset:
+        self.__class__ = _OrderEnforcingReset
+
+
+_OrderEnforcing.reset = _reset
 _ForwardingAssertOutOfBounds = _forwarding("_ForwardingAssertOutOfBounds",
                                            wrappers.AssertOutOfBoundsWrapper)
 
