@@ -97,7 +97,17 @@ def test_render_shows_the_table_as_text_and_a_bad_player_count_is_refused() -> N
     e = raw_env(players=3, render_mode="ansi")
     e.reset(seed=1)
     text = e.render()
-    assert "round 1" in text and "to act" in text
+    assert "round 1" in text and "to act" in text and "last: -" in text
+    # the last action's text, made when rendered, and kept by a snapshot as text
+    index = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+    played = e.table.turn.legal[e.table.legal_indices().index(index)]
+    e.step(index)
+    assert f"last: {played.text()}" in e.render()
+    snap = e.snapshot()
+    assert snap["_last_action"] == played.text()
+    e.reset(seed=2)
+    e.restore(snap)
+    assert f"last: {played.text()}" in e.render()
     with pytest.raises(ValueError, match="2-4 players"):
         raw_env(players=5)
 
@@ -145,7 +155,64 @@ def test_the_wrappers_read_the_bookkeeping_without_their_getattr_chain(monkeypat
         legal = np.flatnonzero(obs["action_mask"])
         e.step(int(legal[0]))
     assert asked == []
+    assert isinstance(e, OrderEnforcingWrapper)  # still, once reset (its reads unchecked)
     assert e.agent_selection == e.unwrapped.agent_selection
     assert e.rewards is e.unwrapped.rewards
     with pytest.raises(AssertionError, match="action space"):
         e.step(enc.ACTION_SIZE)  # out of range: the wrapper's own check
+
+
+def test_a_view_read_after_its_step_is_still_the_view_of_its_step() -> None:
+    """``info["view"]`` is built when first read: read before the environment steps on, from
+    the table's state; read later (the last first, then in order, across a reset and in an
+    ``env()``), from its step replayed, and from the first late read on the environment keeps
+    a copy of each step's state. Every read is the view of the info's own step."""
+    e = env(players=2, opponents=["random"])
+    e.reset(seed=11)
+    raw = e.unwrapped
+    rng = np.random.default_rng(11)
+    kept = []  # (an info, the view of its step, read without the info)
+    games = 0
+    while games < 2:
+        obs, _, termination, truncation, info = e.last()
+        if termination or truncation:
+            e.step(None)
+            if not e.agents:
+                games += 1
+                e.reset()
+            continue
+        kept.append((info, view(raw.table.state, raw.table.seat)))
+        if len(kept) % 7 == 0:  # some read at once, before the step
+            assert info["view"] == kept[-1][1]
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(kept) > 40 and not raw._shown.copy  # no late read yet: nothing copied
+    assert kept[-1][0]["view"] == kept[-1][1]  # a replay of the second game
+    assert raw._shown.copy
+    for info, seen in kept:  # the first game again (a replay from its seed), then in order
+        assert info["view"] == seen
+    # from then on each info holds a copy of its step's state
+    obs, _, _, _, info = e.last()
+    seen = view(raw.table.state, raw.table.seat)
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert info["view"] == seen
+
+
+def test_an_observation_changed_by_its_caller_is_not_handed_out_again() -> None:
+    """The first observation of a state is handed out uncopied; asked again, each caller
+    still gets the observation as it was made, whatever earlier callers did to theirs."""
+    e = raw_env(players=3)
+    e.reset(seed=3)
+    agent = e.agent_selection
+    first = e.observe(agent)
+    obs, mask = first["observation"].copy(), first["action_mask"].copy()
+    assert mask.any() and obs.any()
+    first["observation"][:] = 7.0
+    first["action_mask"][:] = 0
+    for _ in range(3):
+        again = e.observe(agent)
+        assert np.array_equal(again["observation"], obs)
+        assert np.array_equal(again["action_mask"], mask)
+        again["observation"][:] = 5.0
+        again["action_mask"][:] = 1
+    other = e.possible_agents[(e.possible_agents.index(agent) + 1) % 3]
+    assert not e.observe(other)["action_mask"].any()  # not to act: an empty mask

@@ -229,3 +229,55 @@ def test_a_tables_records_are_the_ones_made_from_the_views() -> None:
         table.step(index)
         steps += 1
     assert steps > 50
+
+
+def test_tensors_alone_keep_no_states_and_the_first_string_replays_the_game() -> None:
+    """Asked only for tensors, a state keeps no copy of its states (each record notes the
+    cards' places from the state at once): its tensors, and a clone's once it goes its own
+    way, are the reference's at every decision. The first string asked replays the game
+    so far, keeping the states; strings and tensors are then the reference's."""
+    import copy
+
+    game = pyspiel.load_game("python_solstice", {"players": 4})
+    rng = np.random.default_rng(21)
+
+    def play(state: Any, refs: list[_Reference], decisions: int, strings: bool) -> None:
+        def show_all() -> None:
+            s = state._g.state
+            if s is not None:
+                for seat, ref in enumerate(refs):
+                    ref.see(view(s, seat))
+
+        done = 0
+        while done < decisions and not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([o for o, _ in state.chance_outcomes()])))
+                show_all()
+                continue
+            for seat in range(4):
+                if strings:
+                    assert state.information_state_string(seat) == refs[seat].string()
+                assert state.information_state_tensor(seat) == refs[seat].tensor().tolist()
+            seat = state.current_player()
+            action = int(rng.choice(state.legal_actions()))
+            state.apply_action(action)
+            refs[seat].act(action)
+            show_all()
+            done += 1
+
+    state = game.new_initial_state()
+    refs = [_Reference(seat) for seat in range(4)]
+    play(state, refs, 60, strings=False)
+    assert not state._g.keep_states and state._g.trail == []
+    twin, twin_refs = state.clone(), copy.deepcopy(refs)
+    for branch, branch_refs in ((state, refs), (twin, twin_refs)):
+        play(branch, branch_refs, 30, strings=False)
+        assert not branch._g.keep_states
+    assert twin.information_state_tensor(0) != state.information_state_tensor(0)
+    for branch, branch_refs in ((state, refs), (twin, twin_refs)):
+        assert not branch.is_terminal()
+        for seat in range(4):  # the first string: the replay
+            assert branch.information_state_string(seat) == branch_refs[seat].string()
+            assert branch.information_state_tensor(seat) == branch_refs[seat].tensor().tolist()
+        assert branch._g.keep_states and branch._g.trail
+        play(branch, branch_refs, 20, strings=True)

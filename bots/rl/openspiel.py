@@ -155,6 +155,13 @@ class _Game:
         self.pickers: list[int] = []          # the pick round being asked (state unchanged)
         self.picks: list[Pick] = []           # its picks so far, in seat order, not applied
         self.recall: list[Recall] = []        # each seat's record of its views and actions
+        # Whether the states of the game are kept (the trail below). Not until an information
+        # state's string or a resample is asked for (``_keep_states``: the game so far is
+        # then replayed with them): until then each seat's record notes the places of the
+        # cards of each state at once, from the state itself (all the tensor needs), and
+        # the trail stays empty. A copy of the state at every step was a tenth of a
+        # 4-player step with the tensor read at each.
+        self.keep_states = False
         # What each record has yet to take in, in order: a copy of the state after each step
         # (every seat is shown its view of it; a Sight shares what the seats' records read
         # of it) or a seat's own action (seat, index). Records take it in only when an
@@ -195,6 +202,10 @@ class _Game:
         new.pickers = self.pickers[:]
         new.picks = self.picks[:]
         new.recall = [r.copy() for r in self.recall]
+        new.keep_states = self.keep_states
+        if not self.keep_states and new.state is not None:
+            for recall in new.recall:  # each noted this state as it is: the copy's own
+                recall.follow(new.state)
         new.trail = self.trail[:]  # its states are never changed once there
         new.last_sight = self.last_sight
         new.taken = self.taken[:]
@@ -437,7 +448,10 @@ class SolsticeState(pyspiel.State):
             indices = state_indices(g.state, seat, legal)
         chosen = legal[indices.index(action)]
         g.mine[seat].append(action)
-        g.trail.append((seat, action))
+        if g.keep_states:
+            g.trail.append((seat, action))
+        else:
+            g.recall[seat].act(action)
         if g.pickers:
             assert isinstance(chosen, Pick)
             g.picks.append(chosen)  # taken with the round's other picks
@@ -454,15 +468,34 @@ class SolsticeState(pyspiel.State):
         """Every seat is shown its view after each step of the game (a repeated view adds
         nothing to its record): noted on the trail, taken in by ``_recall``."""
         g = self._g
-        if g.state is not None:
-            last = g.last_sight
-            # a copy sharing the lists a step left as they were with the trail's last state
-            g.last_sight = Sight(g.state.snapshot(None if last is None else last.state), last)
-            g.trail.append(g.last_sight)
+        if g.state is None:
+            return
+        if not g.keep_states:  # the places noted at once, from the state as it is
+            shown = Sight(g.state, None)
+            for recall in g.recall:
+                recall.note_places(shown)
+            return
+        last = g.last_sight
+        # a copy sharing the lists a step left as they were with the trail's last state
+        g.last_sight = Sight(g.state.snapshot(None if last is None else last.state), last)
+        g.trail.append(g.last_sight)
+
+    def _keep_states(self) -> None:
+        """From now on, keep the states (the records' strings and the draft's memory read
+        them): the game so far replayed from its history, keeping them, and this state's
+        part taken from the replay (the same game, move for move)."""
+        if self._g.keep_states:
+            return
+        replay = cast(SolsticeState, self.get_game().new_initial_state())
+        replay._g.keep_states = True
+        for action in self.history():
+            replay.apply_action(action)
+        self._g = replay._g
 
     def _draft_memory(self, player: int) -> DraftMemory:
         """What the player remembers of the round's draft, with all the trail seen (each
         state redacted to what the player knows, as a bot sees its turns)."""
+        self._keep_states()
         g = self._g
         memory = g.memory[player]
         for entry in g.trail[g.remembered[player]:]:
@@ -557,6 +590,7 @@ class SolsticeState(pyspiel.State):
         g = self._g
         if g.state is None:
             return _view_string(self, player)  # the setup is public
+        self._keep_states()
         return self._recall(player).string()
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> SolsticeState:
@@ -565,6 +599,8 @@ class SolsticeState(pyspiel.State):
         (the cards of the hands it passed: ``bots.memory.Sampler``), and the picks other
         seats have made this pick round (secret until all are in) made again at random in
         that world."""
+        if self._g.state is not None:
+            self._keep_states()
         g = self._g
         if g.state is not None:
             self._recall(player)  # taken in once here, not again in every sampled world

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from operator import attrgetter
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -45,6 +46,7 @@ from bots.rl.opponents import Opponents
 from bots.rl.recall import INFO_STATE_SIZE
 from bots.rl.record import save_game
 from bots.rl.table import REWARDS, Table, TableSnapshot
+from engine.actions import Action
 from engine.state import GameState
 from engine.view import view
 
@@ -65,27 +67,67 @@ def observation_space(info_state: bool) -> spaces.Dict:
     return spaces.Dict(fields)
 
 
+class _Shown:
+    """What the ``ViewInfo`` objects of an environment share (no reference back to them):
+    whether a view was ever read after its step (then the environment copies the state at
+    every step from then on), and the game replayed to build such a view (kept for the next
+    late read)."""
+
+    __slots__ = ("copy", "replay", "source")
+
+    def __init__(self) -> None:
+        self.copy = False
+        self.replay: Table | None = None   # a replay of ``source``'s game, some steps in
+        self.source: Table | None = None
+
+    def state_at(self, table: Table, steps: int) -> GameState:
+        """``table``'s state after ``steps`` of its steps, replayed from its seed (forward
+        from the last replay of the same game when that is not past it)."""
+        self.copy = True  # a view read late once: copy the state at every step from now on
+        replay = self.replay
+        if replay is None or self.source is not table or replay.steps > steps:
+            snap = table.snapshot()
+            replay = Table.restore(TableSnapshot(snap.players, snap.seed, snap.config,
+                                                 snap.keep_log, (), snap.played[:steps]))
+            self.replay, self.source = replay, table
+        for index in table.played[replay.steps:steps]:
+            replay.step(index)
+        return replay.state
+
+
 class ViewInfo(dict):  # type: ignore[type-arg]
     """The acting agent's info, ``{"view": the seat's view}``, the view built on first read:
     most agents act on the observation and never read it, and building it cost more than
-    the rest of a step. It is built from a copy of the state as it was (a copy costs a
-    tenth of a view; ``GameState.snapshot``: the lists a step left as they were are shared
-    with the previous step's copy), so it is the view of its step even if read later. Every
-    way of reading the dict (item, ``get``, iteration, ``items``, copies, equality,
-    printing) sees the view."""
+    the rest of a step. It is the view of its step even if read later: read before the
+    environment steps on, it is built from the table's state; read later, from the state of
+    its step replayed from the game's seed (``Table.restore``; a replay goes on from the last
+    one when the views are read in order), and from then on the environment keeps a copy of
+    the state of every step instead (``GameState.snapshot``: the lists a step left as they
+    were are shared with the previous step's copy), so that only the first late read pays a
+    replay. A copy at every step cost a tenth of a ``raw_env()`` step. Every way of reading
+    the dict (item, ``get``, iteration, ``items``, copies, equality, printing) sees the
+    view."""
 
-    __slots__ = ("_seat", "_state")
+    __slots__ = ("_seat", "_shown", "_state", "_steps", "_table")
 
-    def __init__(self, state: GameState, seat: int) -> None:
-        """``state``: a copy that nothing changes (``GameState.snapshot``)."""
+    def __init__(self, state: GameState | None, seat: int, table: Table | None = None,
+                 shown: _Shown | None = None) -> None:
+        """``state``: a copy that nothing changes (``GameState.snapshot``), or None for
+        ``table``'s state as it is now (``shown``: what the environment's infos share)."""
         super().__init__(view=None)
         self._state: GameState | None = state
         self._seat = seat
+        self._table = table
+        self._steps = -1 if table is None else table.steps
+        self._shown = shown
 
     def _fill(self) -> None:
-        state = self._state
+        state, table = self._state, self._table
+        if state is None and table is not None:
+            state = table.state if table.steps == self._steps else \
+                cast(_Shown, self._shown).state_at(table, self._steps)
         if state is not None:
-            self._state = None
+            self._state = self._table = self._shown = None
             dict.__setitem__(self, "view", view(state, self._seat))
 
     def __getitem__(self, key: Any) -> Any:
@@ -164,8 +206,10 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self._games = 0
         self.table: Table | None = None
         self._cached: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
-        self._shown: GameState | None = None  # the state of the last ViewInfo (a snapshot)
-        self._last_action = ""
+        self._observed: tuple[int, int] | None = None  # the observation handed out uncopied
+        self._shown = _Shown()  # what this environment's ViewInfos share
+        self._copied: GameState | None = None  # the state of the last ViewInfo, once copied
+        self._last_played: Action | str = ""
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -187,15 +231,15 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
             self.opponents.start(self.table, range(len(self.possible_agents), self.players),
                                  game_seed)
             self.opponents.play(self.table)
-        self._cached = None
-        self._shown = None
+        self._cached = self._observed = None
+        self._copied = None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._last_action = ""
+        self._last_played = ""
         self._select()
 
     def _select(self) -> None:
@@ -206,23 +250,37 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         self.agent_selection = self.possible_agents[table.seat]  # type: ignore[index]
         for agent in self.agents:
             self.infos[agent] = {}
-        shown = self._shown = table.state.snapshot(self._shown)
-        self.infos[self.agent_selection] = ViewInfo(shown, table.turn.seat)
+        shown = self._shown
+        if shown.copy:  # a view was read after its step: a copy of each step's state
+            copied = self._copied = table.state.snapshot(self._copied)
+            self.infos[self.agent_selection] = ViewInfo(copied, table.turn.seat)
+        else:
+            self.infos[self.agent_selection] = ViewInfo(None, table.turn.seat, table, shown)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
         assert table is not None
         seat = self._seat_of[agent]
-        # The wrappers and last() ask for the same observation more than once a step.
+        # An observation is asked for once a step in the usual loop (``last()``): the arrays
+        # made for it are handed out as they are (their two copies were 8 k of a 4-player
+        # step's 339 k instructions). Asked again on the same state, it is made once more and
+        # kept, and copies of it are handed out from then on: the caller may have changed
+        # the arrays it got.
         key = (table.steps, seat)
-        if self._cached is None or self._cached[0] != key:
+        cached = self._cached
+        if cached is not None and cached[0] == key:
+            out = {"observation": cached[1].copy(), "action_mask": cached[2].copy()}
+        else:
             if not table.over and seat == table.seat:
                 mask = table.action_mask()
             else:
                 mask = np.zeros(ACTION_SIZE, dtype=np.int8)
-            self._cached = (key, table.observe(seat), mask)
-        _, obs, mask = self._cached
-        out = {"observation": obs.copy(), "action_mask": mask.copy()}
+            obs = table.observe(seat)
+            if self._observed == key:
+                self._cached = (key, obs, mask)
+                obs, mask = obs.copy(), mask.copy()
+            self._observed = key
+            out = {"observation": obs, "action_mask": mask}
         if self.info_state:
             assert table.recall is not None
             out["information_state"] = table.recall[seat].tensor()
@@ -261,7 +319,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         if self.opponents is not None:
             # a bot's own memory is no part of a snapshot: it starts the game afresh
             self.opponents.start(self.table, range(len(self.possible_agents), self.players))
-        self._cached = None
+        self._cached = self._observed = None
 
     def step(self, action: int | None) -> None:
         if (self.terminations[self.agent_selection]
@@ -273,7 +331,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
         agent = self.agent_selection
         self._cumulative_rewards[agent] = 0.0
         played = table.step(int(action))
-        self._last_action = played.text()
+        self._last_played = played  # its text made only when rendered
         if self.opponents is not None:
             self.opponents.play(table)
         if table.over:
@@ -293,6 +351,16 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
             self._select()
         if self.render_mode == "human":
             self.render()
+
+    @property
+    def _last_action(self) -> str:
+        """The text of the last action played (what ``render`` shows; a snapshot keeps it)."""
+        last = self._last_played
+        return last if isinstance(last, str) else last.text()
+
+    @_last_action.setter
+    def _last_action(self, text: str) -> None:
+        self._last_played = text
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -344,13 +412,17 @@ def _forwarded(name: str, checked: bool) -> property:
     the wrappers' chain of ``__getattr__`` finds, without the chain. ``checked``: refused
     before reset, as ``OrderEnforcingWrapper`` refuses it (raising AttributeError falls back
     on the wrapper's ``__getattr__``, which says why)."""
-    def get(self: Any) -> Any:
-        if checked and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
     def put(self: Any, value: Any) -> None:
         setattr(self._raw, name, value)
+
+    if not checked:
+        # read in C, no Python frame: the wrappers read these about 17 times a step
+        return property(attrgetter(f"_raw.{name}"), put)
+
+    def get(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
 
     return property(get, put)
 
@@ -375,6 +447,17 @@ def _forwarding(name: str, base: type[Any], checked: bool = False) -> type[Any]:
 
 _TerminateIllegal = _forwarding("_TerminateIllegal", wrappers.TerminateIllegalWrapper)
 _OrderEnforcing = _forwarding("_OrderEnforcing", wrappers.OrderEnforcingWrapper, checked=True)
+# the same once reset (``_has_reset`` is never cleared): nothing left to check
+_OrderEnforcingReset = _forwarding("_OrderEnforcingReset", _OrderEnforcing)
+
+
+def _reset(self: Any, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    wrappers.OrderEnforcingWrapper.reset(self, seed=seed, options=options)
+    if self._has_reset:
+        self.__class__ = _OrderEnforcingReset
+
+
+_OrderEnforcing.reset = _reset
 _ForwardingAssertOutOfBounds = _forwarding("_ForwardingAssertOutOfBounds",
                                            wrappers.AssertOutOfBoundsWrapper)
 

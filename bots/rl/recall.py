@@ -160,6 +160,22 @@ class Recall:
         self._now_state = shown.state
         self._now_view = None
 
+    def note_places(self, shown: sight.Sight) -> None:
+        """``see_sight`` for the tensor alone: the places of the cards of ``shown.state``
+        (the memory block) and the state as the current one, which may go on changing (the
+        holder's live state: the tensor reads it as it is when asked). No entry is kept for
+        the string: a holder that notes places must not ask for this record's string (the
+        OpenSpiel game replaces its records first)."""
+        self._record.note_places(shown)
+        self._now_state = shown.state
+        self._now_view = None
+
+    def follow(self, s: GameState) -> None:
+        """The current state is ``s`` (a copied holder's own live state, for ``note_places``),
+        where the record has been shown one."""
+        if self._now_state is not None:
+            self._now_state = s
+
     def see_state(self, s: GameState) -> None:
         """``see_sight`` of a state alone (``s`` must not change afterwards)."""
         self.see_sight(sight.Sight(s, None))
