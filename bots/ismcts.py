@@ -55,9 +55,11 @@ after 0.6-0.8 s of CPU and left the rest of the second unused; ``iterations=N`` 
 decisions asked: the time a decision leaves unused (a single legal move, a pick by draft value,
 which is half of a four-player game's decisions) is kept, and each searched decision may spend
 the saved time spread over the cards left in hand, up to three times the cap, so the mean per
-decision stays within the cap; ``c=`` exploration constant (0.25: rewards are margins, mostly
-near one half, so less exploration pays), ``draft=auto`` (the default: search with two
-players, value with more), ``search`` or ``value``, ``claims=merge``
+decision stays within the cap; a search also stops, saving the rest, once no root move can
+overtake the most visited one in the time left (the move it would choose anyway); ``c=``
+exploration constant (0.25: rewards are margins, mostly near one half, so less exploration
+pays), ``draft=auto`` (the default: search with two players, value with more), ``search`` or
+``value``, ``claims=merge``
 (the default: dispatches that differ only by their claim share one tree edge, since a claim
 changes what the others learn, not the outcome in a sampled world; the claim played is drawn
 among them) or ``split`` (one edge per claim), ``prune=K`` (0, off, by default: search only the
@@ -127,6 +129,7 @@ DEFAULT_TIME_CAP = 1.0  # seconds per decision, with the default iterations only
 CAP_MARGIN = 0.02     # the part of a time cap the search leaves unused
 BANK_MOST = 3.0       # with bank=game, a decision spends at most this many times the cap
 BANK_LEAST = 0.25     # ... and at least this part of it (after an overrun)
+SETTLE_EVERY = 16     # with bank=game, how often the search asks whether its move is settled
 PICK_BETA = 4.0      # a seat's chance to have taken a card grows as exp(PICK_BETA * its value)
 PRUNE_SAMPLES = 4     # sampled worlds for the one-step estimate of the root moves
 
@@ -277,8 +280,12 @@ class IsmctsBot(Bot):
                 break
             if deadline is not None and done > 0:
                 now = clock()
-                if now + (now - searching) / done >= deadline:
+                per_iteration = (now - searching) / done
+                if now + per_iteration >= deadline:
                     break
+                if self.bank and done % SETTLE_EVERY == 0 and \
+                        _settled(root, (deadline - now) / per_iteration, self.iterations, done):
+                    break  # the move is chosen: the time left goes to the game's bank
             world = sampler.world(rng)
             self._expanded = None
             try:
@@ -474,6 +481,21 @@ class IsmctsBot(Bot):
     def _rollout_pick(self, d: GameState, seat: int, rng: RandomStream) -> Action:
         """Draft by roulette over squared card values: mostly good cards, never certain."""
         return rollout_pick(d, seat, rng, self._weights[seat])
+
+
+def _settled(root: Node, time_left: float, bound: int | None, done: int) -> bool:
+    """True when no root move can overtake the most visited one in the iterations left (by
+    time, or by the iteration bound): the search would choose it whatever those iterations
+    found."""
+    left = time_left if bound is None else min(time_left, bound - done)
+    first = second = 0
+    for child in root.children.values():
+        v = child.visits
+        if v > first:
+            first, second = v, first
+        elif v > second:
+            second = v
+    return first - second > left
 
 
 def _slots(action: Action) -> tuple[int, ...]:

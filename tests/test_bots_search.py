@@ -352,3 +352,15 @@ def test_a_game_clock_spends_what_instant_decisions_save_on_the_searched_ones() 
     assert sum(plain) / len(plain) < 0.75 * cap
     with pytest.raises(ValueError):
         IsmctsBot(bank="x")
+
+
+def test_a_search_is_settled_only_when_no_move_can_overtake_the_most_visited() -> None:
+    from bots.ismcts import Node, _settled
+
+    root = Node(-1)
+    for text, visits in (("a", 50), ("b", 20), ("c", 5)):
+        root.children[text] = Node(0)
+        root.children[text].visits = visits
+    assert _settled(root, time_left=29.0, bound=None, done=75)   # b reaches 49 at most
+    assert not _settled(root, time_left=30.0, bound=None, done=75)  # b could tie a at 50
+    assert _settled(root, time_left=1000.0, bound=100, done=75)  # 25 iterations left by bound
