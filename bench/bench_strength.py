@@ -42,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.tournament import TournamentResult, run_tournament, wilson_interval
+from bots.tournament.report import thinking_cpu
 
 
 @dataclass(frozen=True)
@@ -86,15 +87,10 @@ def report(match: Match, bot: str, result: TournamentResult, records: Path,
     stats = result.stats()[bot]
     games = result.games
     lo, hi = wilson_interval(stats.wins, games)
-    cpu = None if bot.startswith("cmd:") else stats.cpu_per_decision
-    if cpu is None:
-        clock, mean = "wall", stats.seconds_per_decision
-        per_game = [r.seconds_per_decision[seat] for r in result.records
-                    for seat, who in enumerate(r.seats) if who == bot]
-    else:
-        clock, mean = "CPU", cpu
-        per_game = [r.cpu_per_decision[seat] for r in result.records
-                    for seat, who in enumerate(r.seats) if who == bot]
+    cpu = thinking_cpu(bot, stats)
+    clock, mean = ("wall", stats.seconds_per_decision) if cpu is None else ("CPU", cpu)
+    per_game = [(r.seconds_per_decision if cpu is None else r.cpu_per_decision)[seat]
+                for r in result.records for seat, who in enumerate(r.seats) if who == bot]
     slowest = max(per_game, default=0.0)
     fast_enough = mean <= 1.0 and slowest <= 1.0
     met = match.met(stats.wins, games) and fast_enough

@@ -264,13 +264,17 @@ def text_report(result: TournamentResult) -> list[str]:
     return lines
 
 
+def thinking_cpu(bot: str, s: BotStats) -> float | None:
+    """``bot``'s CPU seconds per decision when they are its thinking: an in-process bot's
+    (a ``cmd:`` program thinks in its own process, where the tournament's thread only waits),
+    None otherwise or when some records did not keep them."""
+    return None if bot.startswith("cmd:") else s.cpu_per_decision
+
+
 def _cpu(bot: str, s: BotStats) -> str:
-    """An in-process bot's CPU time per decision beside the wall time (a program's thinking is
-    in its own process: the tournament's thread only waits for it)."""
-    cpu = s.cpu_per_decision
-    if cpu is None or bot.startswith("cmd:"):
-        return ""
-    return f", {1000 * cpu:.1f} ms CPU"
+    """An in-process bot's CPU time per decision beside the wall time."""
+    cpu = thinking_cpu(bot, s)
+    return "" if cpu is None else f", {1000 * cpu:.1f} ms CPU"
 
 
 def _replaced(s: BotStats) -> str:
