@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-ORDER = ("engine", "invariants", "deck", "proofs", "session", "network", "silence", "bots", "crash",
-         "lan",
-         "rl")
+ORDER = ("engine", "invariants", "deck", "proofs", "session", "network", "silence", "bots",
+         "worlds", "crash", "lan", "rl")
 PURE_TOO = ("engine", "rl")  # run again on the pure-Python engine
 
 

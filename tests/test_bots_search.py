@@ -320,6 +320,25 @@ def test_auto_drafts_search_with_two_players_only() -> None:
     assert [searches("value", n) for n in (2, 4)] == [False, False]
 
 
+def test_auto_options_settle_by_table_size() -> None:
+    # With two players the memory places all of the opponent's cards but its first pick, and
+    # the searched drafts use the whole second; with more, the takers are drawn nearly as a
+    # greedy drafter takes (the highest value) and the picks by value bank their time.
+    from bots.ismcts import PICK_BETA, PICK_BETA_MANY
+
+    def settled(players: int, **options: str) -> tuple[float, bool]:
+        bot = IsmctsBot(**options)  # type: ignore[arg-type]
+        bot.start(GameInfo(0, config(players), b"seed", game="g"))
+        return bot.beta, bot.bank
+
+    assert settled(2) == (PICK_BETA, False)
+    assert [settled(n) for n in (3, 4)] == [(PICK_BETA_MANY, True)] * 2
+    assert settled(4, beta="4", bank="off") == (4.0, False)
+    assert settled(2, beta="40", bank="game") == (40.0, True)
+    with pytest.raises(ValueError):
+        IsmctsBot(beta="sharp")
+
+
 def _timed_game(bot: IsmctsBot, players: int) -> list[float]:
     """CPU seconds of each of ``bot``'s decisions in one game against greedy bots."""
     import time

@@ -118,7 +118,8 @@ def _ismcts_choices(seed: str, n: int, decisions: int, greedy: bool = False) -> 
     bot = IsmctsBot(iterations=60, draft="search", claims="split", policy="biased", c=0.7,
                     lead=0.7, memory="off")
     if greedy:
-        bot = IsmctsBot(iterations=40, policy="greedy")
+        # the draft-value odds of then (beta=auto now sharpens them with more than 2 players)
+        bot = IsmctsBot(iterations=40, policy="greedy", beta=4)
     bot.start(GameInfo(0, config, b"ismcts-greedy-pin" if greedy else b"ismcts-pin"))
     chosen: list[str] = []
     while not is_over(s) and len(chosen) < decisions:

@@ -13,7 +13,7 @@ import pytest
 from bots.base import Bot, GameInfo, Turn
 from bots.greedy import GreedyBot
 from bots.heuristics import value_table
-from bots.ismcts import PICK_BETA, IsmctsBot
+from bots.ismcts import PICK_BETA, PICK_BETA_MANY, IsmctsBot
 from bots.match import play_match
 from bots.memory import DraftMemory, Sampler, pick_schedule
 from engine import Action, GameState, Phase
@@ -25,20 +25,19 @@ Check = Callable[[Turn, GameState, DraftMemory, Sampler], None]
 
 class Checking(GreedyBot):
     """Plays like greedy; at every decision builds the seat's memory and sampler from its
-    redacted state (drawing takers by draft value if ``weighted``, as ismcts does by
-    default), and hands them (with the full state) to ``check``."""
+    redacted state (drawing takers by draft value with odds exp(``beta`` times the value) if
+    ``beta`` is given, as ismcts does by default), and hands them (with the full state) to
+    ``check``."""
 
-    def __init__(self, check: Check, weighted: bool = False) -> None:
+    def __init__(self, check: Check, beta: float | None = None) -> None:
         super().__init__()
         self.check = check
-        self.weighted = weighted
+        self.beta = beta
 
     def start(self, info: GameInfo) -> None:
         super().start(info)
         self.memory = DraftMemory(info.seat)
-        n = info.config.n
-        self.weights = [[math.exp(PICK_BETA * v) for v in value_table(faction, n)]
-                        for faction in info.config.factions] if self.weighted else None
+        self.weights = weights(info.config.factions, self.beta)
 
     def choose(self, turn: Turn) -> Action:
         r = turn.state()
@@ -47,8 +46,16 @@ class Checking(GreedyBot):
         return super().choose(turn)
 
 
-def play(n: int, seed: str, check: Check, weighted: bool = False) -> None:
-    bots: list[Bot] = [Checking(check, weighted) for _ in range(n)]
+def weights(factions: tuple[str, ...], beta: float | None) -> list[list[float]] | None:
+    """ismcts's odds of each seat having taken each card (``None``: equal odds)."""
+    if beta is None:
+        return None
+    return [[math.exp(beta * v) for v in value_table(faction, len(factions))]
+            for faction in factions]
+
+
+def play(n: int, seed: str, check: Check, beta: float | None = None) -> None:
+    bots: list[Bot] = [Checking(check, beta) for _ in range(n)]
     play_match(bots, seed)
 
 
@@ -66,9 +73,12 @@ def test_pick_schedule_follows_the_pick_rules() -> None:
     assert rounds[-1] == [0, 0, 1, 0]
 
 
-@pytest.mark.parametrize("weighted", [False, True])
+BETAS = [None, PICK_BETA, PICK_BETA_MANY]  # equal odds, and beta=auto's two settings
+
+
+@pytest.mark.parametrize("beta", BETAS)
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_what_the_memory_infers_is_true(n: int, weighted: bool) -> None:
+def test_what_the_memory_infers_is_true(n: int, beta: float | None) -> None:
     # Every remembered card that is still unseen truly is in one of the places the memory
     # allows it (with its takers' drafted or played cards, in the hand now holding it, or
     # among the unseen discards); with two players each is placed exactly.
@@ -95,14 +105,15 @@ def test_what_the_memory_infers_is_true(n: int, weighted: bool) -> None:
                 assert all(where.get(card) == key for card in cards)
 
     for game in range(3):
-        play(n, f"memory-true/{n}/{game}", check, weighted)
+        play(n, f"memory-true/{n}/{game}", check, beta)
     assert seen["intervals"] > 20 and seen["cards"] > 20
 
 
-@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("beta", BETAS)
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_sampled_worlds_honour_the_view_the_memory_and_the_disclosures(n: int,
-                                                                        weighted: bool) -> None:
+                                                                        beta: float | None
+                                                                        ) -> None:
     counts = {"worlds": 0, "fallbacks": 0}
 
     def check(turn: Turn, r: GameState, memory: DraftMemory, sampler: Sampler) -> None:
@@ -142,7 +153,7 @@ def test_sampled_worlds_honour_the_view_the_memory_and_the_disclosures(n: int,
         counts["fallbacks"] += sampler.fallbacks
 
     for game in range(2):
-        play(n, f"memory-worlds/{n}/{game}", check, weighted)
+        play(n, f"memory-worlds/{n}/{game}", check, beta)
     assert counts["worlds"] > 100
     assert counts["fallbacks"] <= counts["worlds"] // 20
 
@@ -163,6 +174,38 @@ def test_the_two_player_memory_knows_the_passed_hand_while_drafting() -> None:
 
     play(2, "memory-passed", check)
     assert checked[0] >= 3
+
+
+def test_at_a_greedy_table_sharper_odds_place_more_of_the_opponents_hands() -> None:
+    # Greedy drafts the card of highest value: the memory alone places more of the other
+    # seats' hand cards than uniform deals, odds by draft value more, and beta=auto's
+    # four-player odds (nearly greedy's own pick) more still.
+    models: list[tuple[str, float | None, bool]] = [
+        ("off", None, False), ("uniform", None, True), ("beta4", PICK_BETA, True),
+        ("beta40", PICK_BETA_MANY, True)]
+    tally = {name: [0, 0] for name, _, _ in models}
+
+    def check(turn: Turn, r: GameState, memory: DraftMemory, sampler: Sampler) -> None:
+        if turn.seat != 0 or r.phase is Phase.DRAFT or len(turn.legal) < 2:
+            return
+        full = turn._full
+        stream = RandomStream(f"sharp/{r.round}/{len(r.hands[0])}")
+        for name, beta, remembered in models:
+            sampled = Sampler(r, memory if remembered else None,
+                              weights=weights(r.config.factions, beta))
+            for _ in range(5):
+                world = sampled.world(stream)
+                for o in range(1, r.n):
+                    truth = [full.card_of[x] for x in full.hands[o]]
+                    tally[name][0] += sum(world.card_of[x] in truth for x in world.hands[o])
+                    tally[name][1] += len(truth)
+
+    for game in range(4):
+        play(4, f"memory-sharp/{game}", check)
+    share = [tally[name][0] / tally[name][1] for name, _, _ in models]
+    assert tally["off"][1] > 300
+    assert share == sorted(share), share
+    assert share[3] > share[2] + 0.05 and share[1] > share[0] + 0.05, share
 
 
 def test_draft_values_make_the_likelier_taker_likelier() -> None:

@@ -272,7 +272,9 @@ def _summary_host(lines: list[Any]) -> App[None]:
 
 
 def test_the_summary_reveals_its_lines_one_by_one_and_space_shows_all() -> None:
-    lines = [*RESOLVE[1:], Scored("white", 1, "Sentry", "Sentry")]
+    # enough lines that revealing them all takes 10 s at 0.3 s a line: a loaded machine that
+    # starves the app for a second must not have shown them all before the first look
+    lines = [*RESOLVE[1:] * 10, Scored("white", 1, "Sentry", "Sentry")]
 
     async def scenario() -> None:
         app = _summary_host(lines)
