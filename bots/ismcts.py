@@ -98,7 +98,7 @@ from bots.heuristics import (
     planet_dispatch,
     value_table,
 )
-from bots.memory import DraftMemory, Sampler
+from bots.memory import DraftMemory, Sampler, pick_odds
 from engine import (
     CARDS,
     CHANCE,
@@ -245,8 +245,8 @@ class IsmctsBot(Bot):
         self._memory = DraftMemory(info.seat) if self.memory == "draft" else None
         # how likely each seat is to have taken each card, as a remembered card's taker or
         # for the cards it took unseen: by its draft value (the built-in bots draft by it)
-        self._pick_weights = [[math.exp(self.beta * v) for v in values]
-                              for values in self._values] if self.model == "value" else None
+        self._pick_weights = pick_odds(self._values, self.beta) if self.model == "value" \
+            else None
 
     def choose(self, turn: Turn) -> Action:
         clock = time.thread_time if self.cpu_clock else time.perf_counter

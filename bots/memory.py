@@ -28,6 +28,7 @@ Nothing here reads hidden state: ``observe`` takes the redacted state of the sea
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -422,6 +423,12 @@ class Sampler:
         for x, c in zip(free, cards, strict=False):
             assignment[x] = c
         return True
+
+
+def pick_odds(values: Sequence[Sequence[float]], beta: float) -> list[list[float]]:
+    """``Sampler``'s ``weights`` for seats that draft by value: per seat and card id,
+    exp(``beta`` times the seat's draft value of the card (``values[seat][card]``))."""
+    return [[math.exp(beta * v) for v in seat_values] for seat_values in values]
 
 
 def _draw(cards: list[int], weight: Sequence[float], stream: RandomStream) -> int:

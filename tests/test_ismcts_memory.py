@@ -5,7 +5,6 @@ The checks compare with the full game (``Turn._full``), which only a test may re
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import pytest
@@ -15,7 +14,8 @@ from bots.greedy import GreedyBot
 from bots.heuristics import value_table
 from bots.ismcts import PICK_BETA, PICK_BETA_MANY, IsmctsBot
 from bots.match import play_match
-from bots.memory import DraftMemory, Sampler, pick_schedule
+from bots.memory import DraftMemory, Sampler, pick_odds, pick_schedule
+from bots.world_accuracy import hand_accuracy
 from engine import Action, GameState, Phase
 from engine.disclosure import legal_claims
 from engine.randomness import RandomStream
@@ -50,8 +50,7 @@ def weights(factions: tuple[str, ...], beta: float | None) -> list[list[float]] 
     """ismcts's odds of each seat having taken each card (``None``: equal odds)."""
     if beta is None:
         return None
-    return [[math.exp(beta * v) for v in value_table(faction, len(factions))]
-            for faction in factions]
+    return pick_odds([value_table(faction, len(factions)) for faction in factions], beta)
 
 
 def play(n: int, seed: str, check: Check, beta: float | None = None) -> None:
@@ -180,30 +179,10 @@ def test_at_a_greedy_table_sharper_odds_place_more_of_the_opponents_hands() -> N
     # Greedy drafts the card of highest value: the memory alone places more of the other
     # seats' hand cards than uniform deals, odds by draft value more, and beta=auto's
     # four-player odds (nearly greedy's own pick) more still.
-    models: list[tuple[str, float | None, bool]] = [
-        ("off", None, False), ("uniform", None, True), ("beta4", PICK_BETA, True),
-        ("beta40", PICK_BETA_MANY, True)]
-    tally = {name: [0, 0] for name, _, _ in models}
-
-    def check(turn: Turn, r: GameState, memory: DraftMemory, sampler: Sampler) -> None:
-        if turn.seat != 0 or r.phase is Phase.DRAFT or len(turn.legal) < 2:
-            return
-        full = turn._full
-        stream = RandomStream(f"sharp/{r.round}/{len(r.hands[0])}")
-        for name, beta, remembered in models:
-            sampled = Sampler(r, memory if remembered else None,
-                              weights=weights(r.config.factions, beta))
-            for _ in range(5):
-                world = sampled.world(stream)
-                for o in range(1, r.n):
-                    truth = [full.card_of[x] for x in full.hands[o]]
-                    tally[name][0] += sum(world.card_of[x] in truth for x in world.hands[o])
-                    tally[name][1] += len(truth)
-
-    for game in range(4):
-        play(4, f"memory-sharp/{game}", check)
-    share = [tally[name][0] / tally[name][1] for name, _, _ in models]
-    assert tally["off"][1] > 300
+    models = ["off", "uniform", f"beta={PICK_BETA}", f"beta={PICK_BETA_MANY}"]
+    measured = hand_accuracy(4, 5, models, seed="memory-sharp")
+    share = [measured[model][0] for model in models]
+    assert measured["off"][1] > 300
     assert share == sorted(share), share
     assert share[3] > share[2] + 0.05 and share[1] > share[0] + 0.05, share
 
